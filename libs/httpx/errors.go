@@ -1,0 +1,107 @@
+package httpx
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+)
+
+// StatusClientClosedRequest is the de-facto status for a request the client abandoned.
+const StatusClientClosedRequest = 499
+
+// Fail is the one error mapper: it turns any error into the error envelope
+// {ok:false, error, code[, field][, details...]} with the status its kind implies.
+// Internal errors are logged with their cause and shown to the client only as "internal error".
+func Fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := errorBody(err)
+	if status >= 500 {
+		slog.ErrorContext(r.Context(), "request failed", "error", err, "method", r.Method, "path", r.URL.Path, "status", status)
+	}
+	payload, mErr := json.Marshal(body)
+	if mErr != nil {
+		payload = []byte(`{"ok":false,"error":"internal error","code":"internal"}`)
+		status = http.StatusInternalServerError
+	}
+	writeRaw(w, status, append(payload, '\n'))
+}
+
+func errorBody(err error) (int, map[string]any) {
+	var (
+		appErr   *apperr.Error
+		tooLarge *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &appErr):
+		body := make(map[string]any, 4+len(appErr.Details))
+		for k, v := range appErr.Details {
+			body[k] = v
+		}
+		body["ok"] = false
+		body["code"] = appErr.Code
+		if appErr.Kind == apperr.KindInternal {
+			body["error"] = "internal error"
+		} else {
+			body["error"] = appErr.Message
+		}
+		if appErr.Field != "" {
+			body["field"] = appErr.Field
+		}
+		return StatusOf(appErr.Kind), body
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, envelope(apperr.CodeBodyTooLarge, "request body is too large")
+	case errors.Is(err, context.Canceled):
+		return StatusClientClosedRequest, envelope("canceled", "request canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, envelope("timeout", "the request took too long")
+	default:
+		return http.StatusInternalServerError, envelope(apperr.CodeInternal, "internal error")
+	}
+}
+
+func envelope(code, message string) map[string]any {
+	return map[string]any{"ok": false, "error": message, "code": code}
+}
+
+// StatusOf maps an error kind to its HTTP status.
+func StatusOf(k apperr.Kind) int {
+	switch k {
+	case apperr.KindInvalid:
+		return http.StatusBadRequest
+	case apperr.KindUnauthenticated:
+		return http.StatusUnauthorized
+	case apperr.KindForbidden:
+		return http.StatusForbidden
+	case apperr.KindNotFound:
+		return http.StatusNotFound
+	case apperr.KindConflict:
+		return http.StatusConflict
+	case apperr.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case apperr.KindRateLimited:
+		return http.StatusTooManyRequests
+	case apperr.KindQuotaExceeded:
+		return http.StatusPaymentRequired
+	case apperr.KindUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// NotFoundHandler and MethodNotAllowedHandler answer unknown routes with the envelope.
+func NotFoundHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Fail(w, r, apperr.NotFound(apperr.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path))
+	})
+}
+
+func MethodNotAllowedHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeRaw(w, http.StatusMethodNotAllowed,
+			[]byte(`{"ok":false,"error":"method not allowed","code":"method_not_allowed"}`+"\n"))
+	})
+}

@@ -1,0 +1,179 @@
+package httpx_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/httpx"
+)
+
+type loginBody struct {
+	Email string `json:"email"`
+	Limit *int   `json:"limit"`
+}
+
+func decodeBody(t *testing.T, body string, max int64) (loginBody, error) {
+	t.Helper()
+	var dst loginBody
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	err := httpx.Decode(httptest.NewRecorder(), req, &dst, max)
+	return dst, err
+}
+
+func TestDecodeAcceptsAWellFormedObject(t *testing.T) {
+	t.Parallel()
+	got, err := decodeBody(t, `{"email":"a@b.co","limit":5}`, 1024)
+	require.NoError(t, err)
+	require.Equal(t, "a@b.co", got.Email)
+	require.Equal(t, 5, *got.Limit)
+}
+
+func TestDecodeRejectsBadBodies(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body string
+		max        int64
+		code       string
+		field      string
+		kind       apperr.Kind
+	}{
+		{"empty", ``, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
+		{"syntax", `{"email":`, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
+		{"garbage", `{nope}`, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
+		{"not an object", `[1,2]`, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
+		{"wrong type", `{"limit":"ten"}`, 1024, apperr.CodeInvalidType, "limit", apperr.KindInvalid},
+		{"unknown field", `{"emial":"x"}`, 1024, apperr.CodeUnknownField, "emial", apperr.KindInvalid},
+		{"trailing data", `{"email":"x"} {"email":"y"}`, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
+		{"too large", `{"email":"` + strings.Repeat("x", 2000) + `"}`, 100, apperr.CodeBodyTooLarge, "", apperr.KindTooLarge},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := decodeBody(t, tc.body, tc.max)
+			var appErr *apperr.Error
+			require.ErrorAs(t, err, &appErr)
+			require.Equal(t, tc.code, appErr.Code)
+			require.Equal(t, tc.field, appErr.Field)
+			require.Equal(t, tc.kind, appErr.Kind)
+		})
+	}
+}
+
+func TestRespondPutsOkFirst(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	httpx.Respond(rec, http.StatusOK, struct {
+		Token string `json:"token"`
+	}{"abc"})
+	require.Equal(t, `{"ok":true,"token":"abc"}`+"\n", rec.Body.String())
+	require.Equal(t, "application/json; charset=utf-8", rec.Header().Get("Content-Type"))
+
+	rec = httptest.NewRecorder()
+	httpx.Respond(rec, http.StatusCreated, struct{}{})
+	require.Equal(t, `{"ok":true}`+"\n", rec.Body.String())
+	require.Equal(t, http.StatusCreated, rec.Code)
+}
+
+func TestFailMapsErrorsToStatusAndEnvelope(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		err    error
+		status int
+		code   string
+	}{
+		{apperr.InvalidField("limit", "must be at most 50"), 400, apperr.CodeInvalidField},
+		{fmt.Errorf("wrapped: %w", apperr.Unauthenticated(apperr.CodeInvalidToken, "token expired")), 401, apperr.CodeInvalidToken},
+		{apperr.Forbidden("plan_upgrade_required", "growth plan required"), 403, "plan_upgrade_required"},
+		{apperr.QuotaExceeded("quota_exhausted", "allowance spent"), 402, "quota_exhausted"},
+		{apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited, "slow down"), 429, apperr.CodeRateLimited},
+		{context.Canceled, httpx.StatusClientClosedRequest, "canceled"},
+		{fmt.Errorf("query: %w", context.DeadlineExceeded), 504, "timeout"},
+		{&http.MaxBytesError{Limit: 10}, 413, apperr.CodeBodyTooLarge},
+		{errors.New("secret database detail"), 500, apperr.CodeInternal},
+	}
+	for _, tc := range cases {
+		rec := httptest.NewRecorder()
+		httpx.Fail(rec, httptest.NewRequest(http.MethodGet, "/x", nil), tc.err)
+		require.Equal(t, tc.status, rec.Code, tc.err.Error())
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		require.Equal(t, false, body["ok"])
+		require.Equal(t, tc.code, body["code"])
+		require.NotEmpty(t, body["error"])
+		require.NotContains(t, rec.Body.String(), "secret database detail")
+	}
+}
+
+func TestFailCarriesFieldAndDetails(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	err := apperr.QuotaExceeded("quota_exhausted", "spent").With("upgradeUrl", "https://x.test/pricing")
+	httpx.Fail(rec, httptest.NewRequest(http.MethodGet, "/", nil), err)
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+	require.Equal(t, "https://x.test/pricing", body["upgradeUrl"])
+
+	rec = httptest.NewRecorder()
+	httpx.Fail(rec, httptest.NewRequest(http.MethodGet, "/", nil), apperr.MissingField("email"))
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+	require.Equal(t, "email", body["field"])
+	require.Equal(t, "email is required", body["error"])
+}
+
+func TestRecoverTurnsPanicsIntoEnvelopes(t *testing.T) {
+	t.Parallel()
+	h := httpx.Recover(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	require.Equal(t, 500, rec.Code)
+	require.Contains(t, rec.Body.String(), `"ok":false`)
+}
+
+func TestServerReadinessTurns503WhileDraining(t *testing.T) {
+	t.Parallel()
+	cfg := httpx.ServerConfig{Addr: "127.0.0.1:0", ReadHeaderTimeout: time.Second, ReadTimeout: time.Second,
+		WriteTimeout: time.Second, IdleTimeout: time.Second, DrainDelay: 300 * time.Millisecond, ShutdownTimeout: time.Second}
+	require.NoError(t, cfg.Validate())
+	srv := httpx.NewServer(cfg, httpx.NotFoundHandler())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	base := "http://" + ln.Addr().String()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+
+	require.Eventually(t, func() bool { return statusOf(base+"/readyz") == 200 }, 2*time.Second, 10*time.Millisecond)
+	require.Equal(t, 200, statusOf(base+"/livez"))
+	require.Equal(t, 404, statusOf(base+"/api/nope"))
+	require.Equal(t, 200, statusOf(base+"/metrics"))
+
+	cancel()
+	require.Eventually(t, func() bool { return statusOf(base+"/readyz") == 503 }, time.Second, 10*time.Millisecond)
+	require.NoError(t, <-done)
+}
+
+func TestServerConfigValidation(t *testing.T) {
+	t.Parallel()
+	require.Error(t, httpx.ServerConfig{}.Validate())
+}
+
+func statusOf(url string) int {
+	resp, err := http.Get(url) //nolint:gosec,noctx // test-local URL
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode
+}

@@ -1,0 +1,86 @@
+package pgkit_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+)
+
+var widgets = pgkit.Source{Name: "widgets", FS: fstest.MapFS{
+	"001_widgets.sql":     {Data: []byte(`CREATE TABLE widgets (id int PRIMARY KEY, name text NOT NULL);`)},
+	"002_widget_note.sql": {Data: []byte(`ALTER TABLE widgets ADD COLUMN note text;`)},
+}}
+
+func TestMigrateIsIdempotentAndConcurrentSafe(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "shop", widgets)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- pgkit.Migrate(ctx, pool, "shop", widgets) }()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM shop.schema_migrations").Scan(&n))
+	require.Equal(t, 2, n)
+	_, err := pool.Exec(ctx, "INSERT INTO widgets (id, name, note) VALUES (1, 'a', 'lands in shop schema')")
+	require.NoError(t, err)
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM shop.widgets").Scan(&n))
+	require.Equal(t, 1, n)
+}
+
+func TestFailedMigrationLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	bad := pgkit.Source{Name: "bad", FS: fstest.MapFS{
+		"001_half.sql": {Data: []byte(`CREATE TABLE half (id int); SELECT no_such_function();`)},
+	}}
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "shop")
+	err := pgkit.Migrate(context.Background(), pool, "shop", bad)
+	require.Error(t, err)
+
+	var exists bool
+	require.NoError(t, pool.QueryRow(context.Background(),
+		"SELECT to_regclass('shop.half') IS NOT NULL").Scan(&exists))
+	require.False(t, exists, "a failed migration must roll back whole")
+}
+
+func TestInTxRollsBackOnError(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "shop", widgets)
+	ctx := context.Background()
+	boom := errors.New("boom")
+	err := pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO widgets (id, name) VALUES (1, 'x')"); err != nil {
+			return err
+		}
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM widgets").Scan(&n))
+	require.Zero(t, n)
+}
+
+func TestConfigValidation(t *testing.T) {
+	t.Parallel()
+	require.Error(t, pgkit.Config{URL: "postgres://x", Schema: "Bad-Name", MaxConns: 1}.Validate())
+	require.Error(t, pgkit.Config{URL: "postgres://x", Schema: "ok", MaxConns: 0}.Validate())
+}

@@ -1,0 +1,105 @@
+// Package pgtest gives each test its own throwaway PostgreSQL database on the real server, so
+// tests run in parallel against real SQL without touching each other's rows.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+)
+
+// AdminURL is the server used for tests; override with TEST_DATABASE_URL.
+func AdminURL() string {
+	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+// Database is a fresh database created for one test and dropped when it ends.
+type Database struct {
+	URL  string
+	Name string
+}
+
+// NewDatabase creates an empty database and registers its removal.
+func NewDatabase(t testing.TB) Database {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v (is PostgreSQL running?)", AdminURL(), err)
+	}
+	defer admin.Close(ctx)
+
+	buf := make([]byte, 6)
+	_, _ = rand.Read(buf)
+	name := "t_" + hex.EncodeToString(buf)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, AdminURL())
+		if err != nil {
+			t.Logf("pgtest: drop %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(AdminURL())
+	if err != nil {
+		t.Fatalf("pgtest: parse admin url: %v", err)
+	}
+	u.Path = "/" + name
+	return Database{URL: u.String(), Name: name}
+}
+
+// New creates a fresh database, migrates schema with the given sources, and returns a pool whose
+// search path is that schema. The pool is closed when the test ends.
+func New(t testing.TB, schema string, sources ...pgkit.Source) *pgxpool.Pool {
+	t.Helper()
+	db := NewDatabase(t)
+	return Open(t, db, schema, sources...)
+}
+
+// Open connects to db with schema on the search path, migrating it first.
+func Open(t testing.TB, db Database, schema string, sources ...pgkit.Source) *pgxpool.Pool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := Config(db, schema)
+	pool, err := pgkit.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("pgtest: open: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	if err := pgkit.Migrate(ctx, pool, schema, sources...); err != nil {
+		t.Fatalf("pgtest: migrate: %v", err)
+	}
+	return pool
+}
+
+// Config is a pgkit.Config for db and schema with test-sized limits.
+func Config(db Database, schema string) pgkit.Config {
+	return pgkit.Config{URL: db.URL, Schema: schema, MaxConns: 20, MinConns: 0,
+		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, MaxConnLifetime: time.Hour}
+}
+
+// Describe returns a short label for failure messages.
+func (d Database) String() string { return fmt.Sprintf("pgtest database %s", d.Name) }

@@ -1,0 +1,100 @@
+// Package pgkit holds the PostgreSQL plumbing services share: a pool bound to the service's own
+// schema with explicit limits, transactions, and embedded versioned migrations.
+package pgkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Config says where the service's schema lives and how many connections it may hold.
+type Config struct {
+	URL              string        `env:"DATABASE_URL,required"`
+	Schema           string        `env:"DATABASE_SCHEMA,required"`
+	MaxConns         int32         `env:"DATABASE_MAX_CONNS" envDefault:"10"`
+	MinConns         int32         `env:"DATABASE_MIN_CONNS" envDefault:"1"`
+	ConnectTimeout   time.Duration `env:"DATABASE_CONNECT_TIMEOUT" envDefault:"5s"`
+	StatementTimeout time.Duration `env:"DATABASE_STATEMENT_TIMEOUT" envDefault:"10s"`
+	MaxConnLifetime  time.Duration `env:"DATABASE_MAX_CONN_LIFETIME" envDefault:"30m"`
+}
+
+var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// Validate reports a config that cannot work.
+func (c Config) Validate() error {
+	if c.URL == "" {
+		return errors.New("DATABASE_URL is required")
+	}
+	if !schemaName.MatchString(c.Schema) {
+		return fmt.Errorf("DATABASE_SCHEMA %q must be a lower-case SQL identifier", c.Schema)
+	}
+	if c.MaxConns < 1 || c.MinConns < 0 || c.MinConns > c.MaxConns {
+		return fmt.Errorf("DATABASE_MIN_CONNS (%d) and DATABASE_MAX_CONNS (%d) must satisfy 0 <= min <= max, max >= 1", c.MinConns, c.MaxConns)
+	}
+	if c.ConnectTimeout <= 0 || c.StatementTimeout <= 0 {
+		return errors.New("DATABASE_CONNECT_TIMEOUT and DATABASE_STATEMENT_TIMEOUT must be positive")
+	}
+	return nil
+}
+
+// Open connects a pool whose sessions use the service's schema first on the search path.
+func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	pc.MaxConns = cfg.MaxConns
+	pc.MinConns = cfg.MinConns
+	pc.MaxConnLifetime = cfg.MaxConnLifetime
+	pc.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
+	pc.ConnConfig.RuntimeParams["search_path"] = cfg.Schema
+	pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(cfg.StatementTimeout.Milliseconds(), 10)
+	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
+
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping postgres: %w", err)
+	}
+	return pool, nil
+}
+
+// Beginner is what InTx needs: a pool, or a connection.
+type Beginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// InTx runs fn in one transaction, committing when fn returns nil and rolling back otherwise.
+func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,7 @@
+module github.com/bizassist/bizassist/services/integrations
+
+go 1.26
+
+require github.com/bizassist/bizassist/libs v0.0.0
+
+replace github.com/bizassist/bizassist/libs => ../../libs
