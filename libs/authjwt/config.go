@@ -1,0 +1,50 @@
+// Package authjwt verifies the access tokens identity issues: EdDSA (Ed25519) JWTs whose public
+// keys identity publishes as a JWKS. Every service but identity imports it to authenticate
+// callers; identity imports only its Claims and JWK types to mint and publish. Verification pins
+// the algorithm, requires exp, iss, aud, sub and a kid, and never fails open: when the key a
+// token names cannot be fetched and is not cached, the caller gets 503, not access.
+package authjwt
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Algorithm is the only JWS algorithm identity signs with and verifiers accept.
+const Algorithm = "EdDSA"
+
+// Config says where the signing keys are published and which tokens are meant for us.
+type Config struct {
+	JWKSURL  string `env:"JWT_JWKS_URL,required"`
+	Issuer   string `env:"JWT_ISSUER" envDefault:"bizassist-identity"`
+	Audience string `env:"JWT_AUDIENCE" envDefault:"bizassist-api"`
+	// MinRefreshInterval bounds how often unknown key ids can make us fetch the JWKS again, so
+	// a flood of forged kids cannot turn into a flood of requests to identity.
+	MinRefreshInterval time.Duration `env:"JWT_JWKS_MIN_REFRESH" envDefault:"30s"`
+	HTTPTimeout        time.Duration `env:"JWT_JWKS_TIMEOUT" envDefault:"5s"`
+	// Leeway absorbs clock skew between identity and this service on exp, nbf and iat.
+	Leeway time.Duration `env:"JWT_LEEWAY" envDefault:"30s"`
+}
+
+// Validate reports a config that cannot work.
+func (c Config) Validate() error {
+	u, err := url.Parse(c.JWKSURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("JWT_JWKS_URL %q must be an absolute http(s) URL", c.JWKSURL)
+	}
+	if c.Issuer == "" {
+		return errors.New("JWT_ISSUER must not be empty")
+	}
+	if c.Audience == "" {
+		return errors.New("JWT_AUDIENCE must not be empty")
+	}
+	if c.MinRefreshInterval <= 0 || c.HTTPTimeout <= 0 {
+		return fmt.Errorf("JWT_JWKS_MIN_REFRESH (%s) and JWT_JWKS_TIMEOUT (%s) must be positive", c.MinRefreshInterval, c.HTTPTimeout)
+	}
+	if c.Leeway < 0 {
+		return fmt.Errorf("JWT_LEEWAY must not be negative, got %s", c.Leeway)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package authjwt
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/httpx"
+)
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller the middleware put in ctx; handlers fail with unauthenticated
+// when there is none.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
+
+// BearerToken returns the token of the request's "Authorization: Bearer <token>" header.
+func BearerToken(r *http.Request) (string, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", apperr.Unauthenticated(apperr.CodeUnauthenticated, "missing Authorization header")
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
+		return "", apperr.Unauthenticated(apperr.CodeUnauthenticated, "Authorization header must be 'Bearer <token>'")
+	}
+	return token, nil
+}
+
+// Middleware lets a request through only with a valid bearer token, and puts its caller in the
+// request context. It has the shape of a gorilla/mux MiddlewareFunc.
+func (v *Verifier) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, err := BearerToken(r)
+		if err == nil {
+			var c Caller
+			if c, err = v.Verify(r.Context(), token); err == nil {
+				next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), c)))
+				return
+			}
+		}
+		if apperr.KindOf(err) == apperr.KindUnauthenticated {
+			w.Header().Set("WWW-Authenticate", challenge(err))
+		}
+		httpx.Fail(w, r, err)
+	})
+}
+
+// challenge follows RFC 6750 §3: no error attribute when no credentials were sent.
+func challenge(err error) string {
+	if apperr.CodeOf(err) == apperr.CodeInvalidToken {
+		return `Bearer error="invalid_token"`
+	}
+	return "Bearer"
+}
