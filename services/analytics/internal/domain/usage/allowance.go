@@ -1,0 +1,85 @@
+package usage
+
+import (
+	"slices"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+)
+
+// Feature is a metered feature: one with a monthly allowance per plan.
+type Feature string
+
+const (
+	Chat        Feature = "chat"
+	LeadScoring Feature = "lead_scoring"
+	LeadFinder  Feature = "lead_finder"
+)
+
+// Metered lists the features the PQL check reports, in response order.
+var Metered = []Feature{Chat, LeadScoring, LeadFinder}
+
+// ParseFeature accepts the name of a metered feature.
+func ParseFeature(s string) (Feature, error) {
+	if f := Feature(s); slices.Contains(Metered, f) {
+		return f, nil
+	}
+	return "", apperr.InvalidField("feature", "must be one of chat, lead_scoring, lead_finder")
+}
+
+// Unlimited is the Limit of a feature with no monthly allowance.
+const Unlimited = -1
+
+// NearLimitPercent is the usagePercent at which an account is a product-qualified lead.
+const NearLimitPercent = 80
+
+// Allowance is one feature's use against its limit this month.
+type Allowance struct {
+	Used  int
+	Limit int // Unlimited (-1) when the plan sets no allowance
+	Pct   int // floor(100 * Used / Limit); 0 when unlimited
+}
+
+// NewAllowance works out pct; over-use shows as more than 100.
+func NewAllowance(used, limit int) Allowance {
+	a := Allowance{Used: used, Limit: limit}
+	switch {
+	case limit == Unlimited:
+	case limit == 0:
+		if used > 0 {
+			a.Pct = 100
+		}
+	default:
+		a.Pct = used * 100 / limit
+	}
+	return a
+}
+
+// Status is the PQL check's answer.
+type Status struct {
+	Features map[Feature]Allowance
+	// UsagePercent is the highest pct among the limited features reported (0 if none is limited):
+	// the account is as close to an upgrade as its most used allowance.
+	UsagePercent int
+	NearLimit    bool
+}
+
+// NewStatus summarises the allowances of the features asked about.
+func NewStatus(features map[Feature]Allowance) Status {
+	s := Status{Features: features}
+	for _, a := range features {
+		if a.Limit != Unlimited {
+			s.UsagePercent = max(s.UsagePercent, a.Pct)
+		}
+	}
+	s.NearLimit = s.UsagePercent >= NearLimitPercent
+	return s
+}
+
+// MonthOf returns the first instant of the UTC calendar month containing t and of the next one:
+// allowances reset at 00:00 UTC on the first day of the month.
+func MonthOf(t time.Time) (start, end time.Time) {
+	t = t.UTC()
+	start = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return start, start.AddDate(0, 1, 0)
+}

@@ -1,0 +1,83 @@
+// Package usage holds the rules of usage events (what a valid event is) and of plan allowances
+// (how used, limit and percentages are reported by the PQL check).
+package usage
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/ids"
+)
+
+// NamePattern is what a feature or action name looks like: lower-case snake case, 2-48 chars.
+const NamePattern = `^[a-z][a-z0-9_]{1,47}$`
+
+// MaxMetaBytes bounds meta, measured as its compact JSON encoding.
+const MaxMetaBytes = 2048
+
+var namePattern = regexp.MustCompile(NamePattern)
+
+// Event is one recorded use of a feature.
+type Event struct {
+	id        string
+	accountID string
+	feature   string
+	action    string
+	count     int
+	meta      json.RawMessage
+	at        time.Time
+}
+
+// NewEvent validates a usage event logged through the API and gives it an id and the server time.
+// meta, when present, must be a JSON object of at most MaxMetaBytes once compacted.
+func NewEvent(accountID, feature, action string, meta json.RawMessage, now time.Time) (Event, error) {
+	switch {
+	case feature == "":
+		return Event{}, apperr.MissingField("feature")
+	case !namePattern.MatchString(feature):
+		return Event{}, apperr.InvalidField("feature", "must match "+NamePattern)
+	case action != "" && !namePattern.MatchString(action):
+		return Event{}, apperr.InvalidField("action", "must match "+NamePattern)
+	}
+	compact, err := compactMeta(meta)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{id: ids.New("evt"), accountID: accountID, feature: feature, action: action, count: 1,
+		meta: compact, at: now.UTC().Truncate(time.Millisecond)}, nil
+}
+
+func compactMeta(meta json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(meta)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil, nil
+	}
+	if trimmed[0] != '{' {
+		return nil, apperr.InvalidField("meta", "must be a JSON object")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, trimmed); err != nil {
+		return nil, apperr.InvalidField("meta", "must be a JSON object")
+	}
+	if buf.Len() > MaxMetaBytes {
+		return nil, apperr.InvalidField("meta", "must be at most 2048 bytes as compact JSON")
+	}
+	return buf.Bytes(), nil
+}
+
+// Recorded is a usage event reported by another service (usage.recorded); its id and time are
+// the producer's. A count below 1 is taken as 1.
+func Recorded(eventID, accountID, feature, action string, count int, at time.Time) Event {
+	return Event{id: eventID, accountID: accountID, feature: feature, action: action, count: max(count, 1), at: at.UTC()}
+}
+
+func (e Event) ID() string            { return e.id }
+func (e Event) AccountID() string     { return e.accountID }
+func (e Event) Feature() string       { return e.feature }
+func (e Event) Action() string        { return e.action }
+func (e Event) Count() int            { return e.count }
+func (e Event) Meta() json.RawMessage { return e.meta }
+func (e Event) At() time.Time         { return e.at }
