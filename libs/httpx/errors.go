@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 )
@@ -14,10 +15,14 @@ import (
 const StatusClientClosedRequest = 499
 
 // Fail is the one error mapper: it turns any error into the error envelope
-// {ok:false, error, code[, field][, details...]} with the status its kind implies.
+// {ok:false, error, code[, field][, details...]} with the status its kind implies. A rate-limit
+// error carrying a retryAfter detail (whole seconds) also sets the Retry-After header.
 // Internal errors are logged with their cause and shown to the client only as "internal error".
 func Fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := errorBody(err)
+	if ra, ok := body["retryAfter"].(int); ok && status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(ra))
+	}
 	if status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "error", err, "method", r.Method, "path", r.URL.Path, "status", status)
 	}

@@ -177,3 +177,24 @@ func statusOf(url string) int {
 	defer resp.Body.Close()
 	return resp.StatusCode
 }
+
+func TestTimestampsAreUTCWithMilliseconds(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 21, 15, 4, 5, 123456789, time.FixedZone("CST", -6*3600))
+	require.Equal(t, "2026-11-21T21:04:05.123Z", httpx.Timestamp(at))
+	b, err := json.Marshal(struct {
+		At   httpx.Time `json:"at"`
+		Zero httpx.Time `json:"zero"`
+	}{httpx.Time(at), httpx.Time{}})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"at":"2026-11-21T21:04:05.123Z","zero":null}`, string(b))
+}
+
+func TestRateLimitedErrorsCarryRetryAfter(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	err := apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited, "slow down").With("retryAfter", 7)
+	httpx.Fail(rec, httptest.NewRequest(http.MethodGet, "/", nil), err)
+	require.Equal(t, 429, rec.Code)
+	require.Equal(t, "7", rec.Header().Get("Retry-After"))
+}
