@@ -1,0 +1,172 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+)
+
+// Result is one decision.
+type Result struct {
+	Allowed bool
+	// Limit is the policy's rate; Remaining is how many more requests would be allowed now.
+	Limit, Remaining int
+	// ResetAfter is the time until the bucket is full again; RetryAfter, set only when the
+	// request was refused, is the time until one request will be allowed.
+	ResetAfter, RetryAfter time.Duration
+}
+
+// Limiter decides requests against limits kept in Redis, or in memory while Redis is down.
+type Limiter struct {
+	cfg     Config
+	redis   *redis_rate.Limiter
+	local   *memoryLimiter
+	trusted []netip.Prefix
+	exempt  []netip.Prefix
+	metrics *metrics
+	log     *slog.Logger
+
+	inFallback atomic.Bool
+	nextProbe  atomic.Int64 // unix nanoseconds; in fallback, Redis is not tried before then
+}
+
+// Option adjusts a Limiter.
+type Option func(*options)
+
+type options struct {
+	reg prometheus.Registerer
+	log *slog.Logger
+}
+
+// WithRegisterer registers the metrics with reg instead of the default registry.
+func WithRegisterer(reg prometheus.Registerer) Option { return func(o *options) { o.reg = reg } }
+
+// WithLogger logs fallback transitions to log instead of slog.Default().
+func WithLogger(log *slog.Logger) Option { return func(o *options) { o.log = log } }
+
+// New returns a limiter on rdb. It does not contact Redis: a limiter made while Redis is down
+// starts deciding in memory on its first call.
+func New(rdb redis.UniversalClient, cfg Config, opts ...Option) (*Limiter, error) {
+	if rdb == nil {
+		return nil, errors.New("ratelimit: nil redis client")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	o := options{reg: prometheus.DefaultRegisterer}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	trusted, _ := ParsePrefixes("TRUSTED_PROXIES", cfg.TrustedProxies) // checked by Validate
+	exempt, _ := ParsePrefixes("RATELIMIT_EXEMPT_CIDRS", cfg.ExemptCIDRs)
+	return &Limiter{
+		cfg:     cfg.withDefaults(),
+		redis:   redis_rate.NewLimiter(rdb),
+		local:   newMemoryLimiter(),
+		trusted: trusted,
+		exempt:  exempt,
+		metrics: newMetrics(o.reg),
+		log:     o.log,
+	}, nil
+}
+
+// Allow takes one request from key's bucket under p. It fails only for an invalid policy or when
+// ctx ends first; a Redis failure is answered from the in-process limiter instead.
+func (l *Limiter) Allow(ctx context.Context, p Policy, key string) (Result, error) {
+	if err := p.validate(); err != nil {
+		return Result{}, err
+	}
+	res, err := l.decide(ctx, p, key)
+	if err != nil {
+		return Result{}, err
+	}
+	l.metrics.decided(p, res.Allowed)
+	return res, nil
+}
+
+func (l *Limiter) decide(ctx context.Context, p Policy, key string) (Result, error) {
+	if err := ctx.Err(); err != nil { // nobody is waiting for this answer
+		return Result{}, err
+	}
+	if l.inFallback.Load() && !l.claimProbe(time.Now()) {
+		return l.local.allow(time.Now(), p, key), nil
+	}
+	res, err := l.allowRedis(ctx, p, key)
+	if err == nil {
+		l.recovered()
+		return res, nil
+	}
+	if ctx.Err() != nil { // the caller gave up; that says nothing about Redis
+		return Result{}, ctx.Err()
+	}
+	l.failed(err)
+	return l.local.allow(time.Now(), p, key), nil
+}
+
+// allowRedis bounds the call itself, since go-redis ignores context deadlines on an established
+// connection unless the client was built with ContextTimeoutEnabled.
+func (l *Limiter) allowRedis(ctx context.Context, p Policy, key string) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
+	defer cancel()
+	type outcome struct {
+		res *redis_rate.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := l.redis.Allow(ctx, l.cfg.KeyPrefix+":"+p.Name+":"+key,
+			redis_rate.Limit{Rate: p.Rate, Burst: p.Rate, Period: p.Period})
+		done <- outcome{res, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+	if o.err != nil {
+		return Result{}, o.err
+	}
+	res := Result{Allowed: o.res.Allowed > 0, Limit: p.Rate, Remaining: o.res.Remaining, ResetAfter: o.res.ResetAfter}
+	if !res.Allowed {
+		res.RetryAfter = o.res.RetryAfter
+	}
+	return res, nil
+}
+
+// claimProbe lets exactly one caller per ProbeInterval try Redis while in fallback.
+func (l *Limiter) claimProbe(now time.Time) bool {
+	next := l.nextProbe.Load()
+	return now.UnixNano() >= next && l.nextProbe.CompareAndSwap(next, now.Add(l.cfg.ProbeInterval).UnixNano())
+}
+
+func (l *Limiter) failed(err error) {
+	l.metrics.backendErrors.Inc()
+	l.nextProbe.Store(time.Now().Add(l.cfg.ProbeInterval).UnixNano())
+	if l.inFallback.CompareAndSwap(false, true) {
+		l.metrics.fallback.Inc()
+		l.logger().Warn("rate limiter falling back to per-process limits: redis unavailable",
+			"error", err, "probe_interval", l.cfg.ProbeInterval.String())
+	}
+}
+
+func (l *Limiter) recovered() {
+	if l.inFallback.CompareAndSwap(true, false) {
+		l.metrics.fallback.Dec()
+		l.logger().Info("rate limiter back on redis: limits are shared again")
+	}
+}
+
+func (l *Limiter) logger() *slog.Logger {
+	if l.log != nil {
+		return l.log
+	}
+	return slog.Default() // looked up late so the service's logger, set up after New, applies
+}

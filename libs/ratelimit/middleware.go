@@ -1,0 +1,70 @@
+package ratelimit
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/httpx"
+)
+
+// Middleware limits requests by client IP under p. Exempt clients pass untouched; every other
+// response carries the rate-limit headers (see the package comment), and a refusal is 429 with
+// Retry-After. It panics on an invalid policy, which is a wiring mistake found at startup.
+func (l *Limiter) Middleware(p Policy) func(http.Handler) http.Handler {
+	if err := p.validate(); err != nil {
+		panic(err)
+	}
+	policyHeader := strconv.Itoa(p.Rate) + ";w=" + strconv.Itoa(ceilSeconds(p.Period))
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ip := l.ClientIP(r)
+			if containsAddr(l.exempt, ip) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			res, err := l.Allow(r.Context(), p, clientKey(ip))
+			if err != nil {
+				httpx.Fail(w, r, err)
+				return
+			}
+			h := w.Header()
+			reset := strconv.Itoa(ceilSeconds(res.ResetAfter))
+			limit, remaining := strconv.Itoa(res.Limit), strconv.Itoa(res.Remaining)
+			h.Set("X-RateLimit-Limit", limit)
+			h.Set("X-RateLimit-Remaining", remaining)
+			h.Set("X-RateLimit-Reset", reset)
+			h.Set("RateLimit-Policy", policyHeader)
+			h.Set("RateLimit", "limit="+limit+", remaining="+remaining+", reset="+reset)
+			if res.Allowed {
+				next.ServeHTTP(w, r)
+				return
+			}
+			retry := max(ceilSeconds(res.RetryAfter), 1)
+			// httpx.Fail turns the retryAfter detail into the Retry-After header.
+			httpx.Fail(w, r, apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited,
+				fmt.Sprintf("rate limit exceeded: %d requests per %s; retry in %d s", p.Rate, p.window(), retry)).
+				With("retryAfter", retry))
+		})
+	}
+}
+
+// clientKey keys IPv6 clients by their /64, the block one subscriber is usually given, so that
+// rotating addresses inside it does not multiply the limit.
+func clientKey(ip netip.Addr) string {
+	if ip.Is6() {
+		return netip.PrefixFrom(ip, 64).Masked().String()
+	}
+	return ip.String()
+}
+
+func ceilSeconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int(math.Ceil(d.Seconds()))
+}

@@ -1,0 +1,55 @@
+package ratelimit
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Policy is a named limit: Rate requests per Period, with a burst of Rate.
+type Policy struct {
+	Name   string
+	Rate   int
+	Period time.Duration
+}
+
+// The policies the spec and ARCHITECTURE §4 fix.
+var (
+	// API is the general authenticated API, keyed by client IP.
+	API = Policy{Name: "api", Rate: 60, Period: time.Minute}
+	// Feed is the public agent-brain feed, keyed by client IP.
+	Feed = Policy{Name: "feed", Rate: 60, Period: time.Minute}
+	// Stats is the public scout statistics, keyed by client IP.
+	Stats = Policy{Name: "stats", Rate: 30, Period: time.Minute}
+	// Login is login attempts, keyed by client IP.
+	Login = Policy{Name: "login", Rate: 10, Period: time.Minute}
+	// LoginEmail is login attempts per account, keyed by EmailKey(email).
+	LoginEmail = Policy{Name: "login_email", Rate: 5, Period: time.Minute}
+)
+
+// EmailKey is the key for LoginEmail: the address trimmed and lower-cased, so that "A@x.io" and
+// "a@x.io" share one bucket.
+func EmailKey(email string) string {
+	return strings.ToLower(strings.TrimSpace(email))
+}
+
+func (p Policy) validate() error {
+	if p.Name == "" || p.Rate < 1 || p.Period <= 0 {
+		return fmt.Errorf("ratelimit: invalid policy %+v: need a name, rate >= 1 and a positive period", p)
+	}
+	return nil
+}
+
+// window names the period for messages: "minute" rather than "1m0s".
+func (p Policy) window() string {
+	switch p.Period {
+	case time.Second:
+		return "second"
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	default:
+		return p.Period.String()
+	}
+}
