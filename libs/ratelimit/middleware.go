@@ -27,7 +27,7 @@ func (l *Limiter) Middleware(p Policy) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			res, err := l.Allow(r.Context(), p, clientKey(ip))
+			res, err := l.Allow(r.Context(), p, IPKey(ip))
 			if err != nil {
 				httpx.Fail(w, r, err)
 				return
@@ -53,9 +53,10 @@ func (l *Limiter) Middleware(p Policy) func(http.Handler) http.Handler {
 	}
 }
 
-// clientKey keys IPv6 clients by their /64, the block one subscriber is usually given, so that
-// rotating addresses inside it does not multiply the limit.
-func clientKey(ip netip.Addr) string {
+// IPKey is the bucket key the middleware uses for a client address; use it when calling Allow
+// by IP yourself. IPv6 clients are keyed by their /64, the block one subscriber is usually given,
+// so that rotating addresses inside it does not multiply the limit.
+func IPKey(ip netip.Addr) string {
 	if ip.Is6() {
 		return netip.PrefixFrom(ip, 64).Masked().String()
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -210,9 +211,11 @@ func TestAllowRejectsAnInvalidPolicy(t *testing.T) {
 	require.Panics(t, func() { l.Middleware(ratelimit.Policy{Name: "zero", Period: time.Minute}) })
 }
 
-func TestEmailKeyFoldsCase(t *testing.T) {
+func TestKeys(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "owner@example.com", ratelimit.EmailKey("  Owner@Example.COM "))
+	require.Equal(t, "192.0.2.1", ratelimit.IPKey(netip.MustParseAddr("192.0.2.1")))
+	require.Equal(t, "2001:db8:1:2::/64", ratelimit.IPKey(netip.MustParseAddr("2001:db8:1:2:3:4:5:6")))
 }
 
 // fallbackMetrics renders the two fallback series as GatherAndCompare expects them.

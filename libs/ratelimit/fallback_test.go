@@ -1,0 +1,177 @@
+package ratelimit_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/rediskit/redistest"
+)
+
+// switchProxy forwards TCP to target while up; while down it drops every connection, which is
+// what a client sees when Redis restarts or the network between them breaks.
+type switchProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	up     bool
+	conns  map[net.Conn]struct{}
+}
+
+func startProxy(t *testing.T, target string) *switchProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &switchProxy{ln: ln, target: target, up: true, conns: map[net.Conn]struct{}{}}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.pipe(c)
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		p.setUp(false)
+	})
+	return p
+}
+
+func (p *switchProxy) pipe(client net.Conn) {
+	if !p.track(client) {
+		_ = client.Close()
+		return
+	}
+	upstream, err := net.Dial("tcp", p.target)
+	if err != nil || !p.track(upstream) {
+		_ = client.Close()
+		if upstream != nil {
+			_ = upstream.Close()
+		}
+		return
+	}
+	go func() {
+		_, _ = io.Copy(upstream, client)
+		_ = upstream.Close()
+	}()
+	_, _ = io.Copy(client, upstream)
+	_ = client.Close()
+}
+
+func (p *switchProxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.up {
+		p.conns[c] = struct{}{}
+	}
+	return p.up
+}
+
+func (p *switchProxy) setUp(up bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.up = up
+	if !up {
+		for c := range p.conns {
+			_ = c.Close()
+		}
+		clear(p.conns)
+	}
+}
+
+func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
+	t.Parallel()
+	_, prefix := redistest.New(t)
+	opts, err := redis.ParseURL(redistest.URL())
+	require.NoError(t, err)
+	proxy := startProxy(t, opts.Addr)
+	opts.Addr = proxy.ln.Addr().String()
+	opts.MaxRetries = -1 // one failed attempt is enough to show the switch
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+
+	var logs bytes.Buffer
+	cfg := redisConfig(prefix)
+	cfg.ProbeInterval = time.Nanosecond // every call after a failure probes, so the test needs no waiting
+	l, reg := newLimiter(t, rdb, cfg, ratelimit.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	p := ratelimit.Policy{Name: "recover", Rate: 60, Period: time.Hour}
+	remaining := func() int {
+		t.Helper()
+		res, err := l.Allow(context.Background(), p, "192.0.2.1")
+		require.NoError(t, err)
+		require.True(t, res.Allowed)
+		return res.Remaining
+	}
+	metricsAre := func(active, errors int) {
+		t.Helper()
+		require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(fallbackMetrics(active, errors)),
+			"bizassist_ratelimit_fallback_active", "bizassist_ratelimit_backend_errors_total"))
+	}
+
+	require.Equal(t, 59, remaining(), "first request, decided in Redis")
+	metricsAre(0, 0)
+
+	proxy.setUp(false)
+	require.Equal(t, 59, remaining(), "Redis is gone: a fresh in-process bucket answers")
+	metricsAre(1, 1)
+
+	proxy.setUp(true)
+	require.Equal(t, 58, remaining(), "Redis is back: the shared bucket, which saw the first request, decides again")
+	metricsAre(0, 1)
+
+	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
+	require.Equal(t, 1, strings.Count(logs.String(), "level=INFO"), logs.String())
+}
+
+func BenchmarkAllow(b *testing.B) {
+	rdb, prefix := redistest.New(b)
+	l, reg := newLimiter(b, rdb, redisConfig(prefix))
+	benchmarkAllow(b, l)
+	require.NoError(b, testutil.GatherAndCompare(reg, strings.NewReader(fallbackMetrics(0, 0)),
+		"bizassist_ratelimit_fallback_active", "bizassist_ratelimit_backend_errors_total"),
+		"every decision was made in Redis")
+}
+
+// BenchmarkAllowInFallback measures the in-process path taken while Redis is down.
+func BenchmarkAllowInFallback(b *testing.B) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	b.Cleanup(func() { _ = rdb.Close() })
+	l, _ := newLimiter(b, rdb, ratelimit.Config{ProbeInterval: time.Hour}, ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
+	benchmarkAllow(b, l)
+}
+
+func benchmarkAllow(b *testing.B, l *ratelimit.Limiter) {
+	p := ratelimit.Policy{Name: "bench", Rate: 1_000_000, Period: time.Second}
+	keys := make([]string, 1024)
+	for i := range keys {
+		keys[i] = netipFor(i)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for i := 0; pb.Next(); i++ {
+			if _, err := l.Allow(ctx, p, keys[i%len(keys)]); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func netipFor(i int) string {
+	return net.IPv4(10, 0, byte(i>>8), byte(i)).String()
+}
