@@ -1,0 +1,166 @@
+// Package platform is the part of every service's composition root that is the same in all of
+// them: typed config for the shared dependencies, opening them, a router with the standard
+// middleware, migrations, and running the HTTP server next to the event relay, the consumer and
+// any background loops until the process is signalled.
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/rediskit"
+	"github.com/bizassist/bizassist/libs/telemetry"
+)
+
+// Config is the configuration every service shares; a service embeds it in its own Config.
+type Config struct {
+	HTTP      httpx.ServerConfig
+	DB        pgkit.Config
+	Redis     rediskit.Config
+	RateLimit ratelimit.Config
+	Auth      authjwt.Config
+	Relay     events.RelayConfig
+	Consumer  events.ConsumerConfig
+	Telemetry telemetry.Config
+}
+
+// Validate checks every part, so a bad setting stops the process before it starts.
+func (c Config) Validate() error {
+	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Redis.Validate(), c.RateLimit.Validate(),
+		c.Auth.Validate(), c.Relay.Validate())
+}
+
+// Runtime holds the opened shared dependencies of one service process.
+type Runtime struct {
+	Name     string
+	Config   Config
+	Pool     *pgxpool.Pool
+	Redis    *redis.Client
+	Limiter  *ratelimit.Limiter
+	Verifier *authjwt.Verifier
+
+	shutdownTelemetry func(context.Context) error
+}
+
+// Open sets up telemetry and connects PostgreSQL and Redis. PostgreSQL must be reachable;
+// Redis need not be (the limiter falls back, the relay retries).
+func Open(ctx context.Context, name string, cfg Config) (*Runtime, error) {
+	shutdown, err := telemetry.Setup(ctx, name, cfg.Telemetry)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	rt := &Runtime{Name: name, Config: cfg, shutdownTelemetry: shutdown}
+	if rt.Pool, err = pgkit.Open(ctx, cfg.DB); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if rt.Redis, err = rediskit.Open(cfg.Redis); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if rt.Limiter, err = ratelimit.New(rt.Redis, cfg.RateLimit); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if rt.Verifier, err = authjwt.NewVerifier(cfg.Auth); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return rt, nil
+}
+
+// Close releases what Open acquired, flushing telemetry last.
+func (rt *Runtime) Close() {
+	if rt.Pool != nil {
+		rt.Pool.Close()
+	}
+	if rt.Redis != nil {
+		_ = rt.Redis.Close()
+	}
+	if rt.shutdownTelemetry != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := rt.shutdownTelemetry(ctx); err != nil {
+			slog.Warn("telemetry shutdown", "error", err)
+		}
+	}
+}
+
+// Migrate applies the service's migrations and the event tables to its schema.
+func (rt *Runtime) Migrate(ctx context.Context, sources ...pgkit.Source) error {
+	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append([]pgkit.Source{events.Migrations}, sources...)...)
+}
+
+// Router returns a router with the standard middleware: panic recovery, telemetry (tracing,
+// metrics per route template, request log), security headers, and envelope 404/405 answers.
+func (rt *Runtime) Router() *mux.Router {
+	r := mux.NewRouter()
+	r.NotFoundHandler = httpx.NotFoundHandler()
+	r.MethodNotAllowedHandler = httpx.MethodNotAllowedHandler()
+	r.Use(httpx.Recover, mux.MiddlewareFunc(telemetry.Middleware(rt.Name)), httpx.SecurityHeaders)
+	return r
+}
+
+// RateLimit is the middleware for a policy keyed by client IP.
+func (rt *Runtime) RateLimit(p ratelimit.Policy) mux.MiddlewareFunc {
+	return mux.MiddlewareFunc(rt.Limiter.Middleware(p))
+}
+
+// Authenticated is the middleware that requires a valid bearer token.
+func (rt *Runtime) Authenticated() mux.MiddlewareFunc {
+	return rt.Verifier.Middleware
+}
+
+// Worker is a background loop that runs until its context ends.
+type Worker struct {
+	Name string
+	Run  func(ctx context.Context) error
+}
+
+// Serve runs the HTTP server, the outbox relay, the event consumer (when handlers are given) and
+// the workers until ctx ends or one of them fails; then everything stops and drains.
+func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Handler, handlers map[string]events.Handler, workers ...Worker) error {
+	srv := httpx.NewServer(rt.Config.HTTP, handler,
+		httpx.ReadyCheck{Name: "postgres", Check: rt.Pool.Ping})
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Serve(gctx, ln) })
+	all := append([]Worker{{Name: "outbox relay", Run: events.NewRelay(rt.Pool, rt.Redis, rt.Config.Relay).Run}}, workers...)
+	if len(handlers) > 0 {
+		cc := rt.Config.Consumer
+		cc.Group = rt.Name
+		all = append(all, Worker{Name: "event consumer", Run: events.NewConsumer(rt.Pool, rt.Redis, cc, handlers).Run})
+	}
+	for _, w := range all {
+		g.Go(func() error {
+			if err := w.Run(gctx); err != nil && !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("%s: %w", w.Name, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// Listen opens the configured HTTP address.
+func (rt *Runtime) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", rt.Config.HTTP.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", rt.Config.HTTP.Addr, err)
+	}
+	return ln, nil
+}
