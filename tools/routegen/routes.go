@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"text/template"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Route sends one public path to one service, with Kubernetes Ingress path semantics.
+type Route struct {
+	Path     string `yaml:"path"`
+	PathType string `yaml:"pathType"`
+	Service  string `yaml:"service"`
+	// Port is where the service listens in the local stack, filled in from localPorts.
+	Port int `yaml:"-"`
+}
+
+// Upstream is one service that at least one route points at.
+type Upstream struct {
+	Service string
+	Port    int
+}
+
+// Table is the ingress section of the chart values.
+type Table struct {
+	Routes     []Route        `yaml:"routes"`
+	LocalPorts map[string]int `yaml:"localPorts"`
+}
+
+// Data is what the template sees: the routes in file order, the upstreams sorted by name, and
+// the -set variables.
+type Data struct {
+	Routes    []Route
+	Upstreams []Upstream
+	Vars      map[string]string
+}
+
+// nginx takes a location path as a bare token, so only characters that cannot end or split it
+// are allowed.
+var pathRE = regexp.MustCompile(`^/[A-Za-z0-9._~/-]*$`)
+
+// LoadTable reads the ingress section of a values file and checks every route.
+func LoadTable(r io.Reader) (Table, error) {
+	var values struct {
+		Ingress Table `yaml:"ingress"`
+	}
+	if err := yaml.NewDecoder(r).Decode(&values); err != nil {
+		return Table{}, fmt.Errorf("parse values: %w", err)
+	}
+	t := values.Ingress
+	return t, t.resolve()
+}
+
+// resolve validates the table and fills in each route's port.
+func (t *Table) resolve() error {
+	if len(t.Routes) == 0 {
+		return errors.New("ingress.routes is empty")
+	}
+	seen := make(map[string]bool, len(t.Routes))
+	for i := range t.Routes {
+		r := &t.Routes[i]
+		where := fmt.Sprintf("ingress.routes[%d] (%s)", i, r.Path)
+		switch {
+		case !pathRE.MatchString(r.Path):
+			return fmt.Errorf("%s: path must start with / and use only letters, digits and ._~/-", where)
+		case r.PathType == "Prefix" && len(r.Path) > 1 && r.Path[len(r.Path)-1] == '/':
+			return fmt.Errorf("%s: a Prefix path must not end with /", where)
+		case r.PathType != "Exact" && r.PathType != "Prefix":
+			return fmt.Errorf("%s: pathType %q must be Exact or Prefix", where, r.PathType)
+		case seen[r.Path]:
+			return fmt.Errorf("%s: path listed twice", where)
+		}
+		seen[r.Path] = true
+		port, ok := t.LocalPorts[r.Service]
+		if !ok {
+			return fmt.Errorf("%s: unknown service %q (not in ingress.localPorts)", where, r.Service)
+		}
+		if port < 1 || port > 65535 {
+			return fmt.Errorf("ingress.localPorts.%s: %d is not a TCP port", r.Service, port)
+		}
+		r.Port = port
+	}
+	return nil
+}
+
+// upstreams lists each routed service once, sorted by name so the output is stable.
+func (t Table) upstreams() []Upstream {
+	byName := map[string]int{}
+	for _, r := range t.Routes {
+		byName[r.Service] = r.Port
+	}
+	out := make([]Upstream, 0, len(byName))
+	for name, port := range byName {
+		out = append(out, Upstream{Service: name, Port: port})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Service < out[j].Service })
+	return out
+}
+
+// Render executes tmpl over the table. A variable the template uses but vars lacks is an error.
+func Render(tmpl string, t Table, vars map[string]string) ([]byte, error) {
+	tp, err := template.New("ingress").Option("missingkey=error").Parse(tmpl)
+	if err != nil {
+		return nil, fmt.Errorf("parse template: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := tp.Execute(&buf, Data{Routes: t.Routes, Upstreams: t.upstreams(), Vars: vars}); err != nil {
+		return nil, fmt.Errorf("render template: %w", err)
+	}
+	return buf.Bytes(), nil
+}
