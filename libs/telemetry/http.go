@@ -1,0 +1,124 @@
+package telemetry
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/felixge/httpsnoop"
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// RouteUnmatched is the route label of requests no route matched, so that scans of random
+// paths cannot grow the metric label space.
+const RouteUnmatched = "unmatched"
+
+const tracerName = "github.com/bizassist/bizassist/libs/telemetry"
+
+var (
+	requestsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "bizassist_http_requests_total",
+		Help: "HTTP requests served, by route template and status.",
+	}, []string{"service", "method", "route", "status"})
+	requestDuration = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "bizassist_http_request_duration_seconds",
+		Help:    "Time from receiving an HTTP request to returning from its handler.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"service", "method", "route"})
+	requestsInFlight = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "bizassist_http_requests_in_flight",
+		Help: "HTTP requests being served.",
+	}, []string{"service"})
+)
+
+// Middleware traces, measures and logs each request. Wrap the whole router with it
+// (telemetry.Middleware("leads")(router)) so unmatched paths are counted too; inside a
+// router (router.Use) it sees matched routes only.
+//
+// The server span continues the caller's trace from the traceparent header and is named
+// "<METHOD> <route template>".
+func Middleware(service string) func(http.Handler) http.Handler {
+	tracer := otel.Tracer(tracerName)
+	inFlight := requestsInFlight.WithLabelValues(service)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			route := routeOf(next, r)
+			method := methodLabel(r.Method)
+			spanName := method
+			if route != RouteUnmatched {
+				spanName += " " + route
+			}
+			ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+			ctx, span := tracer.Start(ctx, spanName,
+				trace.WithSpanKind(trace.SpanKindServer),
+				trace.WithAttributes(semconv.HTTPRequestMethodKey.String(method), semconv.URLPath(r.URL.Path)))
+			defer span.End()
+			if route != RouteUnmatched {
+				span.SetAttributes(semconv.HTTPRoute(route))
+			}
+
+			inFlight.Inc()
+			defer inFlight.Dec()
+			m := httpsnoop.CaptureMetricsFn(w, func(w http.ResponseWriter) {
+				next.ServeHTTP(w, r.WithContext(ctx))
+			})
+			elapsed := time.Since(start)
+
+			span.SetAttributes(semconv.HTTPResponseStatusCode(m.Code))
+			if m.Code >= 500 {
+				span.SetStatus(codes.Error, http.StatusText(m.Code))
+			}
+			requestsTotal.WithLabelValues(service, method, route, strconv.Itoa(m.Code)).Inc()
+			requestDuration.WithLabelValues(service, method, route).Observe(elapsed.Seconds())
+			slog.LogAttrs(ctx, slog.LevelInfo, "http request",
+				slog.String("method", r.Method),
+				slog.String("route", route),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", m.Code),
+				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+				slog.Int64("bytes", m.Written),
+				slog.String("remote_addr", r.RemoteAddr))
+		})
+	}
+}
+
+// routeOf returns the path template of the route r is for: the current route when running
+// inside a mux router, or the route next would pick when next is the router itself.
+func routeOf(next http.Handler, r *http.Request) string {
+	route := mux.CurrentRoute(r)
+	if route == nil {
+		if router, ok := next.(*mux.Router); ok {
+			var match mux.RouteMatch
+			if router.Match(r, &match) && match.MatchErr == nil {
+				route = match.Route
+			}
+		}
+	}
+	if route == nil {
+		return RouteUnmatched
+	}
+	if tpl, err := route.GetPathTemplate(); err == nil {
+		return tpl
+	}
+	return RouteUnmatched
+}
+
+// methodLabel keeps the method label bounded: arbitrary method tokens become OTHER.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	default:
+		return "OTHER"
+	}
+}
