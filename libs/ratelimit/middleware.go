@@ -19,7 +19,6 @@ func (l *Limiter) Middleware(p Policy) func(http.Handler) http.Handler {
 	if err := p.validate(); err != nil {
 		panic(err)
 	}
-	policyHeader := strconv.Itoa(p.Rate) + ";w=" + strconv.Itoa(ceilSeconds(p.Period))
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ip := l.ClientIP(r)
@@ -32,25 +31,35 @@ func (l *Limiter) Middleware(p Policy) func(http.Handler) http.Handler {
 				httpx.Fail(w, r, err)
 				return
 			}
-			h := w.Header()
-			reset := strconv.Itoa(ceilSeconds(res.ResetAfter))
-			limit, remaining := strconv.Itoa(res.Limit), strconv.Itoa(res.Remaining)
-			h.Set("X-RateLimit-Limit", limit)
-			h.Set("X-RateLimit-Remaining", remaining)
-			h.Set("X-RateLimit-Reset", reset)
-			h.Set("RateLimit-Policy", policyHeader)
-			h.Set("RateLimit", "limit="+limit+", remaining="+remaining+", reset="+reset)
-			if res.Allowed {
-				next.ServeHTTP(w, r)
+			SetHeaders(w.Header(), p, res)
+			if !res.Allowed {
+				httpx.Fail(w, r, Refusal(p, res))
 				return
 			}
-			retry := max(ceilSeconds(res.RetryAfter), 1)
-			// httpx.Fail turns the retryAfter detail into the Retry-After header.
-			httpx.Fail(w, r, apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited,
-				fmt.Sprintf("rate limit exceeded: %d requests per %s; retry in %d s", p.Rate, p.window(), retry)).
-				With("retryAfter", retry))
+			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// SetHeaders writes the rate-limit headers for res under p (see the package comment); callers of
+// Allow use it to answer like the middleware.
+func SetHeaders(h http.Header, p Policy, res Result) {
+	reset := strconv.Itoa(ceilSeconds(res.ResetAfter))
+	limit, remaining := strconv.Itoa(res.Limit), strconv.Itoa(res.Remaining)
+	h.Set("X-RateLimit-Limit", limit)
+	h.Set("X-RateLimit-Remaining", remaining)
+	h.Set("X-RateLimit-Reset", reset)
+	h.Set("RateLimit-Policy", limit+";w="+strconv.Itoa(ceilSeconds(p.Period)))
+	h.Set("RateLimit", "limit="+limit+", remaining="+remaining+", reset="+reset)
+}
+
+// Refusal is the error for a refused res under p. Its retryAfter detail (whole seconds, at least
+// 1) becomes the Retry-After header when rendered by httpx.Fail.
+func Refusal(p Policy, res Result) *apperr.Error {
+	retry := max(ceilSeconds(res.RetryAfter), 1)
+	return apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited,
+		fmt.Sprintf("rate limit exceeded: %d requests per %s; retry in %d s", p.Rate, p.window(), retry)).
+		With("retryAfter", retry)
 }
 
 // IPKey is the bucket key the middleware uses for a client address; use it when calling Allow

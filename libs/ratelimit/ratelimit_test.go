@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/libs/rediskit/redistest"
 )
@@ -253,4 +254,17 @@ func TestRedisDownFallsBackToInProcessLimits(t *testing.T) {
 		"bizassist_ratelimit_fallback_active", "bizassist_ratelimit_backend_errors_total"),
 		"one failed call starts fallback; no further calls pay a Redis timeout before the next probe")
 	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
+}
+
+func TestRefusalRoundsRetryUpToWholeSeconds(t *testing.T) {
+	t.Parallel()
+	err := ratelimit.Refusal(ratelimit.LoginEmail, ratelimit.Result{Limit: 5, RetryAfter: 1500 * time.Millisecond})
+	require.Equal(t, "rate limit exceeded: 5 requests per minute; retry in 2 s", err.Message)
+	require.Equal(t, 2, err.Details["retryAfter"])
+
+	w := httptest.NewRecorder()
+	httpx.Fail(w, httptest.NewRequest(http.MethodPost, "/api/auth", nil),
+		ratelimit.Refusal(ratelimit.Login, ratelimit.Result{Limit: 10, RetryAfter: time.Millisecond}))
+	require.Equal(t, http.StatusTooManyRequests, w.Code)
+	require.Equal(t, "1", w.Header().Get("Retry-After"), "never 0, which would invite an immediate retry")
 }
