@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -68,27 +69,74 @@ func Middleware(service string) func(http.Handler) http.Handler {
 
 			inFlight.Inc()
 			defer inFlight.Dec()
-			m := httpsnoop.CaptureMetricsFn(w, func(w http.ResponseWriter) {
-				next.ServeHTTP(w, r.WithContext(ctx))
-			})
-			elapsed := time.Since(start)
-
-			span.SetAttributes(semconv.HTTPResponseStatusCode(m.Code))
-			if m.Code >= 500 {
-				span.SetStatus(codes.Error, http.StatusText(m.Code))
-			}
-			requestsTotal.WithLabelValues(service, method, route, strconv.Itoa(m.Code)).Inc()
-			requestDuration.WithLabelValues(service, method, route).Observe(elapsed.Seconds())
-			slog.LogAttrs(ctx, slog.LevelInfo, "http request",
-				slog.String("method", r.Method),
-				slog.String("route", route),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", m.Code),
-				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-				slog.Int64("bytes", m.Written),
-				slog.String("remote_addr", r.RemoteAddr))
+			ww, sent := capture(w)
+			panicked := true
+			// Deferred so a panicking handler is still counted, as the 500 a recoverer outside
+			// will send; the panic itself goes on.
+			defer func() {
+				code := sent.code
+				if panicked && !sent.wroteHeader {
+					code = http.StatusInternalServerError
+				}
+				elapsed := time.Since(start)
+				span.SetAttributes(semconv.HTTPResponseStatusCode(code))
+				if code >= 500 {
+					span.SetStatus(codes.Error, http.StatusText(code))
+				}
+				requestsTotal.WithLabelValues(service, method, route, strconv.Itoa(code)).Inc()
+				requestDuration.WithLabelValues(service, method, route).Observe(elapsed.Seconds())
+				slog.LogAttrs(ctx, slog.LevelInfo, "http request",
+					slog.String("method", r.Method),
+					slog.String("route", route),
+					slog.String("path", r.URL.Path),
+					slog.Int("status", code),
+					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+					slog.Int64("bytes", sent.bytes),
+					slog.String("remote_addr", r.RemoteAddr))
+			}()
+			next.ServeHTTP(ww, r.WithContext(ctx))
+			panicked = false
 		})
 	}
+}
+
+// sentResponse is what a handler has sent so far.
+type sentResponse struct {
+	code        int
+	wroteHeader bool
+	bytes       int64
+}
+
+// capture wraps w to record the status and body size while keeping the optional interfaces
+// (Flusher, Hijacker, ReaderFrom) that w implements.
+func capture(w http.ResponseWriter) (http.ResponseWriter, *sentResponse) {
+	s := &sentResponse{code: http.StatusOK}
+	return httpsnoop.Wrap(w, httpsnoop.Hooks{
+		WriteHeader: func(next httpsnoop.WriteHeaderFunc) httpsnoop.WriteHeaderFunc {
+			return func(code int) {
+				if !s.wroteHeader {
+					s.code, s.wroteHeader = code, true
+				}
+				next(code)
+			}
+		},
+		Write: func(next httpsnoop.WriteFunc) httpsnoop.WriteFunc {
+			return func(b []byte) (int, error) {
+				s.wroteHeader = true
+				n, err := next(b)
+				s.bytes += int64(n)
+				return n, err
+			}
+		},
+		ReadFrom: func(next httpsnoop.ReadFromFunc) httpsnoop.ReadFromFunc {
+			return func(src io.Reader) (int64, error) {
+				s.wroteHeader = true
+				n, err := next(src)
+				s.bytes += n
+				return n, err
+			}
+		},
+	}), s
 }
 
 // routeOf returns the path template of the route r is for: the current route when running

@@ -150,6 +150,17 @@ func TestMetricsInsideRouter(t *testing.T) {
 	require.Equal(t, map[string]float64{"POST /api/leads/{id} 201": 1}, routeSamples(t, "metrics-use"))
 }
 
+func TestPanickingHandlerCountsAsServerError(t *testing.T) {
+	h := Middleware("panics")(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic("boom")
+	}))
+
+	require.PanicsWithValue(t, "boom", func() { serve(h, http.MethodGet, "/", nil) })
+
+	require.Equal(t, map[string]float64{"GET unmatched 500": 1}, routeSamples(t, "panics"))
+	require.Zero(t, testutil.ToFloat64(requestsInFlight.WithLabelValues("panics")))
+}
+
 func TestInFlightGaugeCountsRunningRequests(t *testing.T) {
 	var during float64
 	h := Middleware("inflight")(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
