@@ -47,8 +47,6 @@ const (
 	Window      = 30 * 24 * time.Hour // logins, features, leads, inbound, plan use
 	ChatWindow  = 14 * 24 * time.Hour // chat engagement
 	TrendWindow = 14 * 24 * time.Hour // usage trend compares the last two of these
-	// FactsHorizon is how far back any signal looks.
-	FactsHorizon = 2*TrendWindow + 2*24*time.Hour
 )
 
 // step is one threshold: a value at or beyond Bound earns Score.

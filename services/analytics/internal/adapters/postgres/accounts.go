@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/services/analytics/internal/app"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
+)
+
+// Accounts is the account projection: the app's read side, and the writes the event handlers
+// make inside the consumer's transaction.
+type Accounts struct {
+	pool *pgxpool.Pool
+}
+
+func NewAccounts(pool *pgxpool.Pool) *Accounts { return &Accounts{pool: pool} }
+
+func (a *Accounts) Ensure(ctx context.Context, c app.Caller, now time.Time) error {
+	_, err := a.pool.Exec(ctx, `INSERT INTO accounts (account_id, email, plan, created_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (account_id) DO NOTHING`, c.AccountID, c.Email, c.Plan, now)
+	if err != nil {
+		return fmt.Errorf("ensure account: %w", err)
+	}
+	return nil
+}
+
+func (a *Accounts) Plan(ctx context.Context, accountID string) (string, bool, error) {
+	var plan string
+	err := a.pool.QueryRow(ctx, `SELECT plan FROM accounts WHERE account_id = $1`, accountID).Scan(&plan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("account plan: %w", err)
+	}
+	return plan, true, nil
+}
+
+// NewAccount is account.created.
+type NewAccount struct {
+	AccountID, OwnerID, Email, BusinessName, Plan string
+	CreatedAt                                     time.Time
+}
+
+// Created records an account; a row made earlier from a login or a request is completed.
+func (a *Accounts) Created(ctx context.Context, tx pgx.Tx, n NewAccount) error {
+	var owner *string
+	if n.OwnerID != "" {
+		owner = &n.OwnerID
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, owner_id, email, business_name, plan, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (account_id) DO UPDATE SET owner_id = excluded.owner_id, email = excluded.email,
+			business_name = excluded.business_name, plan = excluded.plan, created_at = excluded.created_at`,
+		n.AccountID, owner, n.Email, n.BusinessName, n.Plan, n.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("project account.created: %w", err)
+	}
+	return markDirty(ctx, tx, n.AccountID)
+}
+
+// LoggedIn records a login at at.
+func (a *Accounts) LoggedIn(ctx context.Context, tx pgx.Tx, accountID, email string, at time.Time) error {
+	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, email, created_at, last_login_at) VALUES ($1, $2, $3, $3)
+		ON CONFLICT (account_id) DO UPDATE SET last_login_at = GREATEST(accounts.last_login_at, excluded.last_login_at)`,
+		accountID, email, at)
+	if err != nil {
+		return fmt.Errorf("project account.login: %w", err)
+	}
+	return a.Activity(ctx, tx, accountID, KindLogin, at)
+}
+
+// PlanChanged records a plan change.
+func (a *Accounts) PlanChanged(ctx context.Context, tx pgx.Tx, accountID, plan string, at time.Time) error {
+	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, plan, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan`, accountID, plan, at)
+	if err != nil {
+		return fmt.Errorf("project account.plan_changed: %w", err)
+	}
+	return markDirty(ctx, tx, accountID)
+}
+
+// Payment applies a processor event to the account's payment state. Events older than the
+// last one applied are ignored: the processor's order is what counts, not arrival order.
+func (a *Accounts) Payment(ctx context.Context, tx pgx.Tx, accountID string, e health.PaymentEvent, at time.Time) error {
+	var (
+		p    health.Payment
+		last *time.Time
+	)
+	err := tx.QueryRow(ctx, `SELECT payment_status, payment_failures, payment_at FROM accounts
+		WHERE account_id = $1 FOR UPDATE`, accountID).Scan(&p.Status, &p.Failures, &last)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // not an account we know; identity has not told us about it
+	}
+	if err != nil {
+		return fmt.Errorf("project payment: %w", err)
+	}
+	if last != nil && at.Before(*last) {
+		return nil
+	}
+	next := p.Apply(e)
+	if _, err := tx.Exec(ctx, `UPDATE accounts SET payment_status = $2, payment_failures = $3, payment_at = $4
+		WHERE account_id = $1`, accountID, next.Status, next.Failures, at); err != nil {
+		return fmt.Errorf("project payment: %w", err)
+	}
+	return markDirty(ctx, tx, accountID)
+}
+
+// Activity kinds in activity_daily.
+const (
+	KindLogin   = "login"
+	KindLead    = "lead"
+	KindInbound = "inbound"
+)
+
+// Activity counts one login, lead written or inbound event on at's UTC day.
+func (a *Accounts) Activity(ctx context.Context, tx pgx.Tx, accountID, kind string, at time.Time) error {
+	_, err := tx.Exec(ctx, `INSERT INTO activity_daily (account_id, day, kind, n) VALUES ($1, $2, $3, 1)
+		ON CONFLICT (account_id, day, kind) DO UPDATE SET n = activity_daily.n + 1`, accountID, dayOf(at), kind)
+	if err != nil {
+		return fmt.Errorf("project %s activity: %w", kind, err)
+	}
+	return markDirty(ctx, tx, accountID)
+}
+
+// UsageRecorded stores a usage event another service reported; a repeat of its id is a no-op.
+func (a *Accounts) UsageRecorded(ctx context.Context, tx pgx.Tx, e usage.Event) error {
+	_, err := insertEvents(ctx, tx, []usage.Event{e}, SourceEvent)
+	return err
+}

@@ -1,0 +1,364 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/services/analytics/internal/app"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
+)
+
+// EventHealthCritical is emitted once per entry of a client into the critical tier.
+const EventHealthCritical = "health.critical"
+
+// recomputeLock serialises score updates across workers and replicas, so the tier an update
+// compares against is never stale and an entry into critical is seen exactly once.
+const recomputeLock int64 = 0x616e616c79746963 // "analytic"
+
+// Health stores scores, their history and the critical alerts.
+type Health struct {
+	pool *pgxpool.Pool
+}
+
+func NewHealth(pool *pgxpool.Pool) *Health { return &Health{pool: pool} }
+
+func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update func([]app.AccountFacts) []app.ScoreUpdate) error {
+	return pgkit.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, recomputeLock); err != nil {
+			return fmt.Errorf("lock recompute: %w", err)
+		}
+		// Cleared before the facts are read: a change committed after this is marked again.
+		if _, err := tx.Exec(ctx, `DELETE FROM dirty_accounts WHERE account_id = ANY($1)`, ids); err != nil {
+			return fmt.Errorf("clear dirty marks: %w", err)
+		}
+		facts, previous, err := gatherFacts(ctx, tx, ids, now)
+		if err != nil {
+			return err
+		}
+		updates := update(facts)
+		if err := storeScores(ctx, tx, updates, previous); err != nil {
+			return err
+		}
+		return enqueueAlerts(ctx, tx, updates)
+	})
+}
+
+// stored is the part of an account's current score that decides whether history grows.
+type stored struct {
+	score int
+	tier  health.Tier
+}
+
+func gatherFacts(ctx context.Context, tx pgx.Tx, ids []string, now time.Time) ([]app.AccountFacts, map[string]stored, error) {
+	today := dayOf(now)
+	since := func(d time.Duration) time.Time { return today.AddDate(0, 0, 1-int(d/(24*time.Hour))) }
+	window, chat, recent := since(health.Window), since(health.ChatWindow), since(health.TrendWindow)
+	prior := since(2 * health.TrendWindow)
+
+	limits, err := allPlanLimits(ctx, tx)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := tx.Query(ctx, `SELECT a.account_id, coalesce(a.owner_id, ''), a.email, a.business_name, a.plan,
+			a.created_at, a.last_login_at, a.payment_status, a.payment_failures, h.score, h.tier
+		FROM accounts a LEFT JOIN health_current h USING (account_id)
+		WHERE a.account_id = ANY($1) ORDER BY a.account_id`, ids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load accounts: %w", err)
+	}
+	var (
+		out      []app.AccountFacts
+		index    = map[string]int{}
+		plans    []string
+		previous = map[string]stored{}
+		f        app.AccountFacts
+		plan     string
+		login    *time.Time
+		score    *int32
+		tier     *string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&f.AccountID, &f.OwnerID, &f.Email, &f.BusinessName, &plan,
+		&f.Facts.CreatedAt, &login, &f.Facts.Payment.Status, &f.Facts.Payment.Failures, &score, &tier}, func() error {
+		a := f
+		a.Facts.LastLoginAt = time.Time{}
+		if login != nil {
+			a.Facts.LastLoginAt = *login
+		}
+		a.PreviousTier = ""
+		if tier != nil {
+			a.PreviousTier = health.Tier(*tier)
+			previous[a.AccountID] = stored{score: int(*score), tier: a.PreviousTier}
+		}
+		index[a.AccountID] = len(out)
+		out = append(out, a)
+		plans = append(plans, plan)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load accounts: %w", err)
+	}
+
+	rows, err = tx.Query(ctx, `SELECT account_id,
+			count(DISTINCT feature) FILTER (WHERE day >= $2),
+			coalesce(sum(uses) FILTER (WHERE feature = 'chat' AND day >= $3), 0),
+			coalesce(sum(uses) FILTER (WHERE day >= $4), 0),
+			coalesce(sum(uses) FILTER (WHERE day >= $5 AND day < $4), 0)
+		FROM usage_daily WHERE account_id = ANY($1) AND day >= least($2, $5) AND day <= $6
+		GROUP BY account_id`, ids, window, chat, recent, prior, today)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load usage facts: %w", err)
+	}
+	var (
+		id                                  string
+		features, chatUses, inRecent, inPri int64
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &features, &chatUses, &inRecent, &inPri}, func() error {
+		if i, ok := index[id]; ok {
+			fa := &out[i].Facts
+			fa.FeaturesUsed, fa.ChatUses, fa.UsageRecent, fa.UsagePrior = int(features), int(chatUses), int(inRecent), int(inPri)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load usage facts: %w", err)
+	}
+
+	rows, err = tx.Query(ctx, `SELECT account_id, feature, sum(uses)::bigint FROM usage_daily
+		WHERE account_id = ANY($1) AND day >= $2 AND day <= $3 AND feature = ANY($4)
+		GROUP BY account_id, feature`, ids, window, today, metered())
+	if err != nil {
+		return nil, nil, fmt.Errorf("load metered use: %w", err)
+	}
+	used := map[string]map[usage.Feature]int{}
+	var (
+		feature string
+		n       int64
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &feature, &n}, func() error {
+		if used[id] == nil {
+			used[id] = map[usage.Feature]int{}
+		}
+		used[id][usage.Feature(feature)] = int(n)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load metered use: %w", err)
+	}
+	for i := range out {
+		for _, mf := range usage.Metered {
+			limit, ok := limits[plans[i]][mf]
+			if !ok {
+				limit = usage.Unlimited
+			}
+			out[i].Facts.Metered = append(out[i].Facts.Metered, health.Metered{Used: used[out[i].AccountID][mf], Limit: limit})
+		}
+	}
+
+	rows, err = tx.Query(ctx, `SELECT account_id,
+			count(*) FILTER (WHERE kind = 'login'),
+			coalesce(sum(n) FILTER (WHERE kind = 'lead'), 0),
+			coalesce(sum(n) FILTER (WHERE kind = 'inbound'), 0)
+		FROM activity_daily WHERE account_id = ANY($1) AND day >= $2 AND day <= $3
+		GROUP BY account_id`, ids, window, today)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load activity facts: %w", err)
+	}
+	var loginDays, leads, inbound int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &loginDays, &leads, &inbound}, func() error {
+		if i, ok := index[id]; ok {
+			fa := &out[i].Facts
+			fa.LoginDays, fa.LeadsWritten, fa.InboundEvents = int(loginDays), int(leads), int(inbound)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load activity facts: %w", err)
+	}
+	return out, previous, nil
+}
+
+func allPlanLimits(ctx context.Context, tx pgx.Tx) (map[string]map[usage.Feature]int, error) {
+	rows, err := tx.Query(ctx, `SELECT plan, feature, coalesce(monthly_limit, $1) FROM plan_limits`, usage.Unlimited)
+	if err != nil {
+		return nil, fmt.Errorf("plan limits: %w", err)
+	}
+	out := map[string]map[usage.Feature]int{}
+	var (
+		plan, feature string
+		limit         int32
+	)
+	_, err = pgx.ForEachRow(rows, []any{&plan, &feature, &limit}, func() error {
+		if out[plan] == nil {
+			out[plan] = map[usage.Feature]int{}
+		}
+		out[plan][usage.Feature(feature)] = int(limit)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plan limits: %w", err)
+	}
+	return out, nil
+}
+
+func storeScores(ctx context.Context, tx pgx.Tx, updates []app.ScoreUpdate, previous map[string]stored) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	var (
+		ids, tiers, signals []string
+		scores, churns      []int32
+		ats                 []time.Time
+		changed             []bool
+	)
+	for _, u := range updates {
+		raw, err := json.Marshal(u.Score.Signals)
+		if err != nil {
+			return fmt.Errorf("encode signals: %w", err)
+		}
+		p, had := previous[u.AccountID]
+		ids = append(ids, u.AccountID)
+		tiers = append(tiers, string(u.Score.Tier))
+		signals = append(signals, string(raw))
+		scores = append(scores, int32(u.Score.Value)) //nolint:gosec // 0-100
+		churns = append(churns, int32(u.Score.Churn)) //nolint:gosec // 0-100
+		ats = append(ats, u.Score.ComputedAt)
+		changed = append(changed, !had || p.score != u.Score.Value || p.tier != u.Score.Tier)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO health_current (account_id, score, tier, churn, signals, computed_at)
+		SELECT id, score, tier, churn, signals::jsonb, at
+		FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::text[], $6::timestamptz[])
+			AS r(id, score, tier, churn, signals, at)
+		ON CONFLICT (account_id) DO UPDATE SET score = excluded.score, tier = excluded.tier,
+			churn = excluded.churn, signals = excluded.signals, computed_at = excluded.computed_at`,
+		ids, scores, tiers, churns, signals, ats); err != nil {
+		return fmt.Errorf("store current scores: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO health_scores (account_id, score, tier, churn, signals, computed_at)
+		SELECT id, score, tier, churn, signals::jsonb, at
+		FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::bool[])
+			AS r(id, score, tier, churn, signals, at, changed)
+		WHERE changed`, ids, scores, tiers, churns, signals, ats, changed); err != nil {
+		return fmt.Errorf("store score history: %w", err)
+	}
+	return nil
+}
+
+func enqueueAlerts(ctx context.Context, tx pgx.Tx, updates []app.ScoreUpdate) error {
+	var envs []events.Envelope
+	for _, u := range updates {
+		if u.Alert == nil {
+			continue
+		}
+		env, err := events.New(ctx, EventHealthCritical, u.Alert.OwnerID, u.Alert)
+		if err != nil {
+			return err
+		}
+		envs = append(envs, env)
+	}
+	return events.Enqueue(ctx, tx, envs...)
+}
+
+func (h *Health) Current(ctx context.Context, accountID string) (health.Score, bool, error) {
+	var (
+		score, churn int32
+		tier         string
+		signals      []byte
+		at           time.Time
+	)
+	err := h.pool.QueryRow(ctx, `SELECT score, tier, churn, signals, computed_at FROM health_current
+		WHERE account_id = $1`, accountID).Scan(&score, &tier, &churn, &signals, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return health.Score{}, false, nil
+	}
+	if err != nil {
+		return health.Score{}, false, fmt.Errorf("current score: %w", err)
+	}
+	var v health.Values
+	if err := json.Unmarshal(signals, &v); err != nil {
+		return health.Score{}, false, fmt.Errorf("decode signals: %w", err)
+	}
+	return health.Restore(v, int(score), health.Tier(tier), int(churn), at.UTC()), true, nil
+}
+
+func (h *Health) Unscored(ctx context.Context, ownerID string) ([]string, error) {
+	rows, err := h.pool.Query(ctx, `SELECT a.account_id FROM accounts a
+		WHERE a.owner_id = $1 AND NOT EXISTS (SELECT 1 FROM health_current h WHERE h.account_id = a.account_id)
+		ORDER BY a.account_id`, ownerID)
+	if err != nil {
+		return nil, fmt.Errorf("unscored clients: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("unscored clients: %w", err)
+	}
+	return ids, nil
+}
+
+func (h *Health) AtRisk(ctx context.Context, ownerID string, threshold, limit int) ([]app.AtRiskClient, int, error) {
+	rows, err := h.pool.Query(ctx, `SELECT a.account_id, a.email, a.business_name, a.last_login_at,
+			h.score, h.tier, h.churn, h.signals, h.computed_at, count(*) OVER ()
+		FROM accounts a JOIN health_current h USING (account_id)
+		WHERE a.owner_id = $1 AND h.churn >= $2
+		ORDER BY h.churn DESC, h.score, a.account_id
+		LIMIT $3`, ownerID, threshold, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("at-risk clients: %w", err)
+	}
+	var (
+		out          []app.AtRiskClient
+		total        int64
+		c            app.AtRiskClient
+		login        *time.Time
+		score, churn int32
+		tier         string
+		signals      []byte
+		at           time.Time
+	)
+	_, err = pgx.ForEachRow(rows, []any{&c.AccountID, &c.Email, &c.Business, &login, &score, &tier, &churn, &signals, &at, &total}, func() error {
+		var v health.Values
+		if err := json.Unmarshal(signals, &v); err != nil {
+			return fmt.Errorf("decode signals: %w", err)
+		}
+		row := c
+		row.LastLoginAt = time.Time{}
+		if login != nil {
+			row.LastLoginAt = login.UTC()
+		}
+		row.Score = health.Restore(v, int(score), health.Tier(tier), int(churn), at.UTC())
+		out = append(out, row)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("at-risk clients: %w", err)
+	}
+	return out, int(total), nil
+}
+
+func (h *Health) Dirty(ctx context.Context, limit int) ([]string, error) {
+	return h.ids(ctx, `SELECT account_id FROM dirty_accounts ORDER BY marked_at, account_id LIMIT $1`, limit)
+}
+
+func (h *Health) AccountsAfter(ctx context.Context, after string, limit int) ([]string, error) {
+	return h.ids(ctx, `SELECT account_id FROM accounts WHERE account_id > $2 ORDER BY account_id LIMIT $1`, limit, after)
+}
+
+func (h *Health) ids(ctx context.Context, sql string, args ...any) ([]string, error) {
+	rows, err := h.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list accounts: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list accounts: %w", err)
+	}
+	return ids, nil
+}

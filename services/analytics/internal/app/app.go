@@ -1,0 +1,112 @@
+// Package app holds the analytics use cases, one struct with a Handle method each, and the
+// outbound interfaces they need; adapters implement those interfaces.
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
+)
+
+// Clock tells the use cases the time; tests pass a clock they move by hand.
+type Clock func() time.Time
+
+// Caller is the authenticated account making a request, as its token describes it.
+type Caller struct {
+	AccountID string
+	Email     string
+	Plan      string
+}
+
+// Idempotency identifies a retryable request: its key and a fingerprint of what it asked for.
+type Idempotency struct {
+	Key         string
+	Fingerprint []byte
+}
+
+// Logged is the durable result of recording a usage event.
+type Logged struct {
+	EventID string
+	At      time.Time
+}
+
+// UsageRecorder stores a usage event durably; with an Idempotency it returns the first result
+// for the key, or a conflict when the key was used for a different request.
+type UsageRecorder interface {
+	Record(ctx context.Context, e usage.Event, idem *Idempotency) (Logged, error)
+}
+
+// Allowances reads what the PQL check reports.
+type Allowances interface {
+	// MonthlyUse sums each metered feature's use in [from, to).
+	MonthlyUse(ctx context.Context, accountID string, from, to time.Time) (map[usage.Feature]int, error)
+	// Limits returns each metered feature's monthly limit on plan; usage.Unlimited when none.
+	Limits(ctx context.Context, plan string) (map[usage.Feature]int, error)
+}
+
+// Accounts is the account projection as the use cases see it.
+type Accounts interface {
+	// Ensure records an account first seen through its own request, so it is scored before its
+	// account.created event arrives; a known account is left as it is.
+	Ensure(ctx context.Context, c Caller, now time.Time) error
+	// Plan returns the account's current plan from the projection; false when it is unknown.
+	Plan(ctx context.Context, accountID string) (string, bool, error)
+}
+
+// AccountFacts is one account as the health recompute sees it.
+type AccountFacts struct {
+	AccountID    string
+	OwnerID      string // empty for owners
+	Email        string
+	BusinessName string
+	Facts        health.Facts
+	// PreviousTier is the tier of the last stored score; empty when there is none.
+	PreviousTier health.Tier
+}
+
+// ScoreUpdate is a new score for one account and, when it just entered critical, the alert.
+type ScoreUpdate struct {
+	AccountID string
+	Score     health.Score
+	Alert     *CriticalAlert
+}
+
+// CriticalAlert is the health.critical event: envelope account OwnerID, data the rest.
+type CriticalAlert struct {
+	OwnerID         string    `json:"-"`
+	ClientAccountID string    `json:"clientAccountId"`
+	Email           string    `json:"email"`
+	BusinessName    string    `json:"businessName"`
+	Score           int       `json:"score"`
+	Recommendation  string    `json:"recommendation"`
+	At              time.Time `json:"at"`
+}
+
+// AtRiskClient is one row of churn-predict.
+type AtRiskClient struct {
+	AccountID   string
+	Email       string
+	Business    string
+	LastLoginAt time.Time // zero when never
+	Score       health.Score
+}
+
+// HealthStore keeps scores and their history.
+type HealthStore interface {
+	// Update gathers the facts of ids as of now and stores what update returns, with the alerts,
+	// in one transaction that no other update of the same accounts can interleave with.
+	Update(ctx context.Context, ids []string, now time.Time, update func([]AccountFacts) []ScoreUpdate) error
+	// Current returns an account's latest score; false when it was never scored.
+	Current(ctx context.Context, accountID string) (health.Score, bool, error)
+	// Unscored lists the owner's clients that have no score yet.
+	Unscored(ctx context.Context, ownerID string) ([]string, error)
+	// AtRisk returns the owner's clients with churn >= threshold, highest first, at most limit,
+	// and how many there are in all.
+	AtRisk(ctx context.Context, ownerID string, threshold, limit int) ([]AtRiskClient, int, error)
+	// Dirty returns up to limit accounts whose facts changed since they were scored.
+	Dirty(ctx context.Context, limit int) ([]string, error)
+	// AccountsAfter pages through every account id in order.
+	AccountsAfter(ctx context.Context, after string, limit int) ([]string, error)
+}

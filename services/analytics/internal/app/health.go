@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+)
+
+// Recompute scores accounts from their current facts, stores the scores and raises
+// health.critical for each client that has just entered the critical tier.
+type Recompute struct {
+	Store HealthStore
+	Now   Clock
+}
+
+func (h Recompute) Handle(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	now := h.Now()
+	return h.Store.Update(ctx, ids, now, func(accounts []AccountFacts) []ScoreUpdate {
+		out := make([]ScoreUpdate, 0, len(accounts))
+		for _, a := range accounts {
+			out = append(out, score(a, now))
+		}
+		return out
+	})
+}
+
+func score(a AccountFacts, now time.Time) ScoreUpdate {
+	s := health.Evaluate(a.Facts, now)
+	u := ScoreUpdate{AccountID: a.AccountID, Score: s}
+	// Only clients raise the alert: it goes to the owner who looks after them.
+	if a.OwnerID != "" && health.EntersCritical(a.PreviousTier, s.Tier) {
+		u.Alert = &CriticalAlert{
+			OwnerID: a.OwnerID, ClientAccountID: a.AccountID, Email: a.Email, BusinessName: a.BusinessName,
+			Score: s.Value, Recommendation: health.Recommendation(s.Signals), At: now.UTC(),
+		}
+	}
+	return u
+}
+
+// GetHealthScore returns the caller's latest score, scoring the account first if it never was.
+type GetHealthScore struct {
+	Store     HealthStore
+	Accounts  Accounts
+	Recompute Recompute
+	Now       Clock
+}
+
+func (h GetHealthScore) Handle(ctx context.Context, c Caller) (health.Score, error) {
+	s, ok, err := h.Store.Current(ctx, c.AccountID)
+	if err != nil || ok {
+		return s, err
+	}
+	if err := h.Accounts.Ensure(ctx, c, h.Now()); err != nil {
+		return health.Score{}, err
+	}
+	if err := h.Recompute.Handle(ctx, []string{c.AccountID}); err != nil {
+		return health.Score{}, err
+	}
+	s, ok, err = h.Store.Current(ctx, c.AccountID)
+	if err == nil && !ok {
+		err = fmt.Errorf("account %s has no score after recompute", c.AccountID)
+	}
+	return s, err
+}
+
+// Worker keeps scores current: every DirtyEvery it rescores the accounts whose facts changed
+// (so a burst of events costs one recompute), and every SweepEvery it rescores every account,
+// so that scores also move when nothing happens.
+type Worker struct {
+	Store      HealthStore
+	Recompute  Recompute
+	DirtyEvery time.Duration
+	SweepEvery time.Duration
+	BatchSize  int
+}
+
+// Run works until ctx is done.
+func (w Worker) Run(ctx context.Context) error {
+	dirty := time.NewTicker(w.DirtyEvery)
+	defer dirty.Stop()
+	sweep := time.NewTicker(w.SweepEvery)
+	defer sweep.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-dirty.C:
+			if _, err := w.RecomputeDirty(ctx); err != nil && ctx.Err() == nil {
+				slog.ErrorContext(ctx, "recompute dirty accounts", "error", err)
+			}
+		case <-sweep.C:
+			if n, err := w.RecomputeAll(ctx); err != nil && ctx.Err() == nil {
+				slog.ErrorContext(ctx, "health sweep", "error", err, "accounts", n)
+			} else {
+				slog.InfoContext(ctx, "health sweep done", "accounts", n)
+			}
+		}
+	}
+}
+
+// RecomputeDirty rescores the accounts marked dirty, a batch at a time, until a batch comes
+// back short (what is marked meanwhile waits for the next tick).
+func (w Worker) RecomputeDirty(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		ids, err := w.Store.Dirty(ctx, w.BatchSize)
+		if err != nil || len(ids) == 0 {
+			return total, err
+		}
+		if err := w.Recompute.Handle(ctx, ids); err != nil {
+			return total, err
+		}
+		total += len(ids)
+		if len(ids) < w.BatchSize {
+			return total, nil
+		}
+	}
+}
+
+// RecomputeAll rescores every account, a batch at a time, and returns how many it scored.
+func (w Worker) RecomputeAll(ctx context.Context) (int, error) {
+	total, after := 0, ""
+	for {
+		ids, err := w.Store.AccountsAfter(ctx, after, w.BatchSize)
+		if err != nil || len(ids) == 0 {
+			return total, err
+		}
+		if err := w.Recompute.Handle(ctx, ids); err != nil {
+			return total, err
+		}
+		total += len(ids)
+		after = ids[len(ids)-1]
+	}
+}
