@@ -154,8 +154,8 @@ func SignedWith(method jwt.SigningMethod, key any) Option {
 	return func(m *mint) { m.method, m.key = method, key }
 }
 
-// Token mints a token for c: signed with the current key, issued now, expiring in an hour, with
-// the issuer and audience of Config. Options change that.
+// Token mints a token for c: signed with the current key, issued now (or at c.IssuedAt), expiring
+// in an hour (or at c.ExpiresAt), with the issuer and audience of Config. Options change that.
 func (iss *Issuer) Token(c authjwt.Caller, opts ...Option) string {
 	iss.t.Helper()
 	k := iss.current()
