@@ -1,0 +1,176 @@
+// Package postgres implements the leads stores on PostgreSQL (schema leads).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/services/leads/internal/app"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
+)
+
+// Catalog reads the businesses table.
+type Catalog struct{ pool *pgxpool.Pool }
+
+func NewCatalog(pool *pgxpool.Pool) *Catalog { return &Catalog{pool: pool} }
+
+// args numbers query parameters as they are added.
+type args []any
+
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return fmt.Sprintf("$%d", len(*a))
+}
+
+// filters are the conditions shared by both search shapes: reachable businesses only (a lead
+// needs an email and a phone), the location, and every keyword.
+func filters(q app.SearchQuery, a *args) string {
+	var b strings.Builder
+	b.WriteString(" AND email <> '' AND phone <> ''")
+	switch loc := q.Location; {
+	case loc.ZIP != "":
+		b.WriteString(" AND zip = " + a.add(loc.ZIP))
+	case loc.City != "":
+		b.WriteString(" AND lower(city) = " + a.add(strings.ToLower(loc.City)))
+		if loc.State != "" {
+			b.WriteString(" AND state = " + a.add(loc.State))
+		}
+	case loc.State != "":
+		b.WriteString(" AND state = " + a.add(loc.State))
+	}
+	for _, k := range q.Keywords {
+		b.WriteString(fmt.Sprintf(" AND (search @@ plainto_tsquery('english', %s) OR name ILIKE %s)",
+			a.add(k), a.add("%"+likeEscaper.Replace(k)+"%")))
+	}
+	return b.String()
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+const foundColumns = `SELECT name, owner_name, email, phone, source, `
+
+// SearchVertical reads the best rows of the asked verticals off (vertical, ..., quality DESC).
+func (c *Catalog) SearchVertical(ctx context.Context, q app.SearchQuery) ([]app.Found, error) {
+	if len(q.Verticals) == 0 {
+		return nil, nil
+	}
+	var a args
+	sql := foundColumns + fmt.Sprintf("%d + quality FROM businesses WHERE vertical = ANY(%s)", catalog.VerticalMatchPoints, a.add(q.Verticals)) +
+		filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit)
+	return c.found(ctx, sql, a)
+}
+
+// SearchText finds businesses outside the asked verticals whose name, vertical or categories
+// match the industry text.
+func (c *Catalog) SearchText(ctx context.Context, q app.SearchQuery) ([]app.Found, error) {
+	var a args
+	sql := foundColumns + "quality FROM businesses WHERE search @@ plainto_tsquery('english', " + a.add(q.Text) + ")"
+	if len(q.Verticals) > 0 {
+		sql += " AND NOT (vertical = ANY(" + a.add(q.Verticals) + "))"
+	}
+	sql += filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit)
+	return c.found(ctx, sql, a)
+}
+
+func (c *Catalog) found(ctx context.Context, sql string, a args) ([]app.Found, error) {
+	rows, err := c.pool.Query(ctx, sql, a...)
+	if err != nil {
+		return nil, fmt.Errorf("search catalog: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (app.Found, error) {
+		var f app.Found
+		err := r.Scan(&f.BusinessName, &f.OwnerName, &f.Email, &f.Phone, &f.Source, &f.Rank)
+		return f, err
+	})
+}
+
+// Match finds a business by the lead's email domain (as email or website domain), phone or exact
+// name; one index probe per given field.
+func (c *Catalog) Match(ctx context.Context, m app.MatchQuery) (app.Match, error) {
+	var (
+		a     args
+		conds []string
+	)
+	if m.Domain != "" {
+		p := a.add(m.Domain)
+		conds = append(conds, "email_domain = "+p, "website_domain = "+p)
+	}
+	if m.Phone != "" {
+		conds = append(conds, "phone = "+a.add(m.Phone))
+	}
+	if m.BusinessName != "" {
+		conds = append(conds, "lower(name) = "+a.add(strings.ToLower(m.BusinessName)))
+	}
+	if len(conds) == 0 {
+		return app.Match{}, nil
+	}
+	var hasWebsite bool
+	err := c.pool.QueryRow(ctx, "SELECT bool_or(website <> '') FROM (SELECT website FROM businesses WHERE "+
+		strings.Join(conds, " OR ")+" LIMIT 20) m HAVING count(*) > 0", a...).Scan(&hasWebsite)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return app.Match{}, nil
+	}
+	if err != nil {
+		return app.Match{}, fmt.Errorf("match catalog: %w", err)
+	}
+	return app.Match{Found: true, HasWebsite: hasWebsite}, nil
+}
+
+// topN is the length of the topCities and topStates lists.
+const topN = 10
+
+// Stats aggregates the whole catalog in one snapshot.
+func (c *Catalog) Stats(ctx context.Context, now time.Time) (app.Stats, error) {
+	s := app.Stats{ByVertical: map[string]int{}, TopCities: []app.CityCount{}, TopStates: []app.StateCount{},
+		UpdatedAt: app.Timestamp(now)}
+	err := pgx.BeginTxFunc(ctx, c.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var (
+			avg              float64
+			earliest, latest *time.Time
+		)
+		err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE website = ''), coalesce(avg(gap_score), 0),
+			count(*) FILTER (WHERE listed_at >= $1), min(listed_at), max(listed_at) FROM businesses`,
+			now.Add(-7*24*time.Hour)).Scan(&s.Total, &s.NoWebsite, &avg, &s.Last7Days, &earliest, &latest)
+		if err != nil {
+			return fmt.Errorf("totals: %w", err)
+		}
+		s.AvgGapScore = math.Round(avg*10) / 10
+		if earliest != nil {
+			e, l := app.Timestamp(*earliest), app.Timestamp(*latest)
+			s.DateRange = app.DateRange{Earliest: &e, Latest: &l}
+		}
+		rows, _ := tx.Query(ctx, `SELECT vertical, count(*) FROM businesses GROUP BY vertical`)
+		var (
+			name  string
+			count int
+		)
+		if _, err := pgx.ForEachRow(rows, []any{&name, &count}, func() error { s.ByVertical[name] = count; return nil }); err != nil {
+			return fmt.Errorf("by vertical: %w", err)
+		}
+		rows, _ = tx.Query(ctx, `SELECT city || ', ' || state, count(*) FROM businesses
+			GROUP BY city, state ORDER BY count(*) DESC, city, state LIMIT $1`, topN)
+		if _, err := pgx.ForEachRow(rows, []any{&name, &count}, func() error {
+			s.TopCities = append(s.TopCities, app.CityCount{City: name, Count: count})
+			return nil
+		}); err != nil {
+			return fmt.Errorf("top cities: %w", err)
+		}
+		rows, _ = tx.Query(ctx, `SELECT state::text, count(*) FROM businesses
+			GROUP BY state ORDER BY count(*) DESC, state LIMIT $1`, topN)
+		if _, err := pgx.ForEachRow(rows, []any{&name, &count}, func() error {
+			s.TopStates = append(s.TopStates, app.StateCount{State: name, Count: count})
+			return nil
+		}); err != nil {
+			return fmt.Errorf("top states: %w", err)
+		}
+		return nil
+	})
+	return s, err
+}

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
+)
+
+// Event types this service publishes; their data shapes are below and in the README.
+const (
+	EventLeadWritten   = "lead.written"
+	EventUsageRecorded = "usage.recorded"
+	EventInboundLead   = "inbound.new_lead"
+)
+
+// LeadWritten is the data of lead.written; leadId is the serviceId of outbound new_lead.
+type LeadWritten struct {
+	LeadID       string `json:"leadId"`
+	Name         string `json:"name"`
+	Email        string `json:"email"`
+	Phone        string `json:"phone"`
+	Source       string `json:"source"`
+	BusinessName string `json:"businessName"`
+	Timestamp    string `json:"timestamp"`
+}
+
+// UsageRecorded is the data of usage.recorded.
+type UsageRecorded struct {
+	EventID string `json:"eventId"`
+	Feature string `json:"feature"`
+	Action  string `json:"action"`
+	Count   int    `json:"count"`
+	At      string `json:"at"`
+}
+
+// Timestamp renders t the way every response and event does: UTC, milliseconds.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func leadWrittenEvents(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error) {
+	envs := make([]events.Envelope, 0, len(added))
+	for _, l := range added {
+		env, err := events.New(ctx, EventLeadWritten, l.AccountID(), LeadWritten{
+			LeadID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(), Source: l.Source(),
+			BusinessName: l.BusinessName(), Timestamp: Timestamp(l.CreatedAt()),
+		})
+		if err != nil {
+			return nil, err
+		}
+		envs = append(envs, env)
+	}
+	return envs, nil
+}
+
+func usageEvent(ctx context.Context, accountID, feature, action string, count int, at time.Time) (events.Envelope, error) {
+	return events.New(ctx, EventUsageRecorded, accountID, UsageRecorded{
+		EventID: ids.New("evt"), Feature: feature, Action: action, Count: count, At: Timestamp(at),
+	})
+}

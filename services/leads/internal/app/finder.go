@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
+)
+
+// Lead-finder limits (spec 8).
+const (
+	DefaultFindLimit = 10
+	MaxFindLimit     = 50
+	maxKeywords      = 10
+	maxTermLen       = 100
+)
+
+// FindLeads is POST /api/lead-finder.
+type FindLeads struct {
+	Catalog Catalog
+	Sheet   Sheet
+	Now     func() time.Time
+}
+
+// FindLeadsInput is the request as decoded; Limit nil means the default.
+type FindLeadsInput struct {
+	AccountID string
+	Industry  string
+	Location  string
+	Limit     *int
+	Keywords  []string
+}
+
+// Handle searches the catalog, appends the found leads to the caller's sheet (new ones emit
+// lead.written) and records one lead_finder use, all committed together.
+func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, error) {
+	q, err := buildSearch(in)
+	if err != nil {
+		return nil, err
+	}
+	found, err := h.Catalog.SearchVertical(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("search verticals: %w", err)
+	}
+	// Text-only matches rank below every vertical match, so they only fill what is left.
+	if len(found) < q.Limit {
+		rest := q
+		rest.Limit = q.Limit - len(found)
+		more, err := h.Catalog.SearchText(ctx, rest)
+		if err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
+		}
+		found = append(found, more...)
+	}
+
+	now := h.Now()
+	leads := make([]sheet.Lead, 0, len(found))
+	for _, f := range found {
+		l, err := sheet.NewLead(ids.New("lead"), in.AccountID, sheet.LeadInput{
+			Name: f.OwnerName, Email: f.Email, Phone: f.Phone, BusinessName: f.BusinessName, Source: f.Source,
+		}, now)
+		if err != nil {
+			return nil, fmt.Errorf("catalog row %q is not a valid lead: %w", f.BusinessName, err)
+		}
+		leads = append(leads, l)
+	}
+	_, err = h.Sheet.Append(ctx, in.AccountID, leads, func(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error) {
+		envs, err := leadWrittenEvents(ctx, added)
+		if err != nil {
+			return nil, err
+		}
+		usage, err := usageEvent(ctx, in.AccountID, "lead_finder", "search", 1, now)
+		return append(envs, usage), err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append found leads: %w", err)
+	}
+	return found, nil
+}
+
+func buildSearch(in FindLeadsInput) (SearchQuery, error) {
+	industry := strings.Join(strings.Fields(in.Industry), " ")
+	if industry == "" {
+		return SearchQuery{}, apperr.MissingField("industry")
+	}
+	if len(industry) > maxTermLen {
+		return SearchQuery{}, apperr.InvalidField("industry", fmt.Sprintf("must be at most %d characters", maxTermLen))
+	}
+	loc, err := catalog.ParseLocation(in.Location)
+	if err != nil {
+		return SearchQuery{}, apperr.InvalidField("location", err.Error())
+	}
+	limit := DefaultFindLimit
+	if in.Limit != nil {
+		limit = *in.Limit
+		if limit < 1 || limit > MaxFindLimit {
+			return SearchQuery{}, apperr.InvalidField("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxFindLimit))
+		}
+	}
+	if len(in.Keywords) > maxKeywords {
+		return SearchQuery{}, apperr.InvalidField("keywords", fmt.Sprintf("at most %d keywords", maxKeywords))
+	}
+	var keywords []string
+	for _, k := range in.Keywords {
+		k = strings.Join(strings.Fields(k), " ")
+		if k == "" || len(k) > maxTermLen {
+			return SearchQuery{}, apperr.InvalidField("keywords", fmt.Sprintf("each keyword must be 1 to %d characters", maxTermLen))
+		}
+		keywords = append(keywords, k)
+	}
+	return SearchQuery{
+		Verticals: catalog.MatchVerticals(industry),
+		Text:      industry,
+		Location:  loc,
+		Keywords:  keywords,
+		Limit:     limit,
+	}, nil
+}

@@ -1,0 +1,114 @@
+// Package app holds the leads use cases, one struct with a Handle method each, and the outbound
+// interfaces they need; adapters implement those interfaces.
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
+)
+
+// SearchQuery is one catalog search. Verticals empty means the industry names no known vertical.
+type SearchQuery struct {
+	Verticals []string
+	Text      string // the industry as typed, matched by full text
+	Location  catalog.Location
+	Keywords  []string
+	Limit     int
+}
+
+// Found is a catalog business returned by a search; Rank is its lead-finder score.
+type Found struct {
+	BusinessName, OwnerName, Email, Phone, Source string
+	Rank                                          int
+}
+
+// Catalog is the business catalog as the use cases read it.
+type Catalog interface {
+	// SearchVertical returns the best businesses in q.Verticals, rank = 50 + quality.
+	SearchVertical(ctx context.Context, q SearchQuery) ([]Found, error)
+	// SearchText returns the best businesses outside q.Verticals whose text matches q.Text,
+	// rank = quality.
+	SearchText(ctx context.Context, q SearchQuery) ([]Found, error)
+	// Match looks for a business with this email domain, phone or exact name.
+	Match(ctx context.Context, m MatchQuery) (Match, error)
+	// Stats aggregates the catalog.
+	Stats(ctx context.Context, now time.Time) (Stats, error)
+}
+
+// MatchQuery holds what identifies a lead's business; empty fields are not matched.
+type MatchQuery struct{ Domain, Phone, BusinessName string }
+
+// Match reports whether a catalog business matched and whether it lists a website.
+type Match struct{ Found, HasWebsite bool }
+
+// Stats is the catalog summary of spec 2.14.
+type Stats struct {
+	Total       int            `json:"total"`
+	NoWebsite   int            `json:"noWebsite"`
+	AvgGapScore float64        `json:"avgGapScore"`
+	ByVertical  map[string]int `json:"byVertical"`
+	TopCities   []CityCount    `json:"topCities"`
+	TopStates   []StateCount   `json:"topStates"`
+	Last7Days   int            `json:"last7Days"`
+	DateRange   DateRange      `json:"dateRange"`
+	UpdatedAt   string         `json:"updatedAt"`
+}
+
+type CityCount struct {
+	City  string `json:"city"`
+	Count int    `json:"count"`
+}
+
+type StateCount struct {
+	State string `json:"state"`
+	Count int    `json:"count"`
+}
+
+// DateRange bounds the catalog's listing dates; both are null for an empty catalog.
+type DateRange struct {
+	Earliest *string `json:"earliest"`
+	Latest   *string `json:"latest"`
+}
+
+// AfterAppend builds the events to commit with newly added sheet rows.
+type AfterAppend func(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error)
+
+// Sheet is the accounts' leads sheets.
+type Sheet interface {
+	// Append adds the leads not already on the account's sheet and commits the events that
+	// after builds from the added ones in the same transaction.
+	Append(ctx context.Context, accountID string, leads []sheet.Lead, after AfterAppend) ([]sheet.Lead, error)
+	// AppendTx is Append inside a transaction the caller owns (an event consumer's).
+	AppendTx(ctx context.Context, tx pgx.Tx, accountID string, leads []sheet.Lead, after AfterAppend) ([]sheet.Lead, error)
+	// List returns up to limit leads older than the cursor lead id ("" for the newest).
+	List(ctx context.Context, accountID, before string, limit int) ([]sheet.Lead, error)
+	// Each calls fn for every lead of the account, newest first.
+	Each(ctx context.Context, accountID string, fn func(sheet.Lead) error) error
+}
+
+// Allowances are the monthly batch-scoring budgets.
+type Allowances interface {
+	// Update locks the account's allowance for month under its plan's limit, runs fn, and saves
+	// the allowance and the events fn returns in one transaction; nothing is saved if fn fails.
+	Update(ctx context.Context, accountID, plan string, month time.Time,
+		fn func(*sheet.Allowance) ([]events.Envelope, error)) error
+}
+
+// Resolver answers DNS questions about a domain; Unknown when DNS did not answer.
+type Resolver interface {
+	MX(ctx context.Context, domain string) qualify.Outcome
+	Resolves(ctx context.Context, domain string) qualify.Outcome
+}
+
+// StatsCache keeps the rendered statistics body between computations.
+type StatsCache interface {
+	Get(ctx context.Context) ([]byte, bool)
+	Set(ctx context.Context, body []byte, ttl time.Duration)
+}

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
+)
+
+// Sheet listing limits.
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 100
+)
+
+// ListSheet is GET /api/leads: the caller's sheet, newest first, a page at a time.
+type ListSheet struct{ Sheet Sheet }
+
+// ListInput carries the raw query values so that bad ones are reported by name.
+type ListInput struct {
+	AccountID, Cursor, Limit string
+}
+
+// Page is one page of the sheet; NextCursor is "" on the last page.
+type Page struct {
+	Leads      []sheet.Lead
+	NextCursor string
+}
+
+func (h ListSheet) Handle(ctx context.Context, in ListInput) (Page, error) {
+	limit := DefaultListLimit
+	if in.Limit != "" {
+		n, err := strconv.Atoi(in.Limit)
+		if err != nil || n < 1 || n > MaxListLimit {
+			return Page{}, apperr.InvalidField("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxListLimit))
+		}
+		limit = n
+	}
+	if in.Cursor != "" && !ids.Valid("lead", in.Cursor) {
+		return Page{}, apperr.InvalidField("cursor", "must be the nextCursor of a previous page")
+	}
+	// One extra row tells whether another page follows.
+	leads, err := h.Sheet.List(ctx, in.AccountID, in.Cursor, limit+1)
+	if err != nil {
+		return Page{}, fmt.Errorf("list sheet: %w", err)
+	}
+	p := Page{Leads: leads}
+	if len(leads) > limit {
+		p.Leads = leads[:limit]
+		p.NextCursor = p.Leads[limit-1].ID()
+	}
+	return p, nil
+}
+
+// ExportSheet is GET /api/leads/export.csv: every lead of the caller, streamed to fn.
+type ExportSheet struct{ Sheet Sheet }
+
+func (h ExportSheet) Handle(ctx context.Context, accountID string, fn func(sheet.Lead) error) error {
+	return h.Sheet.Each(ctx, accountID, fn)
+}
+
+// RecordInboundLead consumes inbound.new_lead: the lead joins the owner's sheet and, when new,
+// emits lead.written, inside the consumer's transaction.
+type RecordInboundLead struct {
+	Sheet Sheet
+	Now   func() time.Time
+}
+
+// InboundLead is the data of inbound.new_lead (spec 2.11 fields plus the inbox id).
+type InboundLead struct {
+	InboundID string `json:"inboundId"`
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	Phone     string `json:"phone"`
+	Source    string `json:"source"`
+	Notes     string `json:"notes"`
+}
+
+// Handle fails only for what a redelivery could fix; a lead that can never be valid is logged
+// and dropped, since retrying it would only end in the dead-letter stream.
+func (h RecordInboundLead) Handle(ctx context.Context, tx pgx.Tx, env events.Envelope) error {
+	var in InboundLead
+	if err := env.Decode(&in); err != nil {
+		slog.WarnContext(ctx, "inbound lead dropped: undecodable data", "event", env.ID, "error", err)
+		return nil
+	}
+	source := in.Source
+	if source == "" {
+		source = "webhook"
+	}
+	l, err := sheet.NewLead(ids.New("lead"), env.AccountID, sheet.LeadInput{
+		Name: in.Name, Email: in.Email, Phone: in.Phone, Source: source,
+	}, h.Now())
+	if err != nil {
+		slog.WarnContext(ctx, "inbound lead dropped: invalid", "event", env.ID, "inboundId", in.InboundID, "error", err)
+		return nil
+	}
+	_, err = h.Sheet.AppendTx(ctx, tx, env.AccountID, []sheet.Lead{l}, leadWrittenEvents)
+	return err
+}

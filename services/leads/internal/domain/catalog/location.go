@@ -1,0 +1,57 @@
+package catalog
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// Location narrows a search to a ZIP code, a city (optionally in a state) or a state.
+// The zero Location means anywhere.
+type Location struct {
+	City  string // as written, spaces collapsed; matched case-insensitively
+	State string // USPS code
+	ZIP   string // five digits
+}
+
+// ErrBadLocation says a location string is none of the accepted shapes.
+var ErrBadLocation = errors.New(`must be a city, "City, ST", a US state name or code, or a 5-digit ZIP code`)
+
+var (
+	zipPattern  = regexp.MustCompile(`^\d{5}(?:-\d{4})?$`)
+	cityPattern = regexp.MustCompile(`^\p{L}[\p{L} .'-]{0,79}$`)
+)
+
+// ParseLocation accepts "Austin, TX", "Austin, Texas", "Austin", "Texas", "TX" and "78701".
+// A lone word that names a state is the state; anything else shaped like a place name is a city.
+func ParseLocation(s string) (Location, error) {
+	s = collapseSpaces(s)
+	if s == "" {
+		return Location{}, nil
+	}
+	if zipPattern.MatchString(s) {
+		return Location{ZIP: s[:5]}, nil
+	}
+	if city, state, ok := strings.Cut(s, ","); ok {
+		city, state = strings.TrimSpace(city), strings.TrimSpace(state)
+		code, known := StateCode(state)
+		if !known || !cityPattern.MatchString(city) {
+			return Location{}, ErrBadLocation
+		}
+		return Location{City: city, State: code}, nil
+	}
+	if code, ok := StateCode(s); ok {
+		return Location{State: code}, nil
+	}
+	if !cityPattern.MatchString(s) || len(s) == 2 {
+		return Location{}, ErrBadLocation
+	}
+	return Location{City: s}, nil
+}
+
+// IsZero reports whether the location places no restriction.
+func (l Location) IsZero() bool { return l == Location{} }
+
+func collapseSpaces(s string) string { return strings.Join(strings.Fields(s), " ") }
+func lower(s string) string          { return strings.ToLower(s) }
+func upper(s string) string          { return strings.ToUpper(s) }
