@@ -1,0 +1,130 @@
+package delivery
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// QueueName is the River queue deliveries run on.
+const QueueName = "deliveries"
+
+// maxAttemptsBackstop only guards against a runaway job; the retry window of the policy is what
+// normally ends a failing delivery.
+const maxAttemptsBackstop = 10_000
+
+// Args is one delivery job: attempt the delivery row with this id.
+type Args struct {
+	DeliveryID string `json:"deliveryId"`
+}
+
+func (Args) Kind() string { return "integrations.delivery" }
+
+func (Args) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueName, MaxAttempts: maxAttemptsBackstop}
+}
+
+// Migrate brings River's tables up to date in the pool's schema (first on its search path).
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: slog.Default()})
+	if err != nil {
+		return fmt.Errorf("river migrator: %w", err)
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrate: %w", err)
+	}
+	return nil
+}
+
+// Queue inserts delivery jobs; it is an insert-only River client, so producers need no workers.
+type Queue struct {
+	client *river.Client[pgx.Tx]
+}
+
+func NewQueue(pool *pgxpool.Pool) (*Queue, error) {
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.Default()})
+	if err != nil {
+		return nil, fmt.Errorf("river insert client: %w", err)
+	}
+	return &Queue{client: c}, nil
+}
+
+// EnqueueTx implements postgres.JobQueue.
+func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, deliveryIDs ...string) error {
+	if len(deliveryIDs) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(deliveryIDs))
+	for i, id := range deliveryIDs {
+		params[i] = river.InsertManyParams{Args: Args{DeliveryID: id}}
+	}
+	_, err := q.client.InsertManyTx(ctx, tx, params)
+	return err
+}
+
+// WorkerConfig sizes the delivery workers.
+type WorkerConfig struct {
+	Concurrency  int
+	Policy       domain.RetryPolicy
+	PollInterval time.Duration // how often to look for due retries besides insert notifications
+}
+
+// NewWorkers returns a River client that runs deliveries; Start and Stop it with the process.
+func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, cfg WorkerConfig) (*river.Client[pgx.Tx], error) {
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver}); err != nil {
+		return nil, err
+	}
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Logger:            slog.Default(),
+		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Concurrency}},
+		Workers:           workers,
+		RetryPolicy:       retryPolicy{cfg.Policy},
+		JobTimeout:        time.Minute, // above the sender's 15 s timeout plus recording
+		FetchCooldown:     min(river.FetchCooldownDefault, cfg.PollInterval),
+		FetchPollInterval: cfg.PollInterval,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return c, nil
+}
+
+type worker struct {
+	river.WorkerDefaults[Args]
+	deliver app.Deliver
+}
+
+func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
+	next, err := w.deliver.Handle(ctx, job.Args.DeliveryID)
+	switch {
+	case err != nil:
+		return err
+	case next.GiveUp != nil:
+		return river.JobCancel(next.GiveUp)
+	case next.Retry != nil:
+		return next.Retry
+	case next.SnoozeFor > 0 || !next.Done:
+		return river.JobSnooze(next.SnoozeFor)
+	default:
+		return nil
+	}
+}
+
+// retryPolicy applies the domain's backoff to River's error count.
+type retryPolicy struct{ p domain.RetryPolicy }
+
+func (r retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	return time.Now().UTC().Add(r.p.Backoff(len(job.Errors) + 1))
+}

@@ -1,0 +1,99 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// SaveAccount implements app.AccountProjection.
+func (s *Store) SaveAccount(ctx context.Context, tx pgx.Tx, a app.AccountCreated, secretHash []byte) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, role, owner_id) VALUES ($1, $2, $3, NULLIF($4, ''))
+		ON CONFLICT (id) DO NOTHING`, a.AccountID, a.Email, a.Role, a.OwnerID)
+	if err != nil || tag.RowsAffected() == 0 || secretHash == nil {
+		return wrap("save account", err)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO webhook_secrets (account_id, secret_hash) VALUES ($1, $2)`, a.AccountID, secretHash)
+	return wrap("save first webhook secret", err)
+}
+
+// SecretOwner implements app.SecretStore.
+func (s *Store) SecretOwner(ctx context.Context, hash []byte) (string, []byte, error) {
+	var accountID string
+	var stored []byte
+	err := s.pool.QueryRow(ctx, `SELECT account_id, secret_hash FROM webhook_secrets WHERE secret_hash = $1`, hash).
+		Scan(&accountID, &stored)
+	return accountID, stored, wrap("look up secret", notFound(err))
+}
+
+// SetSecret implements app.SecretStore.
+func (s *Store) SetSecret(ctx context.Context, accountID string, hash []byte) error {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO webhook_secrets (account_id, secret_hash)
+		SELECT id, $2 FROM accounts WHERE id = $1 AND role = 'owner'
+		ON CONFLICT (account_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, rotated_at = now()`, accountID, hash)
+	if err == nil && tag.RowsAffected() == 0 {
+		return app.ErrNotFound
+	}
+	return wrap("set secret", err)
+}
+
+// OwnerByEmail finds an owner account by email, for the operator's CLI.
+func (s *Store) OwnerByEmail(ctx context.Context, email string) (string, error) {
+	var id string
+	err := s.pool.QueryRow(ctx, `SELECT id FROM accounts WHERE lower(email) = lower($1) AND role = 'owner'`, email).Scan(&id)
+	return id, wrap("find owner", notFound(err))
+}
+
+// Accept implements app.InboxStore. A transaction-scoped advisory lock on (account, body hash)
+// serialises concurrent copies of one delivery, so exactly one of them inserts.
+func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Time, pub app.Publication) (app.InboundRecord, bool, error) {
+	fields, err := json.Marshal(rec.Fields)
+	if err != nil {
+		return app.InboundRecord{}, false, err
+	}
+	stored, created := rec, true
+	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		lockKey := rec.AccountID + ":" + rec.IdempotencyKey
+		if rec.IdempotencyKey == "" {
+			lockKey = rec.AccountID + ":" + string(rec.BodyHash)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lockKey); err != nil {
+			return err
+		}
+		var row pgx.Row
+		if rec.IdempotencyKey != "" {
+			row = tx.QueryRow(ctx, `SELECT id, event, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
+				rec.AccountID, rec.IdempotencyKey)
+		} else {
+			row = tx.QueryRow(ctx, `SELECT id, event, received_at FROM inbox
+				WHERE account_id = $1 AND body_hash = $2 AND received_at >= $3 ORDER BY received_at DESC LIMIT 1`,
+				rec.AccountID, rec.BodyHash, since)
+		}
+		var event string
+		err := row.Scan(&stored.ID, &event, &stored.ReceivedAt)
+		if err == nil {
+			stored.Event, created = domain.InboundEvent(event), false
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO inbox (id, account_id, event, fields, idempotency_key, body_hash, received_at)
+			VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7)`,
+			rec.ID, rec.AccountID, rec.Event, fields, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt); err != nil {
+			return err
+		}
+		return s.Publish(ctx, tx, pub)
+	})
+	if err != nil {
+		return app.InboundRecord{}, false, wrap("accept inbound", err)
+	}
+	return stored, created, nil
+}

@@ -1,0 +1,61 @@
+// Package postgres implements the integrations stores on the service's own schema.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
+)
+
+// JobQueue queues delivery attempts in the caller's transaction, so a planned delivery and its
+// job commit together.
+type JobQueue interface {
+	EnqueueTx(ctx context.Context, tx pgx.Tx, deliveryIDs ...string) error
+}
+
+// Store is every integrations store over one pool.
+type Store struct {
+	pool *pgxpool.Pool
+	jobs JobQueue
+}
+
+func New(pool *pgxpool.Pool, jobs JobQueue) *Store { return &Store{pool: pool, jobs: jobs} }
+
+// InTx runs fn in one transaction.
+func (s *Store) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgkit.InTx(ctx, s.pool, fn)
+}
+
+// Publish writes pubs to the outbox in tx.
+func (s *Store) Publish(ctx context.Context, tx pgx.Tx, pubs ...app.Publication) error {
+	envs := make([]events.Envelope, 0, len(pubs))
+	for _, p := range pubs {
+		env, err := events.New(ctx, p.Type, p.AccountID, p.Data)
+		if err != nil {
+			return err
+		}
+		envs = append(envs, env)
+	}
+	return events.Enqueue(ctx, tx, envs...)
+}
+
+func notFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return app.ErrNotFound
+	}
+	return err
+}
+
+func wrap(what string, err error) error {
+	if err == nil || errors.Is(err, app.ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,168 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+const subscriptionColumns = `id, account_id, event, hook_url, secret, status, created_at, failing_since`
+
+func scanSubscription(row pgx.Row) (domain.Subscription, error) {
+	var (
+		id, accountID, event, hookURL, secret, status string
+		createdAt                                     time.Time
+		failingSince                                  *time.Time
+	)
+	if err := row.Scan(&id, &accountID, &event, &hookURL, &secret, &status, &createdAt, &failingSince); err != nil {
+		return domain.Subscription{}, err
+	}
+	return domain.RehydrateSubscription(id, accountID, event, hookURL, secret, domain.SubscriptionStatus(status), createdAt, failingSince), nil
+}
+
+// CreateSubscription implements app.SubscriptionStore.
+func (s *Store) CreateSubscription(ctx context.Context, sub domain.Subscription) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO subscriptions (`+subscriptionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		sub.ID(), sub.AccountID(), sub.Event(), sub.HookURL(), sub.Secret(), sub.Status(), sub.CreatedAt(), sub.FailingSince())
+	return wrap("create subscription", err)
+}
+
+// ListSubscriptions implements app.SubscriptionStore.
+func (s *Store) ListSubscriptions(ctx context.Context, accountID string) ([]domain.Subscription, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions WHERE account_id = $1 ORDER BY id`, accountID)
+	if err != nil {
+		return nil, wrap("list subscriptions", err)
+	}
+	subs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Subscription, error) { return scanSubscription(r) })
+	return subs, wrap("list subscriptions", err)
+}
+
+// DeleteSubscription implements app.SubscriptionStore; deliveries and attempts go with it.
+func (s *Store) DeleteSubscription(ctx context.Context, accountID, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM subscriptions WHERE id = $1 AND account_id = $2`, id, accountID)
+	if err == nil && tag.RowsAffected() == 0 {
+		return app.ErrNotFound
+	}
+	return wrap("delete subscription", err)
+}
+
+// Attempts implements app.SubscriptionStore.
+func (s *Store) Attempts(ctx context.Context, accountID, subscriptionID string, limit int) ([]app.Attempt, error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subscriptions WHERE id = $1 AND account_id = $2)`,
+		subscriptionID, accountID).Scan(&exists); err != nil {
+		return nil, wrap("find subscription", err)
+	}
+	if !exists {
+		return nil, app.ErrNotFound
+	}
+	rows, err := s.pool.Query(ctx, `SELECT a.delivery_id, d.event, a.attempted_at, coalesce(a.status_code, 0), a.latency_ms, coalesce(a.error, '')
+		FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+		WHERE a.subscription_id = $1 ORDER BY a.attempted_at DESC, a.id DESC LIMIT $2`, subscriptionID, limit)
+	if err != nil {
+		return nil, wrap("list attempts", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (app.Attempt, error) {
+		var a app.Attempt
+		err := r.Scan(&a.DeliveryID, &a.Event, &a.AttemptedAt, &a.StatusCode, &a.LatencyMS, &a.Error)
+		return a, err
+	})
+	return out, wrap("list attempts", err)
+}
+
+// Replay implements app.SubscriptionStore.
+func (s *Store) Replay(ctx context.Context, accountID, deliveryID string) error {
+	return wrap("replay", s.InTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE deliveries d SET status = 'pending', created_at = now()
+			FROM subscriptions s WHERE d.id = $1 AND s.id = d.subscription_id AND s.account_id = $2 AND s.status = 'active'`,
+			deliveryID, accountID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return app.ErrNotFound
+		}
+		return s.jobs.EnqueueTx(ctx, tx, deliveryID)
+	}))
+}
+
+// Plan implements app.Planner.
+func (s *Store) Plan(ctx context.Context, tx pgx.Tx, accountID string, msg domain.Message) (int, error) {
+	rows, err := tx.Query(ctx, `SELECT id FROM subscriptions WHERE account_id = $1 AND event = $2 AND status = 'active'`, accountID, msg.Event)
+	if err != nil {
+		return 0, wrap("find subscribers", err)
+	}
+	subIDs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(subIDs) == 0 {
+		return 0, wrap("find subscribers", err)
+	}
+	deliveryIDs := make([]string, len(subIDs))
+	for i := range subIDs {
+		deliveryIDs[i] = ids.New("msg")
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO deliveries (id, subscription_id, event, payload, status)
+		SELECT d, s, $3, $4, 'pending' FROM unnest($1::text[], $2::text[]) AS r(d, s)`,
+		deliveryIDs, subIDs, msg.Event, msg.Body); err != nil {
+		return 0, wrap("plan deliveries", err)
+	}
+	if err := s.jobs.EnqueueTx(ctx, tx, deliveryIDs...); err != nil {
+		return 0, wrap("queue deliveries", err)
+	}
+	return len(deliveryIDs), nil
+}
+
+// Target implements app.DeliveryStore.
+func (s *Store) Target(ctx context.Context, deliveryID string) (app.DeliveryTarget, error) {
+	row := s.pool.QueryRow(ctx, `SELECT d.id, d.created_at, d.payload, s.id, s.account_id, s.event, s.hook_url, s.secret, s.status, s.created_at, s.failing_since
+		FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id WHERE d.id = $1 AND d.status = 'pending'`, deliveryID)
+	var (
+		t                                             app.DeliveryTarget
+		subID, accountID, event, hookURL, secret, st string
+		subCreated                                    time.Time
+		failingSince                                  *time.Time
+	)
+	err := row.Scan(&t.DeliveryID, &t.CreatedAt, &t.Payload, &subID, &accountID, &event, &hookURL, &secret, &st, &subCreated, &failingSince)
+	if err != nil {
+		return app.DeliveryTarget{}, wrap("load delivery", notFound(err))
+	}
+	t.Subscription = domain.RehydrateSubscription(subID, accountID, event, hookURL, secret, domain.SubscriptionStatus(st), subCreated, failingSince)
+	return t, nil
+}
+
+// Record implements app.DeliveryStore.
+func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
+	return wrap("record attempt", s.InTx(ctx, func(tx pgx.Tx) error {
+		if r.Outcome == domain.Gone {
+			_, err := tx.Exec(ctx, `DELETE FROM subscriptions WHERE id = $1`, r.SubscriptionID)
+			return err
+		}
+		var errText *string
+		if r.Error != "" {
+			errText = &r.Error
+		}
+		deliveryStatus := "pending"
+		switch {
+		case r.Outcome == domain.Delivered:
+			deliveryStatus = "delivered"
+		case r.GiveUp:
+			deliveryStatus = "failed"
+		}
+		batch := &pgx.Batch{}
+		batch.Queue(`INSERT INTO delivery_attempts (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error)
+			VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6)`, r.DeliveryID, r.SubscriptionID, r.At, r.StatusCode, r.Latency.Milliseconds(), errText)
+		batch.Queue(`UPDATE deliveries SET attempts = attempts + 1, status = $2,
+			delivered_at = CASE WHEN $2 = 'delivered' THEN $3 END WHERE id = $1`, r.DeliveryID, deliveryStatus, r.At)
+		if r.Outcome == domain.Delivered {
+			batch.Queue(`UPDATE subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, r.SubscriptionID)
+		} else {
+			batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2),
+				status = CASE WHEN $3 THEN 'disabled' ELSE status END WHERE id = $1`, r.SubscriptionID, r.At, r.Disable)
+		}
+		return tx.SendBatch(ctx, batch).Close()
+	}))
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// DeliveryTarget is what one attempt needs: the message and where and how to send it.
+type DeliveryTarget struct {
+	DeliveryID   string
+	CreatedAt    time.Time
+	Payload      []byte
+	Subscription domain.Subscription
+}
+
+// AttemptRecord is the outcome of one attempt and what it changes.
+type AttemptRecord struct {
+	DeliveryID     string
+	SubscriptionID string
+	At             time.Time
+	StatusCode     int
+	Latency        time.Duration
+	Error          string
+	Outcome        domain.Outcome
+	GiveUp         bool // the delivery will not be tried again
+	Disable        bool // the subscription has failed for too long
+}
+
+// DeliveryStore loads deliveries and records attempts.
+type DeliveryStore interface {
+	// Target loads a pending delivery; ErrNotFound when it or its subscription is gone.
+	Target(ctx context.Context, deliveryID string) (DeliveryTarget, error)
+	// Record logs the attempt and applies its effects in one transaction.
+	Record(ctx context.Context, r AttemptRecord) error
+}
+
+// SendResult is what came back from one POST.
+type SendResult struct {
+	StatusCode int // 0 when no response came back
+	RetryAfter string
+	Latency    time.Duration
+	Err        error
+}
+
+// Sender POSTs a signed message to a subscriber.
+type Sender interface {
+	Send(ctx context.Context, sub domain.Subscription, messageID string, payload []byte) SendResult
+}
+
+// Next tells the queue what to do with the delivery after an attempt.
+type Next struct {
+	Done      bool          // delivered, or nothing left to do
+	SnoozeFor time.Duration // the receiver asked to come back later (Retry-After)
+	Retry     error         // failed: retry with backoff, this error logged
+	GiveUp    error         // failed for too long: stop
+}
+
+// Deliver makes one attempt at a delivery and records it.
+type Deliver struct {
+	Store  DeliveryStore
+	Sender Sender
+	Policy domain.RetryPolicy
+	Now    Clock
+}
+
+func (h Deliver) Handle(ctx context.Context, deliveryID string) (Next, error) {
+	t, err := h.Store.Target(ctx, deliveryID)
+	if errors.Is(err, ErrNotFound) {
+		return Next{Done: true}, nil
+	}
+	if err != nil {
+		return Next{}, fmt.Errorf("load delivery %s: %w", deliveryID, err)
+	}
+	if t.Subscription.Status() != domain.SubscriptionActive {
+		return Next{Done: true}, nil
+	}
+	res := h.Sender.Send(ctx, t.Subscription, t.DeliveryID, t.Payload)
+	now := h.Now().UTC()
+	outcome, retryAfter := domain.Judge(res.StatusCode, res.RetryAfter, now)
+	rec := AttemptRecord{
+		DeliveryID: t.DeliveryID, SubscriptionID: t.Subscription.ID(), At: now,
+		StatusCode: res.StatusCode, Latency: res.Latency, Outcome: outcome,
+	}
+	var failure error
+	if outcome == domain.Throttled || outcome == domain.Failed {
+		failure = attemptError(res)
+		rec.Error = failure.Error()
+		failingSince := now
+		if fs := t.Subscription.FailingSince(); fs != nil {
+			failingSince = *fs
+		}
+		rec.Disable = h.Policy.ShouldDisable(failingSince, now)
+		rec.GiveUp = rec.Disable || now.Sub(t.CreatedAt) >= h.Policy.GiveUpAfter
+	}
+	if err := h.Store.Record(ctx, rec); err != nil {
+		return Next{}, fmt.Errorf("record attempt of %s: %w", deliveryID, err)
+	}
+	switch {
+	case failure == nil:
+		return Next{Done: true}, nil
+	case rec.GiveUp:
+		return Next{GiveUp: failure}, nil
+	case outcome == domain.Throttled:
+		return Next{SnoozeFor: retryAfter}, nil
+	default:
+		return Next{Retry: failure}, nil
+	}
+}
+
+func attemptError(res SendResult) error {
+	if res.Err != nil {
+		return res.Err
+	}
+	return fmt.Errorf("receiver answered %d", res.StatusCode)
+}

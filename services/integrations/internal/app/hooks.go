@@ -1,0 +1,90 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// Attempt is one logged delivery attempt.
+type Attempt struct {
+	DeliveryID  string
+	Event       string
+	AttemptedAt time.Time
+	StatusCode  int // 0 when no response came back
+	LatencyMS   int
+	Error       string
+}
+
+// SubscriptionStore keeps REST hook subscriptions and their delivery log.
+type SubscriptionStore interface {
+	CreateSubscription(ctx context.Context, s domain.Subscription) error
+	ListSubscriptions(ctx context.Context, accountID string) ([]domain.Subscription, error)
+	// DeleteSubscription removes the account's subscription; ErrNotFound if it has none by id.
+	DeleteSubscription(ctx context.Context, accountID, id string) error
+	// Attempts lists the newest attempts of the account's subscription; ErrNotFound if it has none by id.
+	Attempts(ctx context.Context, accountID, subscriptionID string, limit int) ([]Attempt, error)
+	// Replay queues the account's delivery again, keeping its webhook-id; ErrNotFound if it has
+	// none by id (or its subscription is not active).
+	Replay(ctx context.Context, accountID, deliveryID string) error
+}
+
+// MaxSubscriptionsPerAccount keeps one account from turning us into a fan-out amplifier.
+const MaxSubscriptionsPerAccount = 100
+
+// Hooks are the REST hook use cases of an authenticated account.
+type Hooks struct {
+	Store  SubscriptionStore
+	Policy domain.TargetPolicy
+	Now    Clock
+}
+
+func (h Hooks) Subscribe(ctx context.Context, accountID, hookURL, event string) (domain.Subscription, error) {
+	sub, err := domain.NewSubscription(accountID, event, hookURL, h.Policy, h.Now())
+	if err != nil {
+		return domain.Subscription{}, err
+	}
+	existing, err := h.Store.ListSubscriptions(ctx, accountID)
+	if err != nil {
+		return domain.Subscription{}, fmt.Errorf("count subscriptions: %w", err)
+	}
+	if len(existing) >= MaxSubscriptionsPerAccount {
+		return domain.Subscription{}, apperr.Conflict("too_many_subscriptions",
+			fmt.Sprintf("an account may have at most %d subscriptions; delete one first", MaxSubscriptionsPerAccount))
+	}
+	if err := h.Store.CreateSubscription(ctx, sub); err != nil {
+		return domain.Subscription{}, fmt.Errorf("create subscription: %w", err)
+	}
+	return sub, nil
+}
+
+func (h Hooks) List(ctx context.Context, accountID string) ([]domain.Subscription, error) {
+	return h.Store.ListSubscriptions(ctx, accountID)
+}
+
+func (h Hooks) Unsubscribe(ctx context.Context, accountID, id string) error {
+	return notFoundAs(h.Store.DeleteSubscription(ctx, accountID, id), "subscription "+id)
+}
+
+// MaxAttemptsListed bounds one page of the attempt log.
+const MaxAttemptsListed = 100
+
+func (h Hooks) Attempts(ctx context.Context, accountID, subscriptionID string) ([]Attempt, error) {
+	a, err := h.Store.Attempts(ctx, accountID, subscriptionID, MaxAttemptsListed)
+	return a, notFoundAs(err, "subscription "+subscriptionID)
+}
+
+func (h Hooks) Replay(ctx context.Context, accountID, deliveryID string) error {
+	return notFoundAs(h.Store.Replay(ctx, accountID, deliveryID), "delivery "+deliveryID+" of an active subscription")
+}
+
+func notFoundAs(err error, what string) error {
+	if errors.Is(err, ErrNotFound) {
+		return apperr.NotFound(apperr.CodeNotFound, "no "+what)
+	}
+	return err
+}

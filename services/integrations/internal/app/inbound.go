@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// DuplicateWindow is how long an identical body counts as a repeated delivery when the sender
+// gave no idempotency key.
+const DuplicateWindow = 24 * time.Hour
+
+// MaxIdempotencyKeyLength bounds the Idempotency-Key / webhook-id header we store.
+const MaxIdempotencyKeyLength = 255
+
+// InboundRecord is an accepted inbound event as stored in the inbox.
+type InboundRecord struct {
+	ID             string
+	AccountID      string
+	Event          domain.InboundEvent
+	Fields         map[string]string
+	IdempotencyKey string
+	BodyHash       []byte
+	ReceivedAt     time.Time
+}
+
+// SecretStore keeps the hashed inbound webhook secrets.
+type SecretStore interface {
+	// SecretOwner returns the account whose secret hashes to hash, and the stored hash;
+	// ErrNotFound when none does.
+	SecretOwner(ctx context.Context, hash []byte) (accountID string, stored []byte, err error)
+	// SetSecret stores hash as the owner account's secret, replacing any earlier one;
+	// ErrNotFound when accountID is not a known owner account.
+	SetSecret(ctx context.Context, accountID string, hash []byte) error
+}
+
+// InboxStore stores inbound events durably.
+type InboxStore interface {
+	// Accept stores rec and publishes pub in one transaction, unless the account already has a
+	// record with the same idempotency key (or, without a key, the same body hash received
+	// after since); then it stores nothing and returns that record with created false.
+	Accept(ctx context.Context, rec InboundRecord, since time.Time, pub Publication) (stored InboundRecord, created bool, err error)
+}
+
+// ReceiveInboundCmd is one POST /api/ext-webhook.
+type ReceiveInboundCmd struct {
+	Secret         string
+	IdempotencyKey string
+	Body           map[string]json.RawMessage
+}
+
+// InboundResult says which record holds the event and whether this call created it.
+type InboundResult struct {
+	ID        string
+	Event     domain.InboundEvent
+	Duplicate bool
+}
+
+// ReceiveInbound authenticates an inbound event by its secret, validates it, stores it once and
+// publishes inbound.<event>.
+type ReceiveInbound struct {
+	Secrets SecretStore
+	Inbox   InboxStore
+	Now     Clock
+}
+
+var errBadSecret = apperr.Unauthenticated("invalid_secret", "X-Ext-Secret is missing or not a valid webhook secret")
+
+func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (InboundResult, error) {
+	accountID, err := h.authenticate(ctx, cmd.Secret)
+	if err != nil {
+		return InboundResult{}, err
+	}
+	in, err := domain.ParseInbound(cmd.Body)
+	if err != nil {
+		return InboundResult{}, err
+	}
+	if len(cmd.IdempotencyKey) > MaxIdempotencyKeyLength {
+		return InboundResult{}, apperr.InvalidField("Idempotency-Key", fmt.Sprintf("must be at most %d characters", MaxIdempotencyKeyLength))
+	}
+	now := h.Now().UTC()
+	rec := InboundRecord{
+		ID: ids.New("svc"), AccountID: accountID, Event: in.Event, Fields: in.Fields,
+		IdempotencyKey: cmd.IdempotencyKey, BodyHash: bodyHash(in), ReceivedAt: now,
+	}
+	data := map[string]string{"inboundId": rec.ID}
+	for k, v := range in.Fields {
+		data[k] = v
+	}
+	pub := Publication{Type: "inbound." + string(in.Event), AccountID: accountID, Data: data}
+	stored, created, err := h.Inbox.Accept(ctx, rec, now.Add(-DuplicateWindow), pub)
+	if err != nil {
+		return InboundResult{}, fmt.Errorf("accept inbound %s: %w", in.Event, err)
+	}
+	return InboundResult{ID: stored.ID, Event: stored.Event, Duplicate: !created}, nil
+}
+
+func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string, error) {
+	secret = strings.TrimSpace(secret)
+	if secret == "" {
+		return "", errBadSecret
+	}
+	accountID, stored, err := h.Secrets.SecretOwner(ctx, domain.HashSecret(secret))
+	if errors.Is(err, ErrNotFound) {
+		return "", errBadSecret
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up webhook secret: %w", err)
+	}
+	if !domain.SecretMatches(stored, secret) {
+		return "", errBadSecret
+	}
+	return accountID, nil
+}
+
+// bodyHash identifies "the same event" independently of key order and whitespace.
+func bodyHash(in domain.Inbound) []byte {
+	canonical, _ := json.Marshal(struct { // a map of strings always encodes, keys sorted
+		Event  domain.InboundEvent `json:"event"`
+		Fields map[string]string   `json:"fields"`
+	}{in.Event, in.Fields})
+	sum := sha256.Sum256(canonical)
+	return sum[:]
+}
+
+// RotateSecret issues a new inbound webhook secret for an owner account and returns it; this is
+// the only time it is shown.
+type RotateSecret struct {
+	Secrets SecretStore
+}
+
+func (h RotateSecret) Handle(ctx context.Context, accountID string) (domain.AccountSecret, error) {
+	secret := domain.NewAccountSecret()
+	err := h.Secrets.SetSecret(ctx, accountID, domain.HashSecret(string(secret)))
+	if errors.Is(err, ErrNotFound) {
+		return "", apperr.Forbidden("not_an_owner", "only owner accounts have webhook secrets")
+	}
+	if err != nil {
+		return "", fmt.Errorf("rotate webhook secret: %w", err)
+	}
+	return secret, nil
+}

@@ -1,0 +1,114 @@
+// Package domain holds the integrations rules that need no I/O: what an inbound event may carry,
+// what a subscription may point at, which addresses a delivery may dial, how a delivery outcome is
+// judged and how webhook secrets look.
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+)
+
+// InboundEvent names an event an integrator may push to POST /api/ext-webhook (spec 2.11).
+type InboundEvent string
+
+const (
+	InboundNewLead     InboundEvent = "new_lead"
+	InboundNewClient   InboundEvent = "new_client"
+	InboundContactForm InboundEvent = "contact_form"
+)
+
+// MaxFieldLength bounds each inbound field so one event cannot bloat the inbox or a leads sheet.
+const MaxFieldLength = 4000
+
+type fieldSpec struct{ required, optional []string }
+
+var inboundFields = map[InboundEvent]fieldSpec{
+	InboundNewLead:     {required: []string{"name", "email"}, optional: []string{"phone", "source", "notes"}},
+	InboundNewClient:   {required: []string{"businessName", "email"}, optional: []string{"ownerName", "phone", "plan"}},
+	InboundContactForm: {required: []string{"name", "email"}, optional: []string{"phone", "subject", "message"}},
+}
+
+// InboundEvents lists the accepted inbound event names in a stable order.
+func InboundEvents() []InboundEvent {
+	return []InboundEvent{InboundNewLead, InboundNewClient, InboundContactForm}
+}
+
+// Inbound is a validated inbound event: its name and its string fields (event excluded).
+type Inbound struct {
+	Event  InboundEvent
+	Fields map[string]string
+}
+
+// ParseInbound validates a decoded request body against spec 2.11: a known event, every required
+// field present and non-empty, no unknown field, every value a string.
+func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
+	rawEvent, ok := body["event"]
+	if !ok {
+		return Inbound{}, apperr.MissingField("event")
+	}
+	var name string
+	if err := json.Unmarshal(rawEvent, &name); err != nil {
+		return Inbound{}, notAString("event")
+	}
+	event := InboundEvent(name)
+	spec, known := inboundFields[event]
+	if !known {
+		return Inbound{}, apperr.InvalidField("event", "must be one of new_lead, new_client, contact_form")
+	}
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // report the same field first every time
+	fields := make(map[string]string, len(body)-1)
+	for _, k := range keys {
+		if k == "event" {
+			continue
+		}
+		if !slices.Contains(spec.required, k) && !slices.Contains(spec.optional, k) {
+			return Inbound{}, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeUnknownField, Field: k,
+				Message: fmt.Sprintf("%s: unknown field for %s (allowed: %s)", k, event, strings.Join(append(slices.Clone(spec.required), spec.optional...), ", "))}
+		}
+		var v string
+		if err := json.Unmarshal(body[k], &v); err != nil {
+			return Inbound{}, notAString(k)
+		}
+		v = strings.TrimSpace(v)
+		if utf8.RuneCountInString(v) > MaxFieldLength {
+			return Inbound{}, apperr.InvalidField(k, fmt.Sprintf("must be at most %d characters", MaxFieldLength))
+		}
+		fields[k] = v
+	}
+	for _, k := range spec.required {
+		if fields[k] == "" {
+			return Inbound{}, apperr.MissingField(k)
+		}
+	}
+	if addr, err := mail.ParseAddress(fields["email"]); err != nil || addr.Address != fields["email"] {
+		return Inbound{}, apperr.InvalidField("email", "must be a plain email address such as jane@example.com")
+	}
+	return Inbound{Event: event, Fields: fields}, nil
+}
+
+func notAString(field string) error {
+	return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: field,
+		Message: field + ": must be a string"}
+}
+
+// Sample returns a minimal payload for event: the event name plus its required fields.
+func Sample(event InboundEvent) map[string]string {
+	s := map[string]string{"event": string(event), "email": "jane.doe@example.com"}
+	switch event {
+	case InboundNewClient:
+		s["businessName"] = "Doe Plumbing LLC"
+	default:
+		s["name"] = "Jane Doe"
+	}
+	return s
+}

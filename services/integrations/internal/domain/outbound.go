@@ -1,0 +1,114 @@
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// LeadWritten is the payload of leads' lead.written event.
+type LeadWritten struct {
+	LeadID    string `json:"leadId"`
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	Phone     string `json:"phone"`
+	Source    string `json:"source"`
+	Timestamp string `json:"timestamp"`
+}
+
+// HealthCritical is the payload of analytics' health.critical event.
+type HealthCritical struct {
+	ClientAccountID string `json:"clientAccountId"`
+	Email           string `json:"email"`
+	BusinessName    string `json:"businessName"`
+	Score           int    `json:"score"`
+	Recommendation  string `json:"recommendation"`
+	At              string `json:"at"`
+}
+
+// Message is the body POSTed to subscribers of one event type: a flat JSON object whose "event"
+// field names the type, followed by the spec 6.1 key fields.
+type Message struct {
+	Event string
+	Body  json.RawMessage
+}
+
+// NewLeadMessage builds the outbound new_lead body; serviceId is the lead's id.
+func NewLeadMessage(l LeadWritten) (Message, error) {
+	return encode(OutboundNewLead, struct {
+		Event     string `json:"event"`
+		Name      string `json:"name"`
+		Email     string `json:"email"`
+		Phone     string `json:"phone"`
+		Source    string `json:"source"`
+		ServiceID string `json:"serviceId"`
+		Timestamp string `json:"timestamp"`
+	}{OutboundNewLead, l.Name, l.Email, l.Phone, l.Source, l.LeadID, l.Timestamp})
+}
+
+// HealthCriticalMessage builds the outbound health_score.critical body.
+func HealthCriticalMessage(h HealthCritical) (Message, error) {
+	return encode(OutboundHealthCritical, struct {
+		Event          string `json:"event"`
+		Email          string `json:"email"`
+		BusinessName   string `json:"businessName"`
+		Score          int    `json:"score"`
+		Recommendation string `json:"recommendation"`
+	}{OutboundHealthCritical, h.Email, h.BusinessName, h.Score, h.Recommendation})
+}
+
+// Payment is a payment-processor event reduced to the fields we forward and publish.
+type Payment struct {
+	EventID           string
+	Type              string
+	CustomerID        string
+	CustomerEmail     string
+	Plan              string
+	Status            string
+	Amount            *int64
+	AmountDue         *int64
+	SubscriptionID    string
+	InvoiceID         string
+	CancelAtPeriodEnd *bool
+	EndedAt           *time.Time
+	NextAttempt       *time.Time
+}
+
+// Message builds the forwarded body: "event" plus the spec 6.1 fields (snake_case, as the
+// processor names them) that this event carries.
+func (p Payment) Message() (Message, error) {
+	return encode(p.Type, struct {
+		Event             string  `json:"event"`
+		CustomerEmail     string  `json:"customer_email,omitempty"`
+		Plan              string  `json:"plan,omitempty"`
+		Status            string  `json:"status,omitempty"`
+		Amount            *int64  `json:"amount,omitempty"`
+		AmountDue         *int64  `json:"amount_due,omitempty"`
+		SubscriptionID    string  `json:"subscription_id,omitempty"`
+		InvoiceID         string  `json:"invoice_id,omitempty"`
+		CancelAtPeriodEnd *bool   `json:"cancel_at_period_end,omitempty"`
+		EndedAt           *string `json:"ended_at,omitempty"`
+		NextAttempt       *string `json:"next_attempt,omitempty"`
+	}{p.Type, p.CustomerEmail, p.Plan, p.Status, p.Amount, p.AmountDue, p.SubscriptionID, p.InvoiceID,
+		p.CancelAtPeriodEnd, isoTime(p.EndedAt), isoTime(p.NextAttempt)})
+}
+
+// isoTime formats t as ISO 8601 UTC with milliseconds.
+func isoTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.UTC().Format(TimeFormat)
+	return &s
+}
+
+// TimeFormat is ISO 8601 in UTC with milliseconds, used in every response and message.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+func encode(event string, body any) (Message, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return Message{}, fmt.Errorf("encode %s message: %w", event, err)
+	}
+	return Message{Event: event, Body: raw}, nil
+}

@@ -1,0 +1,150 @@
+package domain
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"net"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/ids"
+)
+
+// Outbound event types an integrator may subscribe to (spec 6.1). Payment types are the
+// processor's own names, forwarded as they come.
+const (
+	OutboundNewLead        = "new_lead"
+	OutboundHealthCritical = "health_score.critical"
+)
+
+// PaymentEventTypes are the Stripe event types we forward; others are acknowledged and ignored.
+var PaymentEventTypes = []string{
+	"checkout.session.completed",
+	"customer.subscription.created",
+	"customer.subscription.updated",
+	"customer.subscription.deleted",
+	"invoice.paid",
+	"invoice.payment_failed",
+	"invoice.payment_succeeded",
+}
+
+// OutboundEventTypes lists every type a subscription may name.
+func OutboundEventTypes() []string {
+	return append([]string{OutboundNewLead, OutboundHealthCritical}, PaymentEventTypes...)
+}
+
+// SubscriptionStatus is active until the endpoint fails for too long.
+type SubscriptionStatus string
+
+const (
+	SubscriptionActive   SubscriptionStatus = "active"
+	SubscriptionDisabled SubscriptionStatus = "disabled"
+)
+
+// MaxHookURLLength keeps hook URLs to what every HTTP stack accepts.
+const MaxHookURLLength = 2048
+
+// Subscription is a REST hook: deliver events of one type for one account to a URL, signed with
+// the subscription's own secret.
+type Subscription struct {
+	id           string
+	accountID    string
+	event        string
+	hookURL      string
+	secret       string
+	status       SubscriptionStatus
+	createdAt    time.Time
+	failingSince *time.Time
+}
+
+// NewSubscription validates the request and creates a subscription with a fresh signing secret.
+func NewSubscription(accountID, event, hookURL string, policy TargetPolicy, now time.Time) (Subscription, error) {
+	if event == "" {
+		return Subscription{}, apperr.MissingField("event")
+	}
+	if !slices.Contains(OutboundEventTypes(), event) {
+		return Subscription{}, apperr.InvalidField("event", "must be one of "+strings.Join(OutboundEventTypes(), ", "))
+	}
+	if err := ValidateHookURL(hookURL, policy); err != nil {
+		return Subscription{}, err
+	}
+	return Subscription{
+		id: ids.New("hook"), accountID: accountID, event: event, hookURL: hookURL,
+		secret: NewSigningSecret(), status: SubscriptionActive, createdAt: now.UTC(),
+	}, nil
+}
+
+// ValidateHookURL accepts an absolute https URL (http too when the policy allows it) with a host,
+// no credentials and no fragment. A literal IP is checked against the policy now; names are
+// checked when they are dialled, because what they resolve to can change.
+func ValidateHookURL(raw string, policy TargetPolicy) error {
+	if raw == "" {
+		return apperr.MissingField("hookUrl")
+	}
+	if len(raw) > MaxHookURLLength {
+		return apperr.InvalidField("hookUrl", "must be at most 2048 characters")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return apperr.InvalidField("hookUrl", "must be an absolute URL such as https://example.com/hooks/bizassist")
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && policy.AllowHTTP:
+	default:
+		return apperr.InvalidField("hookUrl", "must use https")
+	}
+	if u.User != nil {
+		return apperr.InvalidField("hookUrl", "must not carry credentials")
+	}
+	if u.Fragment != "" {
+		return apperr.InvalidField("hookUrl", "must not have a fragment")
+	}
+	host := u.Hostname()
+	if host == "" {
+		return apperr.InvalidField("hookUrl", "must name a host")
+	}
+	if addr, err := netip.ParseAddr(host); err == nil {
+		if policy.Permit(addr) != nil {
+			return apperr.InvalidField("hookUrl", "must point at a public address")
+		}
+	} else if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") && policy.Permit(netip.MustParseAddr("127.0.0.1")) != nil {
+		return apperr.InvalidField("hookUrl", "must point at a public address")
+	}
+	if port := u.Port(); port != "" {
+		if _, err := net.LookupPort("tcp", port); err != nil {
+			return apperr.InvalidField("hookUrl", "has an invalid port")
+		}
+	}
+	return nil
+}
+
+// NewSigningSecret returns a Standard Webhooks secret: "whsec_" and 32 random bytes in base64.
+func NewSigningSecret() string {
+	return "whsec_" + base64.StdEncoding.EncodeToString(randomBytes(32))
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return b
+}
+
+// RehydrateSubscription rebuilds a subscription from storage.
+func RehydrateSubscription(id, accountID, event, hookURL, secret string, status SubscriptionStatus, createdAt time.Time, failingSince *time.Time) Subscription {
+	return Subscription{id: id, accountID: accountID, event: event, hookURL: hookURL, secret: secret,
+		status: status, createdAt: createdAt, failingSince: failingSince}
+}
+
+func (s Subscription) ID() string                 { return s.id }
+func (s Subscription) AccountID() string          { return s.accountID }
+func (s Subscription) Event() string              { return s.event }
+func (s Subscription) HookURL() string            { return s.hookURL }
+func (s Subscription) Secret() string             { return s.secret }
+func (s Subscription) Status() SubscriptionStatus { return s.status }
+func (s Subscription) CreatedAt() time.Time       { return s.createdAt }
+func (s Subscription) FailingSince() *time.Time   { return s.failingSince }

@@ -1,0 +1,251 @@
+// Package ports is the inbound side of integrations: HTTP routes and event consumer handlers.
+// It is the only package importing gorilla/mux.
+package ports
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/telemetry"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// Body limits: inbound events are a handful of short strings; Stripe events can be larger.
+const (
+	maxInboundBody = 32 << 10
+	maxRequestBody = 8 << 10
+	maxStripeBody  = 512 << 10
+)
+
+// HTTP serves the integrations routes.
+type HTTP struct {
+	App      app.Application
+	Auth     *authjwt.Verifier
+	Limiter  *ratelimit.Limiter
+	Payments *StripeWebhook
+}
+
+// Router returns every route behind the shared middleware.
+func (h HTTP) Router() http.Handler {
+	r := mux.NewRouter()
+	r.NotFoundHandler = httpx.NotFoundHandler()
+	r.MethodNotAllowedHandler = httpx.MethodNotAllowedHandler()
+	r.Use(httpx.Recover, httpx.SecurityHeaders, telemetry.Middleware("integrations"))
+
+	limited := h.Limiter.Middleware(ratelimit.API)
+	authed := func(f http.HandlerFunc) http.Handler { return limited(h.Auth.Middleware(f)) }
+
+	r.Handle("/api/ext-webhook", limited(http.HandlerFunc(h.receiveInbound))).Methods(http.MethodPost)
+	r.HandleFunc("/api/ext-webhook/sample", h.samples).Methods(http.MethodGet)
+	r.Handle("/api/ext-webhook/subscribe", authed(h.subscribe)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/subscriptions", authed(h.listSubscriptions)).Methods(http.MethodGet)
+	r.Handle("/api/ext-webhook/subscriptions/{id}", authed(h.unsubscribe)).Methods(http.MethodDelete)
+	r.Handle("/api/ext-webhook/subscriptions/{id}/deliveries", authed(h.attempts)).Methods(http.MethodGet)
+	r.Handle("/api/ext-webhook/deliveries/{id}/replay", authed(h.replay)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/secret/rotate", authed(h.rotateSecret)).Methods(http.MethodPost)
+	r.Handle("/api/payments/stripe/webhook", h.Payments).Methods(http.MethodPost)
+	return r
+}
+
+func caller(r *http.Request) (authjwt.Caller, error) {
+	c, ok := authjwt.CallerFrom(r.Context())
+	if !ok {
+		return c, apperr.Unauthenticated(apperr.CodeUnauthenticated, "authentication required")
+	}
+	return c, nil
+}
+
+func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
+	var body map[string]json.RawMessage
+	if err := httpx.Decode(w, r, &body, maxInboundBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		key = r.Header.Get("webhook-id")
+	}
+	res, err := h.App.ReceiveInbound.Handle(r.Context(), app.ReceiveInboundCmd{
+		Secret: r.Header.Get("X-Ext-Secret"), IdempotencyKey: key, Body: body,
+	})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, inboundResponse{
+		Event: string(res.Event), Processed: !res.Duplicate, ServiceID: res.ID, Duplicate: res.Duplicate,
+	})
+}
+
+type inboundResponse struct {
+	Event     string `json:"event"`
+	Processed bool   `json:"processed"`
+	ServiceID string `json:"serviceId"`
+	Duplicate bool   `json:"duplicate"`
+}
+
+func (h HTTP) samples(w http.ResponseWriter, _ *http.Request) {
+	samples := make(map[string]map[string]string, 3)
+	for _, e := range domain.InboundEvents() {
+		samples[string(e)] = domain.Sample(e)
+	}
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	httpx.Respond(w, http.StatusOK, map[string]any{"samples": samples})
+}
+
+type subscribeRequest struct {
+	HookURL *string `json:"hookUrl"`
+	Event   *string `json:"event"`
+}
+
+func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req subscribeRequest
+	if err := httpx.Decode(w, r, &req, maxRequestBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if req.HookURL == nil {
+		httpx.Fail(w, r, apperr.MissingField("hookUrl"))
+		return
+	}
+	if req.Event == nil {
+		httpx.Fail(w, r, apperr.MissingField("event"))
+		return
+	}
+	sub, err := h.App.Hooks.Subscribe(r.Context(), c.AccountID, *req.HookURL, *req.Event)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusCreated, struct {
+		ID string `json:"id"`
+		subscriptionView
+		Secret string `json:"secret"`
+	}{sub.ID(), viewOf(sub), sub.Secret()})
+}
+
+type subscriptionView struct {
+	HookURL      string     `json:"hookUrl"`
+	Event        string     `json:"event"`
+	Status       string     `json:"status"`
+	CreatedAt    httpx.Time `json:"createdAt"`
+	FailingSince httpx.Time `json:"failingSince"`
+}
+
+func viewOf(s domain.Subscription) subscriptionView {
+	v := subscriptionView{HookURL: s.HookURL(), Event: s.Event(), Status: string(s.Status()), CreatedAt: httpx.Time(s.CreatedAt())}
+	if fs := s.FailingSince(); fs != nil {
+		v.FailingSince = httpx.Time(*fs)
+	}
+	return v
+}
+
+func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	subs, err := h.App.Hooks.List(r.Context(), c.AccountID)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	type item struct {
+		ID string `json:"id"`
+		subscriptionView
+	}
+	items := make([]item, len(subs))
+	for i, s := range subs {
+		items[i] = item{s.ID(), viewOf(s)}
+	}
+	httpx.Respond(w, http.StatusOK, map[string]any{"subscriptions": items})
+}
+
+func (h HTTP) unsubscribe(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	id := mux.Vars(r)["id"]
+	if err := h.App.Hooks.Unsubscribe(r.Context(), c.AccountID, id); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
+}
+
+func (h HTTP) attempts(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	list, err := h.App.Hooks.Attempts(r.Context(), c.AccountID, mux.Vars(r)["id"])
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	type attempt struct {
+		DeliveryID  string     `json:"deliveryId"`
+		Event       string     `json:"event"`
+		AttemptedAt httpx.Time `json:"attemptedAt"`
+		StatusCode  *int       `json:"statusCode"`
+		LatencyMS   int        `json:"latencyMs"`
+		Error       *string    `json:"error"`
+	}
+	out := make([]attempt, len(list))
+	for i, a := range list {
+		out[i] = attempt{DeliveryID: a.DeliveryID, Event: a.Event, AttemptedAt: httpx.Time(a.AttemptedAt), LatencyMS: a.LatencyMS}
+		if a.StatusCode != 0 {
+			out[i].StatusCode = &a.StatusCode
+		}
+		if a.Error != "" {
+			out[i].Error = &a.Error
+		}
+	}
+	httpx.Respond(w, http.StatusOK, map[string]any{"attempts": out})
+}
+
+func (h HTTP) replay(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	id := mux.Vars(r)["id"]
+	if err := h.App.Hooks.Replay(r.Context(), c.AccountID, id); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusAccepted, map[string]any{"deliveryId": id, "queued": true})
+}
+
+func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	secret, err := h.App.RotateSecret.Handle(r.Context(), c.AccountID)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.Respond(w, http.StatusOK, map[string]any{"secret": string(secret), "rotatedAt": httpx.Time(time.Now())})
+}

@@ -1,0 +1,154 @@
+package ports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/stripe/stripe-go/v81"
+	"github.com/stripe/stripe-go/v81/webhook"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// StripeTolerance is how old a signed Stripe delivery may be; older ones could be replays.
+const StripeTolerance = 300 * time.Second
+
+// StripeWebhook receives Stripe's own webhooks, verifies them with Stripe's library and hands the
+// event to the app.
+type StripeWebhook struct {
+	Secret  string
+	Receive app.ReceivePayment
+}
+
+func (s *StripeWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxStripeBody))
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if s.Secret == "" {
+		httpx.Fail(w, r, apperr.Unavailable("payments_not_configured", "payment webhooks are not configured"))
+		return
+	}
+	event, err := webhook.ConstructEventWithOptions(payload, r.Header.Get("Stripe-Signature"), s.Secret,
+		webhook.ConstructEventOptions{Tolerance: StripeTolerance, IgnoreAPIVersionMismatch: true})
+	if err != nil {
+		httpx.Fail(w, r, apperr.Invalid("invalid_signature", "Stripe-Signature does not verify: "+err.Error()))
+		return
+	}
+	p, err := paymentOf(event)
+	if err != nil {
+		httpx.Fail(w, r, apperr.Invalid("invalid_event", err.Error()))
+		return
+	}
+	res, err := s.Receive.Handle(r.Context(), p)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if !res.Duplicate && !res.Matched {
+		slog.InfoContext(r.Context(), "payment event matched no account", "stripeEventId", event.ID, "type", event.Type)
+	}
+	httpx.Respond(w, http.StatusOK, map[string]any{
+		"received": true, "duplicate": res.Duplicate, "matched": res.Matched, "forwarded": res.Forwarded,
+	})
+}
+
+// paymentOf reduces the event's object to the fields we forward. Unknown types keep only the id
+// and type; the app acknowledges and ignores them.
+func paymentOf(e stripe.Event) (domain.Payment, error) {
+	p := domain.Payment{EventID: e.ID, Type: string(e.Type)}
+	if e.ID == "" || e.Type == "" || e.Data == nil {
+		return p, errors.New("event has no id, type or data")
+	}
+	decode := func(dst any) error {
+		if err := json.Unmarshal(e.Data.Raw, dst); err != nil {
+			return fmt.Errorf("decode %s object: %w", e.Type, err)
+		}
+		return nil
+	}
+	switch {
+	case e.Type == "checkout.session.completed":
+		var cs stripe.CheckoutSession
+		if err := decode(&cs); err != nil {
+			return p, err
+		}
+		p.CustomerEmail = cs.CustomerEmail
+		if p.CustomerEmail == "" && cs.CustomerDetails != nil {
+			p.CustomerEmail = cs.CustomerDetails.Email
+		}
+		p.CustomerID = customerID(cs.Customer)
+		p.Plan = cs.Metadata["plan"]
+		p.Status = string(cs.Status)
+		p.Amount = &cs.AmountTotal
+		if cs.Subscription != nil {
+			p.SubscriptionID = cs.Subscription.ID
+		}
+	case e.Type == "customer.subscription.created" || e.Type == "customer.subscription.updated" || e.Type == "customer.subscription.deleted":
+		var sub stripe.Subscription
+		if err := decode(&sub); err != nil {
+			return p, err
+		}
+		p.SubscriptionID = sub.ID
+		p.CustomerID = customerID(sub.Customer)
+		if sub.Customer != nil {
+			p.CustomerEmail = sub.Customer.Email
+		}
+		p.Status = string(sub.Status)
+		p.Plan = planOf(sub)
+		cancel := sub.CancelAtPeriodEnd
+		p.CancelAtPeriodEnd = &cancel
+		p.EndedAt = unixTime(sub.EndedAt)
+	case e.Type == "invoice.paid" || e.Type == "invoice.payment_failed" || e.Type == "invoice.payment_succeeded":
+		var inv stripe.Invoice
+		if err := decode(&inv); err != nil {
+			return p, err
+		}
+		p.InvoiceID = inv.ID
+		p.CustomerEmail = inv.CustomerEmail
+		p.CustomerID = customerID(inv.Customer)
+		p.Status = string(inv.Status)
+		p.AmountDue = &inv.AmountDue
+		if inv.Subscription != nil {
+			p.SubscriptionID = inv.Subscription.ID
+		}
+		p.NextAttempt = unixTime(inv.NextPaymentAttempt)
+	}
+	return p, nil
+}
+
+func customerID(c *stripe.Customer) string {
+	if c == nil {
+		return ""
+	}
+	return c.ID
+}
+
+// planOf names the plan by the price's lookup key (how the bizassist prices are keyed), else
+// the subscription's metadata.
+func planOf(sub stripe.Subscription) string {
+	if sub.Items != nil {
+		for _, item := range sub.Items.Data {
+			if item.Price != nil && item.Price.LookupKey != "" {
+				return item.Price.LookupKey
+			}
+		}
+	}
+	return sub.Metadata["plan"]
+}
+
+func unixTime(sec int64) *time.Time {
+	if sec == 0 {
+		return nil
+	}
+	t := time.Unix(sec, 0).UTC()
+	return &t
+}

@@ -1,0 +1,84 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/rediskit"
+	"github.com/bizassist/bizassist/libs/telemetry"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// Config is the whole service configuration, read from the environment (see README).
+type Config struct {
+	HTTP      httpx.ServerConfig
+	DB        pgkit.Config
+	Redis     rediskit.Config
+	JWT       authjwt.Config
+	RateLimit ratelimit.Config
+	Telemetry telemetry.Config
+	Relay     events.RelayConfig
+	Consumer  events.ConsumerConfig
+
+	// TargetAllowCIDRs are non-public ranges deliveries may still reach (local testing only).
+	TargetAllowCIDRs []string `env:"INTEGRATIONS_TARGET_ALLOW_CIDRS" envSeparator:","`
+	// TargetAllowHTTP accepts http:// hook URLs (local testing only).
+	TargetAllowHTTP bool `env:"INTEGRATIONS_TARGET_ALLOW_HTTP" envDefault:"false"`
+
+	DeliveryTimeout      time.Duration `env:"INTEGRATIONS_DELIVERY_TIMEOUT" envDefault:"15s"`
+	DeliveryConcurrency  int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"100"`
+	DeliveryPollInterval time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
+	RetryBase            time.Duration `env:"INTEGRATIONS_RETRY_BASE" envDefault:"30s"`
+	RetryCap             time.Duration `env:"INTEGRATIONS_RETRY_CAP" envDefault:"6h"`
+	RetryWindow          time.Duration `env:"INTEGRATIONS_RETRY_WINDOW" envDefault:"72h"`
+	DisableAfter         time.Duration `env:"INTEGRATIONS_DISABLE_AFTER" envDefault:"72h"`
+
+	// StripeWebhookSecret is the endpoint secret (whsec_...) of the Stripe webhook; the payment
+	// route answers 503 without it.
+	StripeWebhookSecret string `env:"STRIPE_WEBHOOK_SECRET"`
+}
+
+// Validate checks every part before anything starts.
+func (c Config) Validate() error {
+	c.Consumer.Group = consumerGroup
+	for _, v := range []interface{ Validate() error }{c.HTTP, c.DB, c.Redis, c.JWT, c.RateLimit, c.Telemetry, c.Relay, c.Consumer} {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	if _, err := c.TargetPolicy(); err != nil {
+		return err
+	}
+	if c.DeliveryTimeout <= 0 || c.DeliveryConcurrency < 1 || c.DeliveryPollInterval <= 0 {
+		return errors.New("INTEGRATIONS_DELIVERY_TIMEOUT, _CONCURRENCY and _POLL_INTERVAL must be positive")
+	}
+	if c.RetryBase <= 0 || c.RetryCap < c.RetryBase || c.RetryWindow <= 0 || c.DisableAfter <= 0 {
+		return errors.New("INTEGRATIONS_RETRY_BASE, _CAP, _WINDOW and INTEGRATIONS_DISABLE_AFTER must be positive, with CAP >= BASE")
+	}
+	return nil
+}
+
+// TargetPolicy is the SSRF policy the settings describe.
+func (c Config) TargetPolicy() (domain.TargetPolicy, error) {
+	p := domain.TargetPolicy{AllowHTTP: c.TargetAllowHTTP}
+	for _, s := range c.TargetAllowCIDRs {
+		prefix, err := netip.ParsePrefix(s)
+		if err != nil {
+			return p, fmt.Errorf("INTEGRATIONS_TARGET_ALLOW_CIDRS: %q is not a CIDR: %w", s, err)
+		}
+		p.Allow = append(p.Allow, prefix.Masked())
+	}
+	return p, nil
+}
+
+// RetryPolicy is the delivery retry policy the settings describe.
+func (c Config) RetryPolicy() domain.RetryPolicy {
+	return domain.RetryPolicy{Base: c.RetryBase, Cap: c.RetryCap, GiveUpAfter: c.RetryWindow, DisableAfter: c.DisableAfter}
+}
