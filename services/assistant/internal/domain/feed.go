@@ -1,0 +1,257 @@
+package domain
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Feed limits (spec 2.13, 4.5 and 8).
+const (
+	FeedWindow      = 24 * time.Hour
+	FeedSize        = 50
+	TextPrefixChars = 40
+	maxLabelChars   = 32
+	maxRawText      = 2000
+)
+
+// Modules are the platform modules a feed event may come from.
+var Modules = []string{"Voice", "Recall", "Confirm", "Stars", "the service", "Chat", "Invoicing"}
+
+// FeedEvent is one sanitized public feed entry. Only the rendered summary is kept: raw fields
+// never reach storage.
+type FeedEvent struct {
+	Module    string
+	EventType string
+	Summary   string
+	At        time.Time
+}
+
+// FieldError names the field of a feed event that was refused.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+type fieldKind int
+
+const (
+	kindText    fieldKind = iota // customer words: scrubbed, then a 40-character prefix
+	kindLabel                    // a short label such as a vertical or a channel: scrubbed, lower case
+	kindRating                   // 1 to 5
+	kindSeconds                  // 0 to a day
+	kindMoney                    // whole currency units, bounded
+	kindTopic                    // a chat topic, one of Topics
+)
+
+// template renders one event type from its allow-listed fields; any other field is refused.
+type template struct {
+	fields map[string]fieldKind
+	render func(v map[string]string) string
+}
+
+func opt(v map[string]string, key, format string) string {
+	if v[key] == "" {
+		return ""
+	}
+	return fmt.Sprintf(format, v[key])
+}
+
+func quoted(v map[string]string, key, lead string) string {
+	if v[key] == "" {
+		return lead
+	}
+	return lead + ": “" + v[key] + "”"
+}
+
+var templates = map[string]map[string]template{
+	"Voice": {
+		"MissedCallDetected": {map[string]fieldKind{"vertical": kindLabel}, func(v map[string]string) string {
+			return "Missed call detected" + opt(v, "vertical", " at a %s business") + "; a text-back went out"
+		}},
+		"CallAnswered": {map[string]fieldKind{"durationSec": kindSeconds}, func(v map[string]string) string {
+			return "AI receptionist answered a call" + opt(v, "durationSec", " (%s)")
+		}},
+		"VoicemailTranscribed": {map[string]fieldKind{"text": kindText}, func(v map[string]string) string { return quoted(v, "text", "Voicemail transcribed") }},
+	},
+	"Recall": {
+		"CustomerReplyReceived": {map[string]fieldKind{"text": kindText}, func(v map[string]string) string { return quoted(v, "text", "Customer replied") }},
+		"ReminderSent":          {map[string]fieldKind{"channel": kindLabel}, func(v map[string]string) string { return "Recall reminder sent" + opt(v, "channel", " by %s") }},
+		"CustomerReactivated":   {nil, func(map[string]string) string { return "A lapsed customer booked again" }},
+	},
+	"Confirm": {
+		"AppointmentCreated":     {map[string]fieldKind{"service": kindLabel}, func(v map[string]string) string { return "Appointment booked" + opt(v, "service", " for %s") }},
+		"AppointmentConfirmed":   {nil, func(map[string]string) string { return "Customer confirmed an appointment" }},
+		"AppointmentRescheduled": {nil, func(map[string]string) string { return "Appointment rescheduled by text" }},
+	},
+	"Stars": {
+		"ReviewRequested": {map[string]fieldKind{"channel": kindLabel}, func(v map[string]string) string { return "Review request sent" + opt(v, "channel", " by %s") }},
+		"ReviewReceived": {map[string]fieldKind{"rating": kindRating}, func(v map[string]string) string {
+			return "New " + opt(v, "rating", "%s-star ") + "review received"
+		}},
+	},
+	"the service": {
+		"LeadCaptured": {map[string]fieldKind{"source": kindLabel, "vertical": kindLabel}, func(v map[string]string) string {
+			return "New " + opt(v, "vertical", "%s ") + "lead captured" + opt(v, "source", " from %s")
+		}},
+		"ContactFormReceived": {map[string]fieldKind{"text": kindText}, func(v map[string]string) string { return quoted(v, "text", "Contact form received") }},
+	},
+	"Chat": {
+		"ChatConversation": {map[string]fieldKind{"topic": kindTopic}, func(v map[string]string) string {
+			return "An owner asked the assistant about " + topicPhrase[Intent(v["topic"])]
+		}},
+	},
+	"Invoicing": {
+		"InvoiceSent":         {map[string]fieldKind{"amount": kindMoney}, func(v map[string]string) string { return "Invoice sent" + opt(v, "amount", " for $%s") }},
+		"InvoicePaid":         {map[string]fieldKind{"amount": kindMoney}, func(v map[string]string) string { return "Invoice paid" + opt(v, "amount", " ($%s)") }},
+		"PaymentReminderSent": {nil, func(map[string]string) string { return "Payment reminder sent" }},
+	},
+}
+
+var topicPhrase = map[Intent]string{
+	IntentNone: "their business", IntentGreeting: "what it can do", IntentHelp: "what it can do",
+	IntentFindLeads: "finding new leads", IntentLeadsSheet: "their leads sheet", IntentHealth: "their health score",
+	IntentUsage: "their plan usage", IntentChurn: "clients at risk of churning", IntentGrowth: "next growth steps",
+	IntentConversation: "their business",
+}
+
+var eventTypeRe = regexp.MustCompile(`^[A-Z][A-Za-z]{2,47}$`)
+
+// EventTypes lists the event types with a dedicated template, per module, for documentation and
+// error messages.
+func EventTypes(module string) []string {
+	out := make([]string, 0, len(templates[module]))
+	for t := range templates[module] {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// NewFeedEvent validates an event and renders its summary. Event types without a dedicated
+// template are accepted (modules grow new kinds) but take no fields: their summary is the event
+// type in words.
+func NewFeedEvent(module, eventType string, at time.Time, fields map[string]any) (FeedEvent, error) {
+	tmpls, ok := templates[module]
+	if !ok {
+		return FeedEvent{}, &FieldError{"module", "must be one of " + strings.Join(Modules, ", ")}
+	}
+	if !eventTypeRe.MatchString(eventType) {
+		return FeedEvent{}, &FieldError{"event_type", "must be a CamelCase event kind name such as " + strings.Join(EventTypes(module), ", ")}
+	}
+	tmpl, known := tmpls[eventType]
+	if !known {
+		tmpl = template{render: func(map[string]string) string { return words(eventType) }}
+	}
+	values := make(map[string]string, len(fields))
+	for name, raw := range fields {
+		kind, allowed := tmpl.fields[name]
+		if !allowed {
+			return FeedEvent{}, &FieldError{"fields." + name, fmt.Sprintf("is not a field of %s %s (allowed: %s)", module, eventType, fieldNames(tmpl))}
+		}
+		v, err := renderField(kind, raw)
+		if err != nil {
+			return FeedEvent{}, &FieldError{"fields." + name, err.Error()}
+		}
+		values[name] = v
+	}
+	summary := strings.Join(strings.Fields(tmpl.render(values)), " ")
+	if !known {
+		summary = Scrub(summary)
+	}
+	return FeedEvent{Module: module, EventType: eventType, Summary: summary, At: at.UTC().Truncate(time.Millisecond)}, nil
+}
+
+func fieldNames(t template) string {
+	if len(t.fields) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(t.fields))
+	for n := range t.fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func renderField(kind fieldKind, raw any) (string, error) {
+	switch kind {
+	case kindText, kindLabel, kindTopic:
+		s, ok := raw.(string)
+		if !ok {
+			return "", fmt.Errorf("must be a string")
+		}
+		if len(s) > maxRawText {
+			return "", fmt.Errorf("must be at most %d bytes", maxRawText)
+		}
+		switch kind {
+		case kindText:
+			return Prefix(s, TextPrefixChars), nil
+		case kindLabel:
+			return label(s), nil
+		default:
+			if !Topics[Intent(s)] {
+				return "", fmt.Errorf("must be a chat topic such as find_leads, health, usage, churn, growth")
+			}
+			return s, nil
+		}
+	}
+	n, ok := raw.(float64)
+	if !ok || math.IsNaN(n) || math.IsInf(n, 0) {
+		return "", fmt.Errorf("must be a number")
+	}
+	switch kind {
+	case kindRating:
+		if n != math.Trunc(n) || n < 1 || n > 5 {
+			return "", fmt.Errorf("must be an integer from 1 to 5")
+		}
+		return fmt.Sprint(int(n)), nil
+	case kindSeconds:
+		if n < 0 || n > 86400 {
+			return "", fmt.Errorf("must be between 0 and 86400 seconds")
+		}
+		d := time.Duration(n) * time.Second
+		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60), nil
+	default: // kindMoney
+		if n < 0 || n > 99999 {
+			return "", fmt.Errorf("must be between 0 and 99999")
+		}
+		return fmt.Sprint(int(math.Round(n))), nil
+	}
+}
+
+// label keeps a short descriptive label: scrubbed, letters and spaces only, lower case. A label
+// that loses anything to scrubbing is dropped whole: it was not a label.
+func label(s string) string {
+	clean := Scrub(s)
+	if strings.Contains(clean, "[") {
+		return ""
+	}
+	clean = strings.ToLower(clean)
+	if strings.IndexFunc(clean, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' && r != '-' }) >= 0 {
+		return ""
+	}
+	if len([]rune(clean)) > maxLabelChars {
+		return ""
+	}
+	return clean
+}
+
+// words turns "MissedCallDetected" into "Missed call detected".
+func words(camel string) string {
+	var b strings.Builder
+	for i, r := range camel {
+		if i > 0 && unicode.IsUpper(r) {
+			b.WriteByte(' ')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

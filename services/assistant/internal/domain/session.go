@@ -1,0 +1,115 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/ids"
+)
+
+// Limits of one chat request.
+const (
+	MaxMessageChars = 4000
+	MaxContextBytes = 4096
+	SessionPrefix   = "ses"
+)
+
+// ErrSessionNotFound is returned for a session that does not exist or belongs to another
+// account; the two are indistinguishable on purpose.
+var ErrSessionNotFound = apperr.NotFound("session_not_found", "session not found")
+
+// ValidateMessage returns the trimmed message or an error naming the field.
+func ValidateMessage(message string) (string, error) {
+	m := strings.TrimSpace(message)
+	switch {
+	case m == "":
+		return "", apperr.MissingField("message")
+	case !utf8.ValidString(m):
+		return "", apperr.InvalidField("message", "must be valid UTF-8")
+	case utf8.RuneCountInString(m) > MaxMessageChars:
+		return "", apperr.InvalidField("message", "must be at most 4000 characters")
+	}
+	return m, nil
+}
+
+// ValidateSessionID accepts an empty id (a new session) or one of ours.
+func ValidateSessionID(id string) error {
+	if id != "" && !ids.Valid(SessionPrefix, id) {
+		return apperr.InvalidField("sessionId", "must be a session id returned by an earlier reply (ses_...)")
+	}
+	return nil
+}
+
+// State is what a session remembers between turns to resolve follow-ups: the last intent, its
+// slots, and the key figures of the last answer.
+type State struct {
+	Intent Intent            `json:"intent,omitempty"`
+	Slots  Slots             `json:"slots,omitempty"`
+	Facts  map[string]string `json:"facts,omitempty"`
+}
+
+// Session is one conversation of one account.
+type Session struct {
+	id        string
+	accountID string
+	state     State
+	createdAt time.Time
+}
+
+// NewSession starts a conversation for accountID.
+func NewSession(accountID string, now time.Time) (*Session, error) {
+	if accountID == "" {
+		return nil, errors.New("session needs an account")
+	}
+	return &Session{id: ids.New(SessionPrefix), accountID: accountID, createdAt: now}, nil
+}
+
+// RestoreSession rebuilds a session from storage.
+func RestoreSession(id, accountID string, state State, createdAt time.Time) *Session {
+	return &Session{id: id, accountID: accountID, state: state, createdAt: createdAt}
+}
+
+func (s *Session) ID() string           { return s.id }
+func (s *Session) AccountID() string    { return s.accountID }
+func (s *Session) State() State         { return s.state }
+func (s *Session) CreatedAt() time.Time { return s.createdAt }
+
+// Advance records the state the latest answer left behind.
+func (s *Session) Advance(next State) { s.state = next }
+
+// Role is who wrote a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Message is one stored message with its token count.
+type Message struct {
+	Role    Role
+	Content string
+	Tokens  int
+	At      time.Time
+}
+
+// TrimToBudget keeps the newest messages whose tokens fit in budget, oldest first, never
+// splitting a user message from the reply that follows it.
+func TrimToBudget(history []Message, budget int) []Message {
+	used := 0
+	start := len(history)
+	for i := len(history) - 1; i >= 0; i-- {
+		if used+history[i].Tokens > budget {
+			break
+		}
+		used += history[i].Tokens
+		start = i
+	}
+	if start < len(history) && history[start].Role == RoleAssistant {
+		start++ // a reply without its question only confuses a model
+	}
+	return history[start:]
+}
