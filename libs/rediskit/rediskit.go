@@ -41,6 +41,8 @@ func Open(cfg Config) (*redis.Client, error) {
 	opts.ReadTimeout = cfg.ReadTimeout
 	opts.WriteTimeout = cfg.WriteTimeout
 	opts.PoolSize = cfg.PoolSize
+	// Honour context deadlines on every call, not only the configured socket timeouts.
+	opts.ContextTimeoutEnabled = true
 	return redis.NewClient(opts), nil
 }
 

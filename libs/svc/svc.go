@@ -84,7 +84,13 @@ type Validator interface{ Validate() error }
 // LoadConfig fills cfg from the environment and validates it, so a bad setting stops the
 // process before it serves anything.
 func LoadConfig(cfg any) error {
-	if err := env.Parse(cfg); err != nil {
+	return LoadConfigFrom(cfg, nil)
+}
+
+// LoadConfigFrom is LoadConfig reading environ instead of the process environment when environ
+// is not nil; tests use it to start a service with defaults plus a few settings of their own.
+func LoadConfigFrom(cfg any, environ map[string]string) error {
+	if err := env.ParseWithOptions(cfg, env.Options{Environment: environ}); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	if v, ok := cfg.(Validator); ok {

@@ -1,0 +1,141 @@
+// Package adapters implements identity's outbound interfaces: PostgreSQL storage, the Ed25519
+// token signer, the argon2id hasher and the login throttle.
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+)
+
+// AccountRepository stores accounts in PostgreSQL; domain events go to the outbox in the same
+// transaction as the change they describe.
+type AccountRepository struct {
+	pool *pgxpool.Pool
+}
+
+func NewAccountRepository(pool *pgxpool.Pool) *AccountRepository {
+	return &AccountRepository{pool: pool}
+}
+
+const accountColumns = `id, email, coalesce(password_hash, ''), plan, role, coalesce(owner_id, ''),
+	business_name, owner_name, phone, status, created_at, updated_at`
+
+func scanAccount(row pgx.Row) (*account.Account, error) {
+	var s account.Snapshot
+	err := row.Scan(&s.ID, &s.Email, &s.PasswordHash, &s.Plan, &s.Role, &s.OwnerID,
+		&s.BusinessName, &s.OwnerName, &s.Phone, &s.Status, &s.CreatedAt, &s.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, account.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return account.FromSnapshot(s), nil
+}
+
+func (r *AccountRepository) Create(ctx context.Context, a *account.Account, evs ...account.Event) error {
+	s := a.Snapshot()
+	return pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, password_hash, plan, role, owner_id,
+			business_name, owner_name, phone, status, created_at, updated_at)
+			VALUES ($1, $2, nullif($3, ''), $4, $5, nullif($6, ''), $7, $8, $9, $10, $11, $12)`,
+			s.ID, s.Email, s.PasswordHash, s.Plan, s.Role, s.OwnerID, s.BusinessName, s.OwnerName,
+			s.Phone, s.Status, s.CreatedAt, s.UpdatedAt)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+			return account.ErrEmailTaken
+		}
+		if err != nil {
+			return fmt.Errorf("insert account: %w", err)
+		}
+		return enqueue(ctx, tx, evs)
+	})
+}
+
+func (r *AccountRepository) ByID(ctx context.Context, id string) (*account.Account, error) {
+	return scanAccount(r.pool.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
+}
+
+func (r *AccountRepository) OwnerByEmail(ctx context.Context, email string) (*account.Account, error) {
+	return scanAccount(r.pool.QueryRow(ctx,
+		`SELECT `+accountColumns+` FROM accounts WHERE email = $1 AND role = 'owner'`, email))
+}
+
+func (r *AccountRepository) Update(ctx context.Context, id string, fn func(*account.Account) ([]account.Event, error)) (*account.Account, error) {
+	var updated *account.Account
+	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		a, err := scanAccount(tx.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return err
+		}
+		evs, err := fn(a)
+		if err != nil {
+			return err
+		}
+		s := a.Snapshot()
+		_, err = tx.Exec(ctx, `UPDATE accounts SET password_hash = nullif($2, ''), plan = $3, status = $4,
+			business_name = $5, owner_name = $6, phone = $7, updated_at = $8 WHERE id = $1`,
+			s.ID, s.PasswordHash, s.Plan, s.Status, s.BusinessName, s.OwnerName, s.Phone, s.UpdatedAt)
+		if err != nil {
+			return fmt.Errorf("update account: %w", err)
+		}
+		updated = a
+		return enqueue(ctx, tx, evs)
+	})
+	return updated, err
+}
+
+func (r *AccountRepository) List(ctx context.Context, f account.ListFilter) ([]*account.Account, error) {
+	limit := f.Limit
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if f.OwnerID == "" {
+		rows, err = r.pool.Query(ctx, `SELECT `+accountColumns+` FROM accounts WHERE role = 'owner'
+			ORDER BY created_at, id LIMIT $1`, limit)
+	} else {
+		rows, err = r.pool.Query(ctx, `SELECT `+accountColumns+` FROM accounts WHERE owner_id = $1
+			ORDER BY created_at, id LIMIT $2`, f.OwnerID, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*account.Account
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func enqueue(ctx context.Context, tx pgx.Tx, evs []account.Event) error {
+	envs := make([]events.Envelope, 0, len(evs))
+	for _, e := range evs {
+		env, err := events.New(ctx, e.Type, e.AccountID, e.Data)
+		if err != nil {
+			return fmt.Errorf("build %s event: %w", e.Type, err)
+		}
+		envs = append(envs, env)
+	}
+	if len(envs) == 0 {
+		return nil
+	}
+	return events.Enqueue(ctx, tx, envs...)
+}

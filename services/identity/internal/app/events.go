@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+)
+
+// NewClientData is the payload of inbound.new_client (spec 2.11).
+type NewClientData struct {
+	InboundID    string `json:"inboundId"`
+	BusinessName string `json:"businessName"`
+	Email        string `json:"email"`
+	OwnerName    string `json:"ownerName"`
+	Phone        string `json:"phone"`
+	Plan         string `json:"plan"`
+}
+
+// CreateClient turns an inbound new_client event into a client account of the owner whose
+// webhook secret received it. Redelivery is harmless: a client that exists is left as it is.
+type CreateClient struct {
+	Accounts account.Repository
+	Now      Clock
+}
+
+func (h *CreateClient) Handle(ctx context.Context, ownerID string, d NewClientData) error {
+	owner, err := h.Accounts.ByID(ctx, ownerID)
+	if errors.Is(err, account.ErrNotFound) {
+		slog.WarnContext(ctx, "new_client for unknown owner dropped", "owner_id", ownerID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.Plan != "" {
+		if _, perr := account.ParsePlan(d.Plan); perr != nil {
+			slog.InfoContext(ctx, "new_client plan not recognised, using free", "plan", d.Plan)
+			d.Plan = ""
+		}
+	}
+	client, err := account.NewClient(ids.New("acc"), owner, account.ClientDetails{
+		Email: d.Email, BusinessName: d.BusinessName, OwnerName: d.OwnerName, Phone: d.Phone, Plan: d.Plan,
+	}, h.Now())
+	if err != nil {
+		// Integrations validated the event already; a client we cannot build is dropped, not retried.
+		slog.WarnContext(ctx, "new_client rejected", "owner_id", ownerID, "error", err)
+		return nil
+	}
+	err = h.Accounts.Create(ctx, client, accountCreated(client))
+	if errors.Is(err, account.ErrEmailTaken) {
+		return nil
+	}
+	return err
+}
+
+// PaymentData is the part of a forwarded payment event identity needs.
+type PaymentData struct {
+	Type      string `json:"type"`
+	AccountID string `json:"accountId"`
+	Plan      string `json:"plan"`
+	Status    string `json:"status"`
+}
+
+// ApplyPayment keeps an owner's plan in step with the payment processor: a completed checkout or
+// an active subscription sets the paid plan, a deleted subscription returns the account to free.
+type ApplyPayment struct {
+	Accounts account.Repository
+	Now      Clock
+}
+
+func (h *ApplyPayment) Handle(ctx context.Context, d PaymentData) error {
+	var target account.Plan
+	switch d.Type {
+	case "checkout.session.completed":
+		p, err := account.ParsePlan(d.Plan)
+		if err != nil {
+			return nil //nolint:nilerr // an unknown plan name in a processor event is not ours to fix
+		}
+		target = p
+	case "customer.subscription.updated":
+		p, err := account.ParsePlan(d.Plan)
+		if err != nil || !strings.EqualFold(d.Status, "active") && !strings.EqualFold(d.Status, "trialing") {
+			return nil //nolint:nilerr // only an active subscription with a known plan changes the plan
+		}
+		target = p
+	case "customer.subscription.deleted":
+		target = account.PlanFree
+	default:
+		return nil
+	}
+	if d.AccountID == "" {
+		return nil
+	}
+	_, err := h.Accounts.Update(ctx, d.AccountID, func(a *account.Account) ([]account.Event, error) {
+		if a.Role() != account.RoleOwner {
+			return nil, nil
+		}
+		return changePlan(a, target, h.Now)
+	})
+	if errors.Is(err, account.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("apply %s: %w", d.Type, err)
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+)
+
+// ErrInvalidCredentials is the one answer to a failed login: it never says which part was wrong.
+var ErrInvalidCredentials = apperr.Unauthenticated("invalid_credentials", "email or password is incorrect")
+
+// Login exchanges an email and password for a token.
+type Login struct {
+	Accounts account.Repository
+	Hasher   PasswordHasher
+	Tokens   TokenIssuer
+	Throttle LoginThrottle
+	Now      Clock
+	// dummyHash is compared against when the email is unknown, so both failures cost the same time.
+	dummyHash string
+}
+
+// NewLogin builds the use case and precomputes the hash used for unknown emails.
+func NewLogin(accounts account.Repository, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
+	dummy, err := hasher.Hash("not-a-real-password-but-the-same-cost")
+	if err != nil {
+		return nil, fmt.Errorf("precompute dummy hash: %w", err)
+	}
+	return &Login{Accounts: accounts, Hasher: hasher, Tokens: tokens, Throttle: throttle, Now: now, dummyHash: dummy}, nil
+}
+
+// LoginCommand is what the caller sends.
+type LoginCommand struct {
+	Email    string
+	Password string
+	ClientIP netip.Addr
+}
+
+// LoginResult is what a successful login returns.
+type LoginResult struct {
+	Token     string
+	Email     string
+	Plan      account.Plan
+	ExpiresAt time.Time
+}
+
+// LoginData is the payload of account.login.
+type LoginData struct {
+	AccountID string    `json:"accountId"`
+	Email     string    `json:"email"`
+	At        time.Time `json:"at"`
+}
+
+func (h *Login) Handle(ctx context.Context, cmd LoginCommand) (LoginResult, error) {
+	if cmd.Email == "" {
+		return LoginResult{}, apperr.MissingField("email")
+	}
+	if cmd.Password == "" {
+		return LoginResult{}, apperr.MissingField("password")
+	}
+	if len(cmd.Password) > account.MaxPasswordLength {
+		return LoginResult{}, ErrInvalidCredentials
+	}
+	email, err := account.NormalizeEmail(cmd.Email)
+	if err != nil {
+		return LoginResult{}, err
+	}
+	if err := h.Throttle.AllowLogin(ctx, cmd.ClientIP, email); err != nil {
+		return LoginResult{}, err
+	}
+
+	acc, err := h.Accounts.OwnerByEmail(ctx, email)
+	if errors.Is(err, account.ErrNotFound) {
+		_, _ = h.Hasher.Verify(cmd.Password, h.dummyHash)
+		return LoginResult{}, ErrInvalidCredentials
+	}
+	if err != nil {
+		return LoginResult{}, fmt.Errorf("load account: %w", err)
+	}
+	ok, err := h.Hasher.Verify(cmd.Password, acc.PasswordHash())
+	if err != nil {
+		return LoginResult{}, fmt.Errorf("verify password: %w", err)
+	}
+	if !ok || !acc.CanSignIn() {
+		return LoginResult{}, ErrInvalidCredentials
+	}
+
+	now := h.Now()
+	tok, err := h.Tokens.Issue(ctx, acc, now)
+	if err != nil {
+		return LoginResult{}, fmt.Errorf("issue token: %w", err)
+	}
+	_, err = h.Accounts.Update(ctx, acc.ID(), func(a *account.Account) ([]account.Event, error) {
+		return []account.Event{{Type: EventAccountLogin, AccountID: a.ID(),
+			Data: LoginData{AccountID: a.ID(), Email: a.Email(), At: now}}}, nil
+	})
+	if err != nil {
+		return LoginResult{}, fmt.Errorf("record login: %w", err)
+	}
+	return LoginResult{Token: tok.Value, Email: acc.Email(), Plan: acc.Plan(), ExpiresAt: tok.ExpiresAt}, nil
+}

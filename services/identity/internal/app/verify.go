@@ -1,0 +1,46 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+)
+
+// VerifyToken confirms that a token is still active: signature and claims hold and the account
+// it names still exists and is enabled.
+type VerifyToken struct {
+	Accounts account.Repository
+	Tokens   TokenVerifier
+}
+
+// VerifyResult describes an active token. Plan is the account's current plan, which may have
+// changed since the token was issued.
+type VerifyResult struct {
+	Email     string
+	Plan      account.Plan
+	ExpiresAt time.Time
+}
+
+var errAccountInactive = apperr.Unauthenticated("invalid_token", "token's account is disabled or no longer exists")
+
+func (h *VerifyToken) Handle(ctx context.Context, token string) (VerifyResult, error) {
+	caller, err := h.Tokens.Verify(ctx, token)
+	if err != nil {
+		return VerifyResult{}, err
+	}
+	acc, err := h.Accounts.ByID(ctx, caller.AccountID)
+	if errors.Is(err, account.ErrNotFound) {
+		return VerifyResult{}, errAccountInactive
+	}
+	if err != nil {
+		return VerifyResult{}, fmt.Errorf("load account: %w", err)
+	}
+	if !acc.CanSignIn() {
+		return VerifyResult{}, errAccountInactive
+	}
+	return VerifyResult{Email: acc.Email(), Plan: acc.Plan(), ExpiresAt: caller.ExpiresAt}, nil
+}

@@ -1,0 +1,36 @@
+package account
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNotFound is returned when no account matches.
+var ErrNotFound = errors.New("account not found")
+
+// ErrEmailTaken is returned when an owner account with that email exists already.
+var ErrEmailTaken = errors.New("an account with this email exists")
+
+// Repository stores accounts. Update runs fn on the current state inside one transaction with
+// the row locked, and stores the result only when fn succeeds; fn also returns the events the
+// change produces so that they commit with it.
+type Repository interface {
+	Create(ctx context.Context, a *Account, events ...Event) error
+	ByID(ctx context.Context, id string) (*Account, error)
+	OwnerByEmail(ctx context.Context, email string) (*Account, error)
+	Update(ctx context.Context, id string, fn func(*Account) ([]Event, error)) (*Account, error)
+	List(ctx context.Context, f ListFilter) ([]*Account, error)
+}
+
+// ListFilter narrows List.
+type ListFilter struct {
+	OwnerID string // clients of this owner; empty lists owners
+	Limit   int
+}
+
+// Event is a domain event to publish with a change; Type and Data become the envelope.
+type Event struct {
+	Type      string
+	AccountID string
+	Data      any
+}

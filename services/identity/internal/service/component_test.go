@@ -1,0 +1,328 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/openapitest"
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/libs/svc"
+	"github.com/bizassist/bizassist/services/identity/api"
+	"github.com/bizassist/bizassist/services/identity/internal/app"
+	"github.com/bizassist/bizassist/services/identity/internal/service"
+)
+
+const password = "correct horse battery staple"
+
+// stack is identity running in-process on a real socket against real PostgreSQL and Redis.
+type stack struct {
+	svc      *service.Service
+	base     string
+	contract *openapitest.Contract
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	base := "http://" + ln.Addr().String()
+
+	environ := platformtest.Env(t, service.Name, base+"/api/auth/jwks.json")
+	environ["HTTP_ADDR"] = ln.Addr().String()
+	environ["IDENTITY_ARGON2_MEMORY_KIB"] = "8192"
+	environ["IDENTITY_KEY_RELOAD"] = "50ms"
+	var cfg service.Config
+	require.NoError(t, svc.LoadConfigFrom(&cfg, environ))
+	require.NoError(t, cfg.Validate())
+
+	s, err := service.New(ctx, cfg)
+	require.NoError(t, err)
+	require.NoError(t, s.Migrate(ctx))
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+		s.Close()
+	})
+	return &stack{svc: s, base: base, contract: openapitest.Load(t, api.OpenAPI)}
+}
+
+func (s *stack) createOwner(t *testing.T, email, plan string) {
+	t.Helper()
+	_, err := s.svc.CreateAccount.Handle(context.Background(), app.CreateAccountCommand{Email: email, Password: password, Plan: plan})
+	require.NoError(t, err)
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+// post sends body (a string is sent verbatim) from the client address ip (via X-Forwarded-For,
+// which the stack trusts from 127.0.0.1), checks the exchange against the contract and decodes it.
+func (s *stack) post(t *testing.T, ip, token string, body any) reply {
+	t.Helper()
+	var raw []byte
+	switch b := body.(type) {
+	case string:
+		raw = []byte(b)
+	default:
+		var err error
+		raw, err = json.Marshal(b)
+		require.NoError(t, err)
+	}
+	req, err := http.NewRequest(http.MethodPost, s.base+"/api/auth", bytes.NewReader(raw))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", ip)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		s.contract.Check(t, req, resp, data)
+	}
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m), string(data))
+	return reply{status: resp.StatusCode, header: resp.Header, body: m}
+}
+
+func (s *stack) login(t *testing.T, ip, email string) string {
+	t.Helper()
+	r := s.post(t, ip, "", map[string]string{"email": email, "password": password})
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	return r.body["token"].(string)
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestLoginThenVerify(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "growth")
+
+	before := time.Now().UTC().Truncate(time.Second)
+	r := s.post(t, "10.0.0.1", "", map[string]string{"email": "Owner@Example.com", "password": password})
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.ElementsMatch(t, []string{"ok", "token", "email", "plan"}, keys(r.body))
+	require.Equal(t, true, r.body["ok"])
+	require.Equal(t, "owner@example.com", r.body["email"])
+	require.Equal(t, "growth", r.body["plan"])
+	require.NotEmpty(t, r.header.Get("X-RateLimit-Remaining"))
+
+	v := s.post(t, "10.0.0.1", r.body["token"].(string), map[string]string{"action": "verify"})
+	require.Equal(t, http.StatusOK, v.status, v.body)
+	require.ElementsMatch(t, []string{"ok", "valid", "email", "plan", "expiresAt"}, keys(v.body))
+	require.Equal(t, true, v.body["valid"])
+	exp, err := time.Parse(time.RFC3339Nano, v.body["expiresAt"].(string))
+	require.NoError(t, err)
+	require.WithinDuration(t, before.Add(24*time.Hour), exp, 5*time.Second)
+	require.True(t, strings.HasSuffix(v.body["expiresAt"].(string), "Z"))
+}
+
+func TestLoginFailuresLookTheSame(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "free")
+
+	wrong := s.post(t, "10.0.1.1", "", map[string]string{"email": "owner@example.com", "password": "not the password"})
+	unknown := s.post(t, "10.0.1.2", "", map[string]string{"email": "nobody@example.com", "password": "not the password"})
+	require.Equal(t, http.StatusUnauthorized, wrong.status)
+	require.Equal(t, wrong.status, unknown.status)
+	require.Equal(t, wrong.body, unknown.body)
+	require.Equal(t, "invalid_credentials", wrong.body["code"])
+}
+
+func TestBadRequestsNameTheProblem(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	cases := []struct {
+		name   string
+		body   any
+		status int
+		code   string
+		field  string
+	}{
+		{"missing email", map[string]string{"password": "x"}, 400, "missing_field", "email"},
+		{"missing password", map[string]string{"email": "a@example.com"}, 400, "missing_field", "password"},
+		{"empty body", "", 400, "malformed_json", ""},
+		{"malformed json", `{"email": "a@example.com",`, 400, "malformed_json", ""},
+		{"wrong type", `{"email": 42, "password": "x"}`, 400, "invalid_type", "email"},
+		{"unknown field", `{"email": "a@example.com", "password": "x", "remember": true}`, 400, "unknown_field", "remember"},
+		{"bad email", map[string]string{"email": "not-an-email", "password": "x"}, 400, "invalid_field", "email"},
+		{"other action", map[string]string{"action": "refresh"}, 400, "invalid_field", "action"},
+		{"oversized", `{"email":"` + strings.Repeat("a", 5000) + `@example.com","password":"x"}`, 413, "body_too_large", ""},
+	}
+	for i, tc := range cases {
+		r := s.post(t, "10.0.2."+string(rune('1'+i)), "", tc.body)
+		require.Equal(t, tc.status, r.status, tc.name)
+		require.Equal(t, false, r.body["ok"], tc.name)
+		require.Equal(t, tc.code, r.body["code"], tc.name)
+		require.NotEmpty(t, r.body["error"], tc.name)
+		if tc.field != "" {
+			require.Equal(t, tc.field, r.body["field"], tc.name)
+		}
+	}
+}
+
+func TestVerifyRefusesBadTokens(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "free")
+	good := s.login(t, "10.0.3.1", "owner@example.com")
+
+	_, otherKey, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	header := strings.Split(good, ".")[0]
+	forged := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{"sub": "acc_x", "iss": "bizassist-identity",
+		"aud": "bizassist-api", "exp": time.Now().Add(time.Hour).Unix()})
+	var hdr map[string]any
+	require.NoError(t, json.Unmarshal(mustDecode(t, header), &hdr))
+	forged.Header["kid"] = hdr["kid"]
+	forgedToken, err := forged.SignedString(otherKey)
+	require.NoError(t, err)
+
+	acc, err := s.svc.Accounts.OwnerByEmail(context.Background(), "owner@example.com")
+	require.NoError(t, err)
+	expired, err := s.svc.Signer.Issue(context.Background(), acc, time.Now().Add(-25*time.Hour))
+	require.NoError(t, err)
+
+	for name, token := range map[string]string{"forged": forgedToken, "expired": expired.Value, "garbage": "abc.def.ghi"} {
+		r := s.post(t, "10.0.3.2", token, map[string]string{"action": "verify"})
+		require.Equal(t, http.StatusUnauthorized, r.status, name)
+		require.Equal(t, false, r.body["valid"], name)
+		require.Equal(t, "invalid_token", r.body["code"], name)
+		require.Contains(t, r.header.Get("WWW-Authenticate"), "Bearer", name)
+	}
+	r := s.post(t, "10.0.3.3", "", map[string]string{"action": "verify"})
+	require.Equal(t, http.StatusUnauthorized, r.status)
+	require.Equal(t, "unauthenticated", r.body["code"])
+	require.Equal(t, false, r.body["valid"])
+}
+
+func TestDisabledAccountsStopVerifyingAndSigningIn(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "free")
+	token := s.login(t, "10.0.4.1", "owner@example.com")
+	acc, err := s.svc.Accounts.OwnerByEmail(context.Background(), "owner@example.com")
+	require.NoError(t, err)
+	require.NoError(t, s.svc.Disable.Handle(context.Background(), acc.ID()))
+
+	r := s.post(t, "10.0.4.1", token, map[string]string{"action": "verify"})
+	require.Equal(t, http.StatusUnauthorized, r.status)
+	r = s.post(t, "10.0.4.1", "", map[string]string{"email": "owner@example.com", "password": password})
+	require.Equal(t, http.StatusUnauthorized, r.status)
+	require.Equal(t, "invalid_credentials", r.body["code"])
+}
+
+func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "full_stack")
+	old := s.login(t, "10.0.5.1", "owner@example.com")
+
+	_, err := s.svc.Keys.Rotate(context.Background(), time.Now().UTC())
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		fresh := s.login(t, "10.0.5.2", "owner@example.com")
+		return kidOf(t, fresh) != kidOf(t, old)
+	}, 5*time.Second, 100*time.Millisecond, "new tokens use the new key")
+
+	fresh := s.login(t, "10.0.5.3", "owner@example.com")
+	for _, token := range []string{old, fresh} {
+		r := s.post(t, "10.0.5.4", token, map[string]string{"action": "verify"})
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Equal(t, "full_stack", r.body["plan"])
+	}
+}
+
+func TestLoginIsThrottledPerEmail(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "free")
+	var last reply
+	for i := range 6 {
+		// a different client address each time: the per-email limit must hold on its own
+		last = s.post(t, "10.0.6."+string(rune('1'+i)), "", map[string]string{"email": "owner@example.com", "password": "guess"})
+	}
+	require.Equal(t, http.StatusTooManyRequests, last.status, last.body)
+	require.NotEmpty(t, last.header.Get("Retry-After"))
+	require.Equal(t, "rate_limited", last.body["code"])
+}
+
+func TestLoginAndCreationAreRecordedInTheOutbox(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "growth")
+	s.login(t, "10.0.7.1", "owner@example.com")
+
+	counts := map[string]int{}
+	rows, err := s.svc.Runtime.Pool.Query(context.Background(), `SELECT type, count(*) FROM outbox GROUP BY type`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var typ string
+		var n int
+		require.NoError(t, rows.Scan(&typ, &n))
+		counts[typ] = n
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, 1, counts["account.created"])
+	require.Equal(t, 1, counts["account.login"])
+}
+
+func TestJWKSPublishesTheSigningKey(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "free")
+	token := s.login(t, "10.0.8.1", "owner@example.com")
+
+	resp, err := http.Get(s.base + "/api/auth/jwks.json") //nolint:noctx // test
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var set authjwt.JWKS
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&set))
+	keys, err := set.PublicKeys()
+	require.NoError(t, err)
+	require.Contains(t, keys, kidOf(t, token))
+	require.Contains(t, resp.Header.Get("Cache-Control"), "public")
+}
+
+func kidOf(t *testing.T, token string) string {
+	t.Helper()
+	var hdr map[string]any
+	require.NoError(t, json.Unmarshal(mustDecode(t, strings.Split(token, ".")[0]), &hdr))
+	return hdr["kid"].(string)
+}
+
+func mustDecode(t *testing.T, seg string) []byte {
+	t.Helper()
+	b, err := jwt.NewParser().DecodeSegment(seg)
+	require.NoError(t, err)
+	return b
+}

@@ -1,0 +1,126 @@
+// Package service is identity's composition root: it wires adapters into the use cases and the
+// use cases into the HTTP and event ports. Tests build the whole service through New too.
+package service
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/services/identity/internal/adapters"
+	"github.com/bizassist/bizassist/services/identity/internal/app"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+	"github.com/bizassist/bizassist/services/identity/internal/ports"
+	"github.com/bizassist/bizassist/services/identity/migrations"
+)
+
+// Name is the service name: schema, role, consumer group and telemetry label.
+const Name = "identity"
+
+// Config is identity's configuration.
+type Config struct {
+	platform.Config
+	// Argon2MemoryKiB and Argon2Iterations are the argon2id cost of new password hashes.
+	Argon2MemoryKiB  uint32 `env:"IDENTITY_ARGON2_MEMORY_KIB" envDefault:"65536"`
+	Argon2Iterations uint32 `env:"IDENTITY_ARGON2_ITERATIONS" envDefault:"1"`
+	// KeyReload is how often a replica rereads the signing keys, so a rotation reaches all of them.
+	KeyReload time.Duration `env:"IDENTITY_KEY_RELOAD" envDefault:"30s"`
+}
+
+// Validate checks identity's settings and the shared ones.
+func (c Config) Validate() error {
+	if c.Argon2MemoryKiB < 8*1024 || c.Argon2Iterations < 1 {
+		return fmt.Errorf("IDENTITY_ARGON2_MEMORY_KIB must be at least 8192 and IDENTITY_ARGON2_ITERATIONS at least 1")
+	}
+	if c.KeyReload <= 0 {
+		return fmt.Errorf("IDENTITY_KEY_RELOAD must be positive")
+	}
+	return c.Config.Validate()
+}
+
+// Service is identity, assembled.
+type Service struct {
+	Runtime  *platform.Runtime
+	Accounts account.Repository
+	Keys     *adapters.KeyStore
+	Signer   *adapters.Signer
+
+	Login         *app.Login
+	Verify        *app.VerifyToken
+	CreateAccount *app.CreateAccount
+	SetPlan       *app.SetPlan
+	SetPassword   *app.SetPassword
+	Disable       *app.Disable
+	CreateClient  *app.CreateClient
+	ApplyPayment  *app.ApplyPayment
+
+	now app.Clock
+}
+
+// New opens identity's dependencies and wires the use cases. The caller must call Close.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	rt, err := platform.Open(ctx, Name, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	now := func() time.Time { return time.Now().UTC() }
+	accounts := adapters.NewAccountRepository(rt.Pool)
+	keys := adapters.NewKeyStore(rt.Pool)
+	signer := adapters.NewSigner(keys, cfg.Auth.Issuer, cfg.Auth.Audience, cfg.KeyReload)
+	hasher := adapters.NewArgon2Hasher(cfg.Argon2MemoryKiB, cfg.Argon2Iterations)
+
+	login, err := app.NewLogin(accounts, hasher, signer, adapters.NewLoginThrottle(rt.Limiter), now)
+	if err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return &Service{
+		Runtime: rt, Accounts: accounts, Keys: keys, Signer: signer,
+		Login:         login,
+		Verify:        &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
+		CreateAccount: &app.CreateAccount{Accounts: accounts, Hasher: hasher, Now: now},
+		SetPlan:       &app.SetPlan{Accounts: accounts, Now: now},
+		SetPassword:   &app.SetPassword{Accounts: accounts, Hasher: hasher, Now: now},
+		Disable:       &app.Disable{Accounts: accounts, Now: now},
+		CreateClient:  &app.CreateClient{Accounts: accounts, Now: now},
+		ApplyPayment:  &app.ApplyPayment{Accounts: accounts, Now: now},
+		now:           now,
+	}, nil
+}
+
+// Close releases the service's dependencies.
+func (s *Service) Close() { s.Runtime.Close() }
+
+// Migrate applies identity's schema and makes sure a signing key exists.
+func (s *Service) Migrate(ctx context.Context) error {
+	if err := s.Runtime.Migrate(ctx, migrations.Source); err != nil {
+		return err
+	}
+	return s.Keys.EnsureKey(ctx, s.now())
+}
+
+// Handler returns identity's HTTP routes with the standard middleware.
+func (s *Service) Handler() http.Handler {
+	r := s.Runtime.Router()
+	h := &ports.HTTP{Login: s.Login, Verify: s.Verify, Keys: s.Signer, ClientIP: s.Runtime.Limiter.ClientIP, Now: s.now}
+	h.Routes(r, s.Runtime.RateLimit(ratelimit.API))
+	return r
+}
+
+// EventHandlers are the events identity consumes.
+func (s *Service) EventHandlers() map[string]events.Handler {
+	return ports.EventHandlers(s.CreateClient, s.ApplyPayment)
+}
+
+// Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.
+func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
+	if err := s.Keys.EnsureKey(ctx, s.now()); err != nil {
+		return fmt.Errorf("signing key: %w", err)
+	}
+	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers())
+}
