@@ -1,0 +1,363 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/analytics/internal/app"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
+	"github.com/bizassist/bizassist/services/analytics/migrations"
+)
+
+func newPool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	return pgtest.New(t, "analytics", migrations.Source, events.Migrations)
+}
+
+var writerCfg = postgres.WriterConfig{Workers: 2, MaxBatch: 50, Timeout: 10 * time.Second}
+
+func newEvent(t *testing.T, account, feature string, at time.Time) usage.Event {
+	t.Helper()
+	e, err := usage.NewEvent(account, feature, "", json.RawMessage(`{"n":1}`), at)
+	require.NoError(t, err)
+	return e
+}
+
+func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+func TestWriterStoresConcurrentEventsAndTheirRollup(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	w := postgres.NewUsageWriter(pool, writerCfg)
+	defer w.Close()
+	ctx := context.Background()
+	now := time.Now().UTC()
+
+	const n = 300
+	var wg sync.WaitGroup
+	ids := make(chan string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			feature := []string{"chat", "lead_finder", "audit_tool"}[i%3]
+			logged, err := w.Record(ctx, newEvent(t, "acc_a", feature, now), nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids <- logged.EventID
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	require.Len(t, ids, n)
+	require.Equal(t, n, count(t, pool, `SELECT count(*) FROM usage_events WHERE account_id = 'acc_a' AND source = 'api'`))
+	require.Equal(t, n/3, count(t, pool, `SELECT uses FROM usage_daily WHERE account_id = 'acc_a' AND feature = 'chat'`))
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM dirty_accounts WHERE account_id = 'acc_a'`))
+
+	used, err := postgres.NewAllowances(pool).MonthlyUse(ctx, "acc_a", now.AddDate(0, 0, -1), now.AddDate(0, 0, 1))
+	require.NoError(t, err)
+	require.Equal(t, map[usage.Feature]int{usage.Chat: n / 3, usage.LeadFinder: n / 3}, used)
+}
+
+func TestWriterReplaysAnIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	w := postgres.NewUsageWriter(pool, writerCfg)
+	defer w.Close()
+	ctx := context.Background()
+	idem := &app.Idempotency{Key: "retry-1", Fingerprint: []byte("same request")}
+
+	// Concurrent retries of one request, in one batch or across batches, store one event.
+	var wg sync.WaitGroup
+	results := make(chan app.Logged, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			logged, err := w.Record(ctx, newEvent(t, "acc_k", "chat", time.Now()), idem)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results <- logged
+		}()
+	}
+	wg.Wait()
+	close(results)
+	var first app.Logged
+	for r := range results {
+		if first.EventID == "" {
+			first = r
+		}
+		require.Equal(t, first, r)
+	}
+	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM usage_events WHERE account_id = 'acc_k'`))
+	require.Equal(t, 1, count(t, pool, `SELECT uses FROM usage_daily WHERE account_id = 'acc_k'`))
+
+	// Another account may use the same key; a different request may not.
+	_, err := w.Record(ctx, newEvent(t, "acc_other", "chat", time.Now()), idem)
+	require.NoError(t, err)
+	_, err = w.Record(ctx, newEvent(t, "acc_k", "chat", time.Now()), &app.Idempotency{Key: "retry-1", Fingerprint: []byte("other")})
+	require.Equal(t, apperr.KindConflict, apperr.KindOf(err))
+}
+
+func TestWriterCommitsQueuedEventsOnCloseAndRefusesLaterOnes(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	w := postgres.NewUsageWriter(pool, writerCfg)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	acked := make(chan string, 100)
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if logged, err := w.Record(ctx, newEvent(t, "acc_c", "chat", time.Now()), nil); err == nil {
+				acked <- logged.EventID
+			}
+		}()
+	}
+	w.Close()
+	wg.Wait()
+	close(acked)
+	for id := range acked {
+		require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM usage_events WHERE event_id = $1`, id))
+	}
+	_, err := w.Record(ctx, newEvent(t, "acc_c", "chat", time.Now()), nil)
+	require.Equal(t, apperr.KindUnavailable, apperr.KindOf(err))
+}
+
+func TestPlanLimitsAreRows(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	ctx := context.Background()
+	a := postgres.NewAllowances(pool)
+	limits, err := a.Limits(ctx, "growth")
+	require.NoError(t, err)
+	require.Equal(t, map[usage.Feature]int{usage.Chat: 1000, usage.LeadScoring: 500, usage.LeadFinder: 300}, limits)
+	limits, err = a.Limits(ctx, "full_stack")
+	require.NoError(t, err)
+	require.Equal(t, usage.Unlimited, limits[usage.Chat])
+
+	_, err = pool.Exec(ctx, `UPDATE plan_limits SET monthly_limit = 75 WHERE plan = 'free' AND feature = 'chat'`)
+	require.NoError(t, err)
+	limits, err = a.Limits(ctx, "free")
+	require.NoError(t, err)
+	require.Equal(t, 75, limits[usage.Chat])
+}
+
+// clock is a hand-moved clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// project runs fn in a transaction, as the event consumer does.
+func project(t *testing.T, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) {
+	t.Helper()
+	require.NoError(t, pgkit.InTx(context.Background(), pool, fn))
+}
+
+// beActive gives the account a month of daily logins and usage up to now.
+func beActive(t *testing.T, pool *pgxpool.Pool, accounts *postgres.Accounts, id string, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	project(t, pool, func(tx pgx.Tx) error {
+		for d := range 25 {
+			at := now.AddDate(0, 0, -d)
+			if err := accounts.LoggedIn(ctx, tx, id, "", at); err != nil {
+				return err
+			}
+			for i, f := range []string{"chat", "chat", "lead_finder", "lead_scoring", "audit_tool"} {
+				e := usage.Recorded(fmt.Sprintf("evt_%s_%d_%d_%d", id, now.Unix(), d, i), id, f, "", 2, at)
+				if err := accounts.UsageRecorded(ctx, tx, e); err != nil {
+					return err
+				}
+			}
+			if err := accounts.Activity(ctx, tx, id, postgres.KindLead, at); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func alerts(t *testing.T, pool *pgxpool.Pool) []events.Envelope {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT payload FROM outbox WHERE type = 'health.critical' ORDER BY created_at, id`)
+	require.NoError(t, err)
+	envs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (events.Envelope, error) {
+		var e events.Envelope
+		err := r.Scan(&e)
+		return e, err
+	})
+	require.NoError(t, err)
+	return envs
+}
+
+func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	ctx := context.Background()
+	clk := &clock{now: time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)}
+	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
+	recompute := app.Recompute{Store: store, Now: clk.Now}
+
+	project(t, pool, func(tx pgx.Tx) error {
+		if err := accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
+			return err
+		}
+		return accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_client", OwnerID: "acc_owner",
+			Email: "client@x.test", BusinessName: "Client Co", Plan: "free", CreatedAt: clk.Now().AddDate(-1, 0, 0)})
+	})
+	beActive(t, pool, accounts, "acc_client", clk.Now())
+	require.NoError(t, recompute.Handle(ctx, []string{"acc_client", "acc_owner"}))
+	s, ok, err := store.Current(ctx, "acc_client")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, health.Healthy, s.Tier)
+	require.Empty(t, alerts(t, pool))
+
+	// Nothing happens for three months: the client falls below 30; the owner never alerts.
+	var tiers []health.Tier
+	for range 90 {
+		clk.Advance(24 * time.Hour)
+		require.NoError(t, recompute.Handle(ctx, []string{"acc_client", "acc_owner"}))
+		s, _, err = store.Current(ctx, "acc_client")
+		require.NoError(t, err)
+		if len(tiers) == 0 || tiers[len(tiers)-1] != s.Tier {
+			tiers = append(tiers, s.Tier)
+		}
+	}
+	require.Equal(t, []health.Tier{health.Healthy, health.AtRisk, health.Critical}, tiers)
+	got := alerts(t, pool)
+	require.Len(t, got, 1, "one alert for one entry, however often it is recomputed while critical")
+	require.Equal(t, "acc_owner", got[0].AccountID)
+	var data map[string]any
+	require.NoError(t, json.Unmarshal(got[0].Data, &data))
+	require.Equal(t, "acc_client", data["clientAccountId"])
+	require.Equal(t, "client@x.test", data["email"])
+	require.Equal(t, "Client Co", data["businessName"])
+	require.Less(t, data["score"], float64(30))
+	require.Contains(t, data["recommendation"], "Weakest signals: ")
+	require.NotEmpty(t, data["at"])
+
+	// It recovers, then relapses: a second alert.
+	beActive(t, pool, accounts, "acc_client", clk.Now())
+	require.NoError(t, recompute.Handle(ctx, []string{"acc_client"}))
+	s, _, err = store.Current(ctx, "acc_client")
+	require.NoError(t, err)
+	require.NotEqual(t, health.Critical, s.Tier)
+	require.Len(t, alerts(t, pool), 1)
+	clk.Advance(90 * 24 * time.Hour)
+	require.NoError(t, recompute.Handle(ctx, []string{"acc_client"}))
+	require.NoError(t, recompute.Handle(ctx, []string{"acc_client"}))
+	require.Len(t, alerts(t, pool), 2)
+
+	// History keeps one row per change, not per recompute.
+	changes := count(t, pool, `SELECT count(*) FROM health_scores WHERE account_id = 'acc_client'`)
+	require.Greater(t, changes, 3)
+	require.Less(t, changes, 90)
+}
+
+func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	ctx := context.Background()
+	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
+	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
+	project(t, pool, func(tx pgx.Tx) error {
+		for i, id := range []string{"acc_c1", "acc_c2", "acc_c3"} {
+			if err := accounts.Created(ctx, tx, postgres.NewAccount{AccountID: id, OwnerID: "acc_o",
+				Email: id + "@x.test", BusinessName: id, Plan: "free", CreatedAt: now.AddDate(0, -i-1, 0)}); err != nil {
+				return err
+			}
+		}
+		return accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_stranger", OwnerID: "acc_elsewhere", Plan: "free", CreatedAt: now})
+	})
+	beActive(t, pool, accounts, "acc_c1", now)
+	project(t, pool, func(tx pgx.Tx) error { return accounts.LoggedIn(ctx, tx, "acc_c2", "", now.AddDate(0, 0, -10)) })
+
+	unscored, err := store.Unscored(ctx, "acc_o")
+	require.NoError(t, err)
+	require.Equal(t, []string{"acc_c1", "acc_c2", "acc_c3"}, unscored)
+
+	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Now: func() time.Time { return now }}, BatchSize: 2}
+	n, err := w.RecomputeDirty(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+	require.Zero(t, count(t, pool, `SELECT count(*) FROM dirty_accounts`))
+	n, err = w.RecomputeAll(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+
+	clients, total, err := store.AtRisk(ctx, "acc_o", 0, 2)
+	require.NoError(t, err)
+	require.Equal(t, 3, total)
+	require.Len(t, clients, 2)
+	require.Equal(t, "acc_c3", clients[0].AccountID, "never logged in: highest churn")
+	require.Equal(t, "acc_c2", clients[1].AccountID)
+	require.GreaterOrEqual(t, clients[0].Score.Churn, clients[1].Score.Churn)
+	require.True(t, clients[0].LastLoginAt.IsZero())
+	require.Equal(t, now.AddDate(0, 0, -10), clients[1].LastLoginAt)
+
+	clients, total, err = store.AtRisk(ctx, "acc_o", 101, 10)
+	require.NoError(t, err)
+	require.Zero(t, total)
+	require.Empty(t, clients)
+}
+
+func TestPaymentEventsMoveThePaymentSignal(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	ctx := context.Background()
+	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
+	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
+	project(t, pool, func(tx pgx.Tx) error {
+		if err := accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_p", Plan: "growth", CreatedAt: now}); err != nil {
+			return err
+		}
+		if err := accounts.Payment(ctx, tx, "acc_p", health.PaymentEvent{Type: "invoice.payment_failed"}, now); err != nil {
+			return err
+		}
+		// An older event arriving late changes nothing.
+		return accounts.Payment(ctx, tx, "acc_p", health.PaymentEvent{Type: "invoice.paid"}, now.Add(-time.Hour))
+	})
+	require.NoError(t, app.Recompute{Store: store, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_p"}))
+	s, _, err := store.Current(ctx, "acc_p")
+	require.NoError(t, err)
+	require.Equal(t, 40, s.Signals[health.PaymentHealth])
+}
