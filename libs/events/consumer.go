@@ -1,0 +1,370 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+)
+
+// Handler applies one event inside tx, the transaction that also records the event as processed.
+// Returning an error rolls both back and leaves the message for redelivery.
+type Handler func(ctx context.Context, tx pgx.Tx, e Envelope) error
+
+// ConsumerConfig tunes a consumer; zero fields take the defaults shown, except Group.
+type ConsumerConfig struct {
+	StreamPrefix string `env:"EVENTS_STREAM_PREFIX" envDefault:"bizassist"`
+	// Group is the consuming service's name; every replica of a service shares it.
+	Group string
+	// Consumer names this replica within the group; default hostname-pid.
+	Consumer  string        `env:"EVENTS_CONSUMER_NAME"`
+	Block     time.Duration `env:"EVENTS_CONSUMER_BLOCK" envDefault:"2s"`
+	BatchSize int64         `env:"EVENTS_CONSUMER_BATCH_SIZE" envDefault:"100"`
+	// ClaimIdle is how long a message may stay unacknowledged before any replica claims it again
+	// (its consumer died, or its handler failed); it is also the backoff between attempts.
+	ClaimIdle time.Duration `env:"EVENTS_CONSUMER_CLAIM_IDLE" envDefault:"30s"`
+	// HandlerTimeout bounds one message's transaction; it runs to completion even during shutdown.
+	HandlerTimeout time.Duration `env:"EVENTS_CONSUMER_HANDLER_TIMEOUT" envDefault:"30s"`
+	// MaxAttempts deliveries fail before a message moves to <prefix>:deadletter:<group>.
+	MaxAttempts int64 `env:"EVENTS_CONSUMER_MAX_ATTEMPTS" envDefault:"10"`
+	// Retention is how long processed event ids are kept for duplicate detection.
+	Retention time.Duration `env:"EVENTS_PROCESSED_RETENTION" envDefault:"168h"`
+}
+
+func (c ConsumerConfig) withDefaults() ConsumerConfig {
+	if c.StreamPrefix == "" {
+		c.StreamPrefix = "bizassist"
+	}
+	if c.Consumer == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			host = "consumer"
+		}
+		c.Consumer = host + "-" + strconv.Itoa(os.Getpid())
+	}
+	if c.Block == 0 {
+		c.Block = 2 * time.Second
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 100
+	}
+	if c.ClaimIdle == 0 {
+		c.ClaimIdle = 30 * time.Second
+	}
+	if c.HandlerTimeout == 0 {
+		c.HandlerTimeout = 30 * time.Second
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = 10
+	}
+	if c.Retention == 0 {
+		c.Retention = 7 * 24 * time.Hour
+	}
+	return c
+}
+
+var groupName = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// Validate reports a config that cannot work.
+func (c ConsumerConfig) Validate() error {
+	c = c.withDefaults()
+	if !groupName.MatchString(c.Group) {
+		return fmt.Errorf("consumer group %q must be the consuming service's name (lower-case, digits, _ or -)", c.Group)
+	}
+	if strings.ContainsAny(c.StreamPrefix, " \t\n") {
+		return fmt.Errorf("EVENTS_STREAM_PREFIX %q must not contain whitespace", c.StreamPrefix)
+	}
+	// A negative Block would make Run spin on non-blocking reads.
+	if c.Block < 0 || c.BatchSize < 0 || c.ClaimIdle < 0 || c.HandlerTimeout < 0 || c.MaxAttempts < 0 || c.Retention < 0 {
+		return errors.New("EVENTS_CONSUMER_BLOCK, EVENTS_CONSUMER_BATCH_SIZE, EVENTS_CONSUMER_CLAIM_IDLE, EVENTS_CONSUMER_HANDLER_TIMEOUT, EVENTS_CONSUMER_MAX_ATTEMPTS and EVENTS_PROCESSED_RETENTION must be positive")
+	}
+	return nil
+}
+
+var tracer = otel.Tracer("github.com/bizassist/bizassist/libs/events")
+
+// Consumer reads the streams of its handlers' event types as one consumer group.
+type Consumer struct {
+	pool     *pgxpool.Pool
+	rdb      redis.UniversalClient
+	cfg      ConsumerConfig
+	handlers map[string]Handler
+	types    []string
+	invalid  error
+	ready    bool // consumer groups exist
+}
+
+// NewConsumer returns a consumer that runs handlers[type] for each event of that type. An invalid
+// config or handler set is reported by Run and Poll.
+func NewConsumer(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg ConsumerConfig, handlers map[string]Handler) *Consumer {
+	c := &Consumer{pool: pool, rdb: rdb, cfg: cfg.withDefaults(), handlers: handlers}
+	c.invalid = c.cfg.Validate()
+	for typ, h := range handlers {
+		if !eventType.MatchString(typ) || h == nil {
+			c.invalid = errors.Join(c.invalid, fmt.Errorf("handler for %q: need a valid event type and a non-nil handler", typ))
+		}
+		c.types = append(c.types, typ)
+	}
+	if len(handlers) == 0 {
+		c.invalid = errors.Join(c.invalid, errors.New("consumer has no handlers"))
+	}
+	sort.Strings(c.types)
+	return c
+}
+
+// Run consumes until ctx is done and returns nil then. Redis or database failures are logged and
+// retried. Shutdown waits for the message in hand and for a blocking read (up to Block).
+func (c *Consumer) Run(ctx context.Context) error {
+	if c.invalid != nil {
+		return fmt.Errorf("events consumer: %w", c.invalid)
+	}
+	var lastSample, lastCleanup time.Time
+	for ctx.Err() == nil {
+		if _, err := c.Poll(ctx); err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "events consumer: poll", "group", c.cfg.Group, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if time.Since(lastSample) >= sampleEvery {
+			lastSample = time.Now()
+			c.sampleLag(ctx)
+		}
+		if time.Since(lastCleanup) >= cleanupEvery {
+			lastCleanup = time.Now()
+			c.cleanup(ctx)
+		}
+	}
+	return nil
+}
+
+// Poll is one iteration of Run: it claims messages idle longer than ClaimIdle, then reads new
+// messages (blocking up to Block), and handles each. It returns how many messages it handled,
+// whatever the outcome. Poll is not safe for concurrent use.
+func (c *Consumer) Poll(ctx context.Context) (int, error) {
+	if c.invalid != nil {
+		return 0, fmt.Errorf("events consumer: %w", c.invalid)
+	}
+	if !c.ready {
+		if err := c.createGroups(ctx); err != nil {
+			return 0, err
+		}
+		c.ready = true
+	}
+	n := 0
+	for _, typ := range c.types {
+		claimed, err := c.claim(ctx, typ)
+		n += claimed
+		if err != nil {
+			return n, c.readFailed(err)
+		}
+	}
+
+	streams := make([]string, 0, 2*len(c.types))
+	for _, typ := range c.types {
+		streams = append(streams, streamKey(c.cfg.StreamPrefix, typ))
+	}
+	for range c.types {
+		streams = append(streams, ">")
+	}
+	res, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: c.cfg.Group, Consumer: c.cfg.Consumer, Streams: streams,
+		Count: c.cfg.BatchSize, Block: c.cfg.Block,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return n, nil
+	}
+	if err != nil {
+		return n, c.readFailed(err)
+	}
+	for _, s := range res {
+		typ := strings.TrimPrefix(s.Stream, c.cfg.StreamPrefix+":")
+		for _, m := range s.Messages {
+			c.handle(ctx, typ, m, 1)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// createGroups starts each group at the beginning of its stream ("0"), so events published before
+// the service first ran are not skipped.
+func (c *Consumer) createGroups(ctx context.Context) error {
+	for _, typ := range c.types {
+		err := c.rdb.XGroupCreateMkStream(ctx, streamKey(c.cfg.StreamPrefix, typ), c.cfg.Group, "0").Err()
+		if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+			return fmt.Errorf("events consumer: create group %s on %s: %w", c.cfg.Group, typ, err)
+		}
+	}
+	return nil
+}
+
+// readFailed makes the next Poll recreate groups when Redis lost them (restart without
+// persistence, or a deleted stream).
+func (c *Consumer) readFailed(err error) error {
+	if strings.Contains(err.Error(), "NOGROUP") {
+		c.ready = false
+	}
+	return fmt.Errorf("events consumer %s: %w", c.cfg.Group, err)
+}
+
+// claim takes over messages of typ that stayed unacknowledged longer than ClaimIdle and handles
+// them; each claim counts as a delivery.
+func (c *Consumer) claim(ctx context.Context, typ string) (int, error) {
+	stream := streamKey(c.cfg.StreamPrefix, typ)
+	msgs, _, err := c.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+		Stream: stream, Group: c.cfg.Group, Consumer: c.cfg.Consumer,
+		MinIdle: c.cfg.ClaimIdle, Start: "0-0", Count: c.cfg.BatchSize,
+	}).Result()
+	if err != nil {
+		return 0, fmt.Errorf("xautoclaim %s: %w", stream, err)
+	}
+	for i, m := range msgs {
+		pending, err := c.rdb.XPendingExt(ctx, &redis.XPendingExtArgs{
+			Stream: stream, Group: c.cfg.Group, Start: m.ID, End: m.ID, Count: 1,
+		}).Result()
+		if err != nil {
+			return i, fmt.Errorf("xpending %s: %w", stream, err)
+		}
+		attempts := int64(1)
+		if len(pending) == 1 {
+			attempts = pending[0].RetryCount
+		}
+		c.handle(ctx, typ, m, attempts)
+	}
+	return len(msgs), nil
+}
+
+// handle processes one message and acknowledges it unless the handler failed.
+func (c *Consumer) handle(ctx context.Context, typ string, m redis.XMessage, attempts int64) {
+	raw, _ := m.Values["envelope"].(string)
+	var env Envelope
+	if err := json.Unmarshal([]byte(raw), &env); err != nil || env.ID == "" || env.Type != typ {
+		c.deadLetter(ctx, typ, m, raw, attempts, fmt.Sprintf("malformed envelope: %v", err))
+		return
+	}
+	if attempts > c.cfg.MaxAttempts {
+		c.deadLetter(ctx, typ, m, raw, attempts, fmt.Sprintf("handler failed %d times", c.cfg.MaxAttempts))
+		return
+	}
+	// The message in hand finishes even during shutdown. If it outlives ClaimIdle and another
+	// replica claims it, that replica's insert into processed_events waits for this transaction and
+	// then sees a duplicate.
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.HandlerTimeout)
+	defer cancel()
+	result, err := c.process(hctx, typ, env)
+	consumed.WithLabelValues(c.cfg.Group, typ, result).Inc()
+	if err != nil {
+		slog.ErrorContext(hctx, "events consumer: handler failed; will retry", "group", c.cfg.Group,
+			"type", typ, "eventId", env.ID, "attempt", attempts, "err", err)
+		return
+	}
+	if err := c.rdb.XAck(hctx, streamKey(c.cfg.StreamPrefix, typ), c.cfg.Group, m.ID).Err(); err != nil {
+		slog.WarnContext(hctx, "events consumer: ack failed; the message will come back as a duplicate",
+			"group", c.cfg.Group, "type", typ, "eventId", env.ID, "err", err)
+	}
+}
+
+// process runs the handler in the transaction that records env as processed by the group, inside
+// a consumer span that continues the producer's trace.
+func (c *Consumer) process(ctx context.Context, typ string, env Envelope) (string, error) {
+	ctx, span := tracer.Start(env.Context(ctx), typ+" process",
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(
+			attribute.String("messaging.system", "redis"),
+			attribute.String("messaging.destination.name", streamKey(c.cfg.StreamPrefix, typ)),
+			attribute.String("messaging.consumer.group.name", c.cfg.Group),
+			attribute.String("messaging.message.id", env.ID),
+		))
+	defer span.End()
+
+	result := "ok"
+	err := pgkit.InTx(ctx, c.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO processed_events (consumer_group, event_id) VALUES ($1, $2)
+			ON CONFLICT DO NOTHING`, c.cfg.Group, env.ID)
+		if err != nil {
+			return fmt.Errorf("record processed event: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			result = "duplicate"
+			return nil
+		}
+		return c.handlers[typ](ctx, tx, env)
+	})
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+		return "error", err
+	}
+	span.SetAttributes(attribute.String("bizassist.events.result", result))
+	return result, nil
+}
+
+// deadLetter parks a message that cannot succeed in <prefix>:deadletter:<group> and acknowledges
+// it, so it stops blocking retries. The ack follows only a successful XADD.
+func (c *Consumer) deadLetter(ctx context.Context, typ string, m redis.XMessage, raw string, attempts int64, reason string) {
+	stream := streamKey(c.cfg.StreamPrefix, typ)
+	dead := c.cfg.StreamPrefix + ":deadletter:" + c.cfg.Group
+	err := c.rdb.XAdd(ctx, &redis.XAddArgs{Stream: dead, Values: []any{
+		"envelope", raw, "stream", stream, "messageId", m.ID, "attempts", attempts, "reason", reason,
+	}}).Err()
+	if err == nil {
+		err = c.rdb.XAck(ctx, stream, c.cfg.Group, m.ID).Err()
+	}
+	if err != nil {
+		slog.ErrorContext(ctx, "events consumer: dead-letter failed; will retry", "group", c.cfg.Group,
+			"stream", stream, "messageId", m.ID, "err", err)
+		return
+	}
+	consumed.WithLabelValues(c.cfg.Group, typ, "deadletter").Inc()
+	slog.ErrorContext(ctx, "events consumer: message dead-lettered", "group", c.cfg.Group,
+		"stream", stream, "messageId", m.ID, "deadletter", dead, "reason", reason)
+}
+
+// sampleLag sets, per stream, how many messages the group has not acknowledged: never delivered
+// (XINFO GROUPS lag) plus delivered but pending.
+func (c *Consumer) sampleLag(ctx context.Context) {
+	for _, typ := range c.types {
+		groups, err := c.rdb.XInfoGroups(ctx, streamKey(c.cfg.StreamPrefix, typ)).Result()
+		if err != nil {
+			slog.WarnContext(ctx, "events consumer: sample lag", "group", c.cfg.Group, "type", typ, "err", err)
+			continue
+		}
+		for _, g := range groups {
+			if g.Name == c.cfg.Group {
+				consumerLag.WithLabelValues(c.cfg.Group, typ).Set(float64(g.Lag + g.Pending))
+			}
+		}
+	}
+}
+
+func (c *Consumer) cleanup(ctx context.Context) {
+	_, err := c.pool.Exec(ctx, `DELETE FROM processed_events WHERE (consumer_group, event_id) IN (
+		SELECT consumer_group, event_id FROM processed_events
+		WHERE consumer_group = $1 AND processed_at < now() - make_interval(secs => $2) LIMIT $3)`,
+		c.cfg.Group, c.cfg.Retention.Seconds(), cleanupLimit)
+	if err != nil {
+		slog.WarnContext(ctx, "events consumer: delete old processed ids", "group", c.cfg.Group, "err", err)
+	}
+}

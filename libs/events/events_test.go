@@ -1,0 +1,383 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/rediskit/redistest"
+)
+
+// spans records every span the tests end, through the global tracer provider the package uses.
+var spans = tracetest.NewSpanRecorder()
+
+func TestMain(m *testing.M) {
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)))
+	os.Exit(m.Run())
+}
+
+// seenTable is the handlers' side effect: one row per handler run that committed.
+var seenTable = pgkit.Source{Name: "seen", FS: fstest.MapFS{
+	"001_seen.sql": {Data: []byte(`CREATE TABLE seen (event_id text NOT NULL, type text NOT NULL);`)},
+}}
+
+const waitFor = 30 * time.Second
+
+func setup(t *testing.T) (*pgxpool.Pool, *redis.Client, string) {
+	t.Helper()
+	pool := pgtest.New(t, "svc", Migrations, seenTable)
+	rdb, prefix := redistest.New(t)
+	return pool, rdb, strings.TrimSuffix(prefix, ":")
+}
+
+// record is a handler whose effect is a row in seen, written in the consumer's transaction.
+func record(ctx context.Context, tx pgx.Tx, e Envelope) error {
+	_, err := tx.Exec(ctx, "INSERT INTO seen (event_id, type) VALUES ($1, $2)", e.ID, e.Type)
+	return err
+}
+
+// enqueue commits n events of typ, each in its own transaction, and returns their ids.
+func enqueue(t *testing.T, pool *pgxpool.Pool, typ string, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	var out []string
+	for i := range n {
+		e, err := New(ctx, typ, "acc_1", map[string]int{"n": i})
+		require.NoError(t, err)
+		require.NoError(t, pgkit.InTx(ctx, pool, func(tx pgx.Tx) error { return Enqueue(ctx, tx, e) }))
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+func seenIDs(t *testing.T, pool *pgxpool.Pool) []string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), "SELECT event_id FROM seen ORDER BY event_id")
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return got
+}
+
+func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+// uniq names a consumer group for this run of a test, for tests that read the process-wide
+// metrics (-count reruns a test in the same process).
+func uniq(name, prefix string) string {
+	return name + "-" + prefix[strings.LastIndex(prefix, ":")+1:]
+}
+
+func pending(t *testing.T, rdb *redis.Client, stream, group string) int64 {
+	t.Helper()
+	p, err := rdb.XPending(context.Background(), stream, group).Result()
+	require.NoError(t, err)
+	return p.Count
+}
+
+// pollUntil runs c.Poll until done reports true.
+func pollUntil(t *testing.T, c *Consumer, done func() bool) {
+	t.Helper()
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		_, err := c.Poll(context.Background())
+		require.NoError(ct, err)
+		require.True(ct, done())
+	}, waitFor, 5*time.Millisecond)
+}
+
+// testConsumer returns a consumer with test-sized timings.
+func testConsumer(pool *pgxpool.Pool, rdb *redis.Client, prefix, group string, handlers map[string]Handler) *Consumer {
+	return NewConsumer(pool, rdb, ConsumerConfig{
+		StreamPrefix: prefix, Group: group, Consumer: group + "-1",
+		Block: 20 * time.Millisecond, ClaimIdle: 20 * time.Millisecond, MaxAttempts: 3,
+	}, handlers)
+}
+
+// run starts fn in the background and returns a stop function that cancels it and waits.
+func run(t *testing.T, fn func(context.Context) error) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- fn(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		require.NoError(t, <-done)
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func TestRelayRestartLosesNothing(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	relayCfg := RelayConfig{StreamPrefix: prefix, PollInterval: 10 * time.Millisecond, BatchSize: 5}
+	c := testConsumer(pool, rdb, prefix, "restart", map[string]Handler{"lead.written": record})
+	run(t, c.Run)
+
+	want := enqueue(t, pool, "lead.written", 60)
+	stopRelay := run(t, NewRelay(pool, rdb, relayCfg).Run)
+	require.Eventually(t, func() bool {
+		return count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NOT NULL") > 0
+	}, waitFor, 5*time.Millisecond)
+	stopRelay()
+
+	want = append(want, enqueue(t, pool, "lead.written", 40)...)
+	run(t, NewRelay(pool, rdb, relayCfg).Run)
+
+	require.Eventually(t, func() bool { return count(t, pool, "SELECT count(*) FROM seen") >= len(want) },
+		waitFor, 10*time.Millisecond)
+	require.ElementsMatch(t, want, seenIDs(t, pool), "every event exactly once")
+	require.Zero(t, count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NULL"))
+}
+
+func TestRelayWakesOnNotify(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "notified", Migrations)
+	rdb, prefix := redistest.New(t)
+	stream := prefix + "lead.written"
+	enqueue(t, pool, "lead.written", 1)
+	// Polling is effectively off, so the second event can only be published through NOTIFY.
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: strings.TrimSuffix(prefix, ":"), PollInterval: time.Hour}).Run)
+
+	require.Eventually(t, func() bool {
+		listening := count(t, pool, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = $1 AND query = 'LISTEN '||$2`, db.Name, notifyChannel) == 1
+		return listening && rdb.XLen(context.Background(), stream).Val() == 1
+	}, waitFor, 5*time.Millisecond)
+	enqueue(t, pool, "lead.written", 1)
+	require.Eventually(t, func() bool { return rdb.XLen(context.Background(), stream).Val() == 2 },
+		waitFor, 5*time.Millisecond)
+}
+
+func TestRolledBackTxLeavesNoOutboxRow(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	e, err := New(ctx, "lead.written", "acc_1", nil)
+	require.NoError(t, err)
+	boom := errors.New("domain write failed")
+	err = pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+		if err := Enqueue(ctx, tx, e); err != nil {
+			return err
+		}
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+
+	require.Zero(t, count(t, pool, "SELECT count(*) FROM outbox"))
+	n, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Zero(t, rdb.Exists(ctx, prefix+":lead.written").Val())
+}
+
+func TestRelayLeavesRowsUnpublishedWhenRedisFails(t *testing.T) {
+	t.Parallel()
+	pool, _, prefix := setup(t)
+	enqueue(t, pool, "lead.written", 3)
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	t.Cleanup(func() { _ = down.Close() })
+
+	_, err := NewRelay(pool, down, RelayConfig{StreamPrefix: prefix}).PublishBatch(context.Background())
+	require.Error(t, err)
+	require.Equal(t, 3, count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NULL"))
+}
+
+func TestDuplicateMessageIsHandledOnce(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	e, err := New(ctx, "lead.written", "acc_1", nil)
+	require.NoError(t, err)
+	raw, err := json.Marshal(e)
+	require.NoError(t, err)
+	stream := prefix + ":lead.written"
+	for range 2 {
+		require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"envelope", raw}}).Err())
+	}
+
+	group := uniq("dedupe", prefix)
+	c := testConsumer(pool, rdb, prefix, group, map[string]Handler{"lead.written": record})
+	pollUntil(t, c, func() bool {
+		return testutil.ToFloat64(consumed.WithLabelValues(group, "lead.written", "duplicate")) == 1
+	})
+	require.Equal(t, []string{e.ID}, seenIDs(t, pool))
+	require.Equal(t, 1.0, testutil.ToFloat64(consumed.WithLabelValues(group, "lead.written", "ok")))
+	require.Zero(t, pending(t, rdb, stream, group), "the duplicate is acknowledged too")
+}
+
+func TestHandlerErrorIsRedeliveredUntilSuccess(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ids := enqueue(t, pool, "usage.recorded", 1)
+	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(context.Background())
+	require.NoError(t, err)
+
+	var calls atomic.Int32
+	flaky := func(ctx context.Context, tx pgx.Tx, e Envelope) error {
+		if err := record(ctx, tx, e); err != nil {
+			return err
+		}
+		if calls.Add(1) < 3 {
+			return errors.New("downstream unavailable") // the row above must roll back
+		}
+		return nil
+	}
+	group := uniq("flaky", prefix)
+	c := testConsumer(pool, rdb, prefix, group, map[string]Handler{"usage.recorded": flaky})
+	pollUntil(t, c, func() bool { return count(t, pool, "SELECT count(*) FROM seen") == 1 })
+
+	require.Equal(t, ids, seenIDs(t, pool))
+	require.EqualValues(t, 3, calls.Load())
+	require.Equal(t, 2.0, testutil.ToFloat64(consumed.WithLabelValues(group, "usage.recorded", "error")))
+	require.Zero(t, pending(t, rdb, prefix+":usage.recorded", group))
+}
+
+func TestFailingMessageIsDeadLetteredAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	stream := prefix + ":usage.recorded"
+	ids := enqueue(t, pool, "usage.recorded", 1)
+	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
+	require.NoError(t, err)
+	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"envelope", "not json"}}).Err())
+
+	var calls atomic.Int32
+	broken := func(context.Context, pgx.Tx, Envelope) error { calls.Add(1); return errors.New("always fails") }
+	c := testConsumer(pool, rdb, prefix, "broken", map[string]Handler{"usage.recorded": broken})
+	dead := prefix + ":deadletter:broken"
+	pollUntil(t, c, func() bool { return rdb.XLen(ctx, dead).Val() == 2 })
+
+	require.EqualValues(t, 3, calls.Load(), "MaxAttempts handler runs, none for the malformed message")
+	require.Zero(t, pending(t, rdb, stream, "broken"))
+	entries, err := rdb.XRange(ctx, dead, "-", "+").Result()
+	require.NoError(t, err)
+	var parked Envelope
+	require.Equal(t, "not json", entries[0].Values["envelope"])
+	require.NoError(t, json.Unmarshal([]byte(entries[1].Values["envelope"].(string)), &parked))
+	require.Equal(t, ids[0], parked.ID)
+	require.Equal(t, "4", entries[1].Values["attempts"])
+}
+
+func TestDeadConsumersMessagesAreClaimed(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	stream := prefix + ":lead.written"
+	want := enqueue(t, pool, "lead.written", 3)
+	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
+	require.NoError(t, err)
+
+	// Another replica of the group reads everything and dies before acknowledging.
+	require.NoError(t, rdb.XGroupCreateMkStream(ctx, stream, "claim", "0").Err())
+	got, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "claim", Consumer: "dead", Streams: []string{stream, ">"}}).Result()
+	require.NoError(t, err)
+	require.Len(t, got[0].Messages, 3)
+
+	c := testConsumer(pool, rdb, prefix, "claim", map[string]Handler{"lead.written": record})
+	pollUntil(t, c, func() bool { return count(t, pool, "SELECT count(*) FROM seen") == 3 })
+	require.ElementsMatch(t, want, seenIDs(t, pool))
+	require.Zero(t, pending(t, rdb, stream, "claim"))
+}
+
+func TestEveryGroupGetsEveryEvent(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	producer := pgtest.Open(t, db, "producer", Migrations)
+	rdb, p := redistest.New(t)
+	prefix := strings.TrimSuffix(p, ":")
+	ctx := context.Background()
+	want := append(enqueue(t, producer, "lead.written", 4), enqueue(t, producer, "inbound.contact_form", 3)...)
+	_, err := NewRelay(producer, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
+	require.NoError(t, err)
+
+	for _, group := range []string{"analytics", "assistant"} {
+		pool := pgtest.Open(t, db, group, Migrations, seenTable)
+		c := testConsumer(pool, rdb, prefix, group, map[string]Handler{"lead.written": record, "inbound.contact_form": record})
+		pollUntil(t, c, func() bool { return count(t, pool, "SELECT count(*) FROM seen") >= len(want) })
+		require.ElementsMatch(t, want, seenIDs(t, pool), group)
+	}
+}
+
+func TestTraceContextRoundTrips(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	state, err := trace.ParseTraceState("bizassist=t1")
+	require.NoError(t, err)
+	remote := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6},
+		TraceFlags: trace.FlagsSampled, TraceState: state, Remote: true,
+	})
+	ctx, request := otel.Tracer("test").Start(trace.ContextWithRemoteSpanContext(context.Background(), remote), "request")
+	e, err := New(ctx, "lead.written", "acc_1", nil)
+	request.End()
+	require.NoError(t, err)
+	require.Equal(t, "bizassist=t1", e.TraceState)
+	require.NoError(t, pgkit.InTx(ctx, pool, func(tx pgx.Tx) error { return Enqueue(ctx, tx, e) }))
+	_, err = NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
+	require.NoError(t, err)
+
+	var inHandler trace.SpanContext
+	capture := func(ctx context.Context, _ pgx.Tx, _ Envelope) error {
+		inHandler = trace.SpanContextFromContext(ctx)
+		return nil
+	}
+	c := testConsumer(pool, rdb, prefix, "traced", map[string]Handler{"lead.written": capture})
+	pollUntil(t, c, func() bool { return inHandler.IsValid() })
+
+	require.Equal(t, remote.TraceID(), inHandler.TraceID())
+	require.Equal(t, "bizassist=t1", inHandler.TraceState().String())
+	var consumerSpan sdktrace.ReadOnlySpan
+	for _, s := range spans.Ended() {
+		if s.SpanContext().SpanID() == inHandler.SpanID() {
+			consumerSpan = s
+		}
+	}
+	require.NotNil(t, consumerSpan, "the handler runs inside an ended consumer span")
+	require.Equal(t, trace.SpanKindConsumer, consumerSpan.SpanKind())
+	require.Equal(t, request.SpanContext().SpanID(), consumerSpan.Parent().SpanID(), "child of the producing request")
+}
+
+func TestConsumerRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]*Consumer{
+		"no group":    NewConsumer(nil, nil, ConsumerConfig{}, map[string]Handler{"lead.written": record}),
+		"no handlers": NewConsumer(nil, nil, ConsumerConfig{Group: "leads"}, nil),
+		"nil handler": NewConsumer(nil, nil, ConsumerConfig{Group: "leads"}, map[string]Handler{"lead.written": nil}),
+		"bad type":    NewConsumer(nil, nil, ConsumerConfig{Group: "leads"}, map[string]Handler{"Lead": record}),
+	} {
+		require.Error(t, c.Run(context.Background()), name)
+	}
+}

@@ -1,0 +1,65 @@
+package events
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations creates the outbox and processed_events tables; every service that produces or
+// consumes events migrates it into its own schema next to its own migrations.
+var Migrations = pgkit.Source{Name: "events", FS: mustSub(migrationFiles, "migrations")}
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // dir is a constant that the embed directive guarantees
+	}
+	return sub
+}
+
+// notifyChannel is where Enqueue tells relays (payload: the schema) that rows are waiting.
+const notifyChannel = "events_outbox"
+
+// Enqueue writes envs to the outbox inside tx, so they are published if and only if the caller's
+// domain write commits. It also notifies the relay, which PostgreSQL delivers only on commit.
+func Enqueue(ctx context.Context, tx pgx.Tx, envs ...Envelope) error {
+	if len(envs) == 0 {
+		return nil
+	}
+	eventIDs := make([]string, len(envs))
+	types := make([]string, len(envs))
+	accounts := make([]string, len(envs))
+	payloads := make([]string, len(envs))
+	for i, e := range envs {
+		if e.ID == "" || !eventType.MatchString(e.Type) {
+			return errors.New("enqueue: envelope without id or valid type; build it with events.New")
+		}
+		raw, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("enqueue %s: %w", e.ID, err)
+		}
+		eventIDs[i], types[i], accounts[i], payloads[i] = e.ID, e.Type, e.AccountID, string(raw)
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO outbox (id, type, account_id, payload)
+		SELECT id, type, account_id, payload::jsonb
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS r(id, type, account_id, payload)`,
+		eventIDs, types, accounts, payloads)
+	if err != nil {
+		return fmt.Errorf("enqueue: insert outbox: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, current_schema())", notifyChannel); err != nil {
+		return fmt.Errorf("enqueue: notify: %w", err)
+	}
+	return nil
+}
