@@ -106,13 +106,13 @@ func (rt *Runtime) Migrate(ctx context.Context, sources ...pgkit.Source) error {
 	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append([]pgkit.Source{events.Migrations}, sources...)...)
 }
 
-// Router returns a router with the standard middleware: panic recovery, telemetry (tracing,
-// metrics per route template, request log), security headers, and envelope 404/405 answers.
+// Router returns a router with panic recovery, security headers and envelope 404/405 answers.
+// Telemetry wraps the whole router in Serve, so unmatched requests are measured too.
 func (rt *Runtime) Router() *mux.Router {
 	r := mux.NewRouter()
 	r.NotFoundHandler = httpx.NotFoundHandler()
 	r.MethodNotAllowedHandler = httpx.MethodNotAllowedHandler()
-	r.Use(httpx.Recover, mux.MiddlewareFunc(telemetry.Middleware(rt.Name)), httpx.SecurityHeaders)
+	r.Use(httpx.Recover, httpx.SecurityHeaders)
 	return r
 }
 
@@ -135,7 +135,7 @@ type Worker struct {
 // Serve runs the HTTP server, the outbox relay, the event consumer (when handlers are given) and
 // the workers until ctx ends or one of them fails; then everything stops and drains.
 func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Handler, handlers map[string]events.Handler, workers ...Worker) error {
-	srv := httpx.NewServer(rt.Config.HTTP, handler,
+	srv := httpx.NewServer(rt.Config.HTTP, telemetry.Middleware(rt.Name)(handler),
 		httpx.ReadyCheck{Name: "postgres", Check: rt.Pool.Ping})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx, ln) })

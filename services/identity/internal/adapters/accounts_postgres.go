@@ -39,6 +39,7 @@ func scanAccount(row pgx.Row) (*account.Account, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
 	return account.FromSnapshot(s), nil
 }
 
