@@ -76,3 +76,10 @@ func (w *CatalogWriter) Upsert(ctx context.Context, bs []catalog.Business) (inse
 	})
 	return inserted, updated, err
 }
+
+// Analyze refreshes the planner's statistics after a bulk load, so searches pick the indexes
+// meant for them from the first query on.
+func (w *CatalogWriter) Analyze(ctx context.Context) error {
+	_, err := w.pool.Exec(ctx, "ANALYZE businesses")
+	return err
+}

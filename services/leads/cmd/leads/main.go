@@ -1,0 +1,120 @@
+// Command leads serves lead search, qualification and scoring, imports the business catalog and
+// runs the loopback DNS server used by tests and the local stack.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/svc"
+	"github.com/bizassist/bizassist/libs/telemetry"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
+	"github.com/bizassist/bizassist/services/leads/internal/app"
+	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
+	"github.com/bizassist/bizassist/services/leads/internal/service"
+)
+
+func main() {
+	svc.Main("leads", map[string]svc.Command{
+		"serve":     {Summary: "serve HTTP, relay events and consume inbound leads (default)", Run: serve},
+		"migrate":   {Summary: "apply database migrations (leads schema and events outbox)", Run: migrate},
+		"catalog":   {Summary: "catalog import [--format csv|ndjson] FILE: load or update businesses", Run: catalogCmd},
+		"dns-serve": {Summary: "serve the loopback DNS zone of the catalog and mail providers (LEADS_DNS_SERVE_ADDR)", Run: dnsServe},
+	})
+}
+
+func serve(ctx context.Context, _ []string) error {
+	var cfg service.Config
+	if err := svc.LoadConfig(&cfg); err != nil {
+		return err
+	}
+	shutdown, err := telemetry.Setup(ctx, "leads", cfg.Telemetry)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdown(context.WithoutCancel(ctx)) }()
+	s, cleanup, err := service.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return s.Run(ctx)
+}
+
+func migrate(ctx context.Context, _ []string) error {
+	var cfg pgkit.Config
+	if err := svc.LoadConfig(&cfg); err != nil {
+		return err
+	}
+	pool, err := pgkit.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return service.Migrate(ctx, pool, cfg.Schema)
+}
+
+const importUsage = "usage: catalog import [--format csv|ndjson] FILE (format defaults to the file extension)"
+
+func catalogCmd(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "import" {
+		return svc.Usagef(importUsage)
+	}
+	fs := flag.NewFlagSet("catalog import", flag.ContinueOnError)
+	format := fs.String("format", "", "csv or ndjson")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
+		return svc.Usagef(importUsage)
+	}
+	path := fs.Arg(0)
+	if *format == "" {
+		*format = strings.TrimPrefix(filepath.Ext(path), ".")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := catalogfile.Open(f, *format)
+	if err != nil {
+		return svc.Usagef("%v", err)
+	}
+	var cfg pgkit.Config
+	if err := svc.LoadConfig(&cfg); err != nil {
+		return err
+	}
+	pool, err := pgkit.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	rep, err := service.ImportCatalog(ctx, pool, rows, func(r app.ImportReport) {
+		fmt.Fprintf(os.Stderr, "catalog import: %d rows read, %d inserted, %d updated, %d rejected\n",
+			r.Read, r.Inserted, r.Updated, r.RejectedCount)
+	})
+	for _, bad := range rep.Rejected {
+		fmt.Fprintf(os.Stderr, "%s:%d: %s\n", path, bad.Line, bad.Reason)
+	}
+	if rep.RejectedCount > len(rep.Rejected) {
+		fmt.Fprintf(os.Stderr, "... and %d more rejected rows\n", rep.RejectedCount-len(rep.Rejected))
+	}
+	fmt.Printf("read %d, inserted %d, updated %d, rejected %d\n", rep.Read, rep.Inserted, rep.Updated, rep.RejectedCount)
+	return err
+}
+
+func dnsServe(ctx context.Context, _ []string) error {
+	var cfg service.DNSServeConfig
+	if err := svc.LoadConfig(&cfg); err != nil {
+		return err
+	}
+	pool, err := pgkit.Open(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return dnsserver.Serve(ctx, cfg.Addr, service.DNSZone(pool))
+}

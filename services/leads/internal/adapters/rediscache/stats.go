@@ -1,0 +1,40 @@
+// Package rediscache keeps rendered responses in Redis, shared by every replica. A Redis outage
+// is a cache miss, never an error: the body can always be computed again.
+package rediscache
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Stats caches the scout-stats body under one key.
+type Stats struct {
+	rdb redis.UniversalClient
+	key string
+}
+
+// NewStats stores under prefix + "leads:scout-stats".
+func NewStats(rdb redis.UniversalClient, prefix string) *Stats {
+	return &Stats{rdb: rdb, key: prefix + "leads:scout-stats"}
+}
+
+func (s *Stats) Get(ctx context.Context) ([]byte, bool) {
+	body, err := s.rdb.Get(ctx, s.key).Bytes()
+	if err != nil {
+		if !errors.Is(err, redis.Nil) {
+			slog.WarnContext(ctx, "stats cache read failed", "error", err)
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Stats) Set(ctx context.Context, body []byte, ttl time.Duration) {
+	if err := s.rdb.Set(ctx, s.key, body, ttl).Err(); err != nil {
+		slog.WarnContext(ctx, "stats cache write failed", "error", err)
+	}
+}

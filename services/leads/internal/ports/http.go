@@ -1,0 +1,256 @@
+// Package ports is the leads service's inbound side: HTTP routes and event consumers. It decodes,
+// takes the caller from the context, calls the app, and encodes; nothing else.
+package ports
+
+import (
+	"encoding/csv"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/telemetry"
+	"github.com/bizassist/bizassist/services/leads/internal/app"
+	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
+)
+
+// maxBody bounds request bodies; a full batch of 25 leads is well under it.
+const maxBody = 32 << 10
+
+// HTTP serves the leads routes.
+type HTTP struct {
+	App     app.Application
+	Auth    *authjwt.Verifier
+	Limiter *ratelimit.Limiter
+}
+
+// Router returns every route behind recovery, security headers and telemetry.
+func (h HTTP) Router() http.Handler {
+	r := mux.NewRouter()
+	r.NotFoundHandler = httpx.NotFoundHandler()
+	r.MethodNotAllowedHandler = httpx.MethodNotAllowedHandler()
+	r.Use(httpx.Recover, httpx.SecurityHeaders)
+
+	limited := h.Limiter.Middleware(ratelimit.API)
+	authed := func(f http.HandlerFunc) http.Handler { return limited(h.Auth.Middleware(f)) }
+
+	r.Handle("/api/lead-finder", authed(h.findLeads)).Methods(http.MethodPost)
+	r.Handle("/api/lead-qualify", authed(h.qualify)).Methods(http.MethodGet)
+	r.Handle("/api/lead-quality-batch", authed(h.batch)).Methods(http.MethodPost)
+	r.Handle("/api/leads", authed(h.listSheet)).Methods(http.MethodGet)
+	r.Handle("/api/leads/export.csv", authed(h.exportSheet)).Methods(http.MethodGet)
+	r.Handle("/api/scout-stats", h.Limiter.Middleware(ratelimit.Stats)(http.HandlerFunc(h.scoutStats))).Methods(http.MethodGet)
+	return telemetry.Middleware("leads")(r)
+}
+
+func caller(r *http.Request) (authjwt.Caller, error) {
+	c, ok := authjwt.CallerFrom(r.Context())
+	if !ok {
+		return c, apperr.Unauthenticated(apperr.CodeUnauthenticated, "authentication required")
+	}
+	return c, nil
+}
+
+type findRequest struct {
+	Industry string   `json:"industry"`
+	Location string   `json:"location"`
+	Limit    *int     `json:"limit"`
+	Keywords []string `json:"keywords"`
+}
+
+type leadJSON struct {
+	BusinessName string `json:"businessName"`
+	OwnerName    string `json:"ownerName"`
+	Email        string `json:"email"`
+	Phone        string `json:"phone"`
+	Score        int    `json:"score"`
+	Source       string `json:"source"`
+}
+
+func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req findRequest
+	if err := httpx.Decode(w, r, &req, maxBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	found, err := h.App.FindLeads.Handle(r.Context(), app.FindLeadsInput{
+		AccountID: c.AccountID, Industry: req.Industry, Location: req.Location, Limit: req.Limit, Keywords: req.Keywords,
+	})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	leads := make([]leadJSON, len(found))
+	for i, f := range found {
+		leads[i] = leadJSON{BusinessName: f.BusinessName, OwnerName: f.OwnerName, Email: f.Email, Phone: f.Phone,
+			Score: f.Rank, Source: f.Source}
+	}
+	httpx.Respond(w, http.StatusOK, struct {
+		Count int        `json:"count"`
+		Leads []leadJSON `json:"leads"`
+	}{len(leads), leads})
+}
+
+type qualifyJSON struct {
+	Score     int      `json:"score"`
+	Qualified bool     `json:"qualified"`
+	Reasoning string   `json:"reasoning"`
+	Signals   []string `json:"signals"`
+}
+
+func (h HTTP) qualify(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	res, err := h.App.QualifyLead.Handle(r.Context(), app.LeadInput{
+		Email: q.Get("email"), BusinessName: q.Get("businessName"), Phone: q.Get("phone"),
+	})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, qualifyJSON{Score: res.Score, Qualified: res.Qualified, Reasoning: res.Reasoning, Signals: res.Signals})
+}
+
+type batchLead struct {
+	Email        string `json:"email"`
+	BusinessName string `json:"businessName"`
+	Phone        string `json:"phone"`
+}
+
+func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req struct {
+		Leads []batchLead `json:"leads"`
+	}
+	if err := httpx.Decode(w, r, &req, maxBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	in := app.BatchInput{AccountID: c.AccountID, Plan: c.Plan}
+	if req.Leads != nil {
+		in.Leads = make([]app.LeadInput, len(req.Leads))
+		for i, l := range req.Leads {
+			in.Leads[i] = app.LeadInput{Email: l.Email, BusinessName: l.BusinessName, Phone: l.Phone}
+		}
+	}
+	res, err := h.App.ScoreBatch.Handle(r.Context(), in)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, struct {
+		Scored    int              `json:"scored"`
+		Remaining int              `json:"remaining"`
+		Results   []app.BatchScore `json:"results"`
+	}{res.Scored, res.Remaining, res.Results})
+}
+
+type sheetLeadJSON struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Email        string `json:"email"`
+	Phone        string `json:"phone"`
+	BusinessName string `json:"businessName"`
+	Source       string `json:"source"`
+	CreatedAt    string `json:"createdAt"`
+}
+
+func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	page, err := h.App.ListSheet.Handle(r.Context(), app.ListInput{AccountID: c.AccountID, Cursor: q.Get("cursor"), Limit: q.Get("limit")})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	leads := make([]sheetLeadJSON, len(page.Leads))
+	for i, l := range page.Leads {
+		leads[i] = sheetLeadJSON{ID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(),
+			BusinessName: l.BusinessName(), Source: l.Source(), CreatedAt: app.Timestamp(l.CreatedAt())}
+	}
+	var next *string
+	if page.NextCursor != "" {
+		next = &page.NextCursor
+	}
+	httpx.Respond(w, http.StatusOK, struct {
+		Count      int             `json:"count"`
+		Leads      []sheetLeadJSON `json:"leads"`
+		NextCursor *string         `json:"nextCursor"`
+	}{len(leads), leads, next})
+}
+
+// csvSafe defuses spreadsheet formulas in free-text cells (OWASP CSV injection).
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="leads.csv"`)
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt"})
+	err = h.App.ExportSheet.Handle(r.Context(), c.AccountID, func(l sheet.Lead) error {
+		return cw.Write([]string{l.ID(), csvSafe(l.Name()), csvSafe(l.Email()), l.Phone(),
+			csvSafe(l.BusinessName()), csvSafe(l.Source()), app.Timestamp(l.CreatedAt())})
+	})
+	cw.Flush()
+	if err == nil {
+		err = cw.Error()
+	}
+	if err != nil {
+		// Headers and part of the body are gone; abort so the client sees a broken transfer,
+		// not a short file that looks complete.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func (h HTTP) scoutStats(w http.ResponseWriter, r *http.Request) {
+	body, err := h.App.Stats.Handle(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "public, max-age=21600")
+	hdr.Set("ETag", body.ETag)
+	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, body.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	httpx.RespondRaw(w, http.StatusOK, append(body.JSON, '\n'))
+}
+
+// etagMatches applies If-None-Match's weak comparison to a list of tags or "*".
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
