@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Makes sure PostgreSQL, Redis, nginx and openssl are installed and PostgreSQL and Redis accept
+# connections: installs what is missing with apt-get, starts what is installed but stopped.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+missing=()
+command -v pg_ctlcluster >/dev/null || missing+=(postgresql postgresql-contrib)
+command -v redis-server >/dev/null || missing+=(redis-server)
+command -v nginx >/dev/null || missing+=(nginx-light)
+command -v openssl >/dev/null || missing+=(openssl)
+command -v curl >/dev/null || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+  command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
+  say "installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! port_open "$PG_HOST" "$PG_PORT"; then
+  version=$(ls /etc/postgresql | sort -V | tail -n1)
+  [ -n "$version" ] || die "PostgreSQL is installed but /etc/postgresql has no cluster"
+  say "starting PostgreSQL $version"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start
+fi
+wait_for "PostgreSQL on $PG_HOST:$PG_PORT" 60 pg_isready -q -h "$PG_HOST" -p "$PG_PORT"
+
+# A fresh Debian install asks for passwords over TCP; the local stack connects each service as
+# its own passwordless role, so trust loopback for the stack's database only.
+if ! psql -X -w -h "$PG_HOST" -p "$PG_PORT" -U postgres -d postgres -c 'SELECT 1' >/dev/null 2>&1; then
+  hba=$(as_root runuser -u postgres -- psql -X -At -c 'SHOW hba_file')
+  if ! as_root grep -q '^# bizassist devstack' "$hba"; then
+    say "allowing passwordless loopback connections to database $DB_NAME in $hba"
+    as_root sed -i "1i # bizassist devstack\nhost $DB_NAME all 127.0.0.1/32 trust\nhost $DB_NAME all ::1/128 trust" "$hba"
+    as_root runuser -u postgres -- psql -X -q -c 'SELECT pg_reload_conf()' >/dev/null
+  fi
+fi
+
+if ! port_open "$REDIS_HOST" "$REDIS_PORT"; then
+  say "starting Redis"
+  as_root mkdir -p /var/lib/redis /var/log/redis
+  as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port "$REDIS_PORT" --save "" \
+    --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
+fi
+wait_for "Redis on $REDIS_HOST:$REDIS_PORT" 30 redis_ready
+
+say "PostgreSQL and Redis are up"
