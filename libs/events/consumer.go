@@ -93,7 +93,7 @@ func (c ConsumerConfig) Validate() error {
 	}
 	// A negative Block would make Run spin on non-blocking reads.
 	if c.Block < 0 || c.BatchSize < 0 || c.ClaimIdle < 0 || c.HandlerTimeout < 0 || c.MaxAttempts < 0 || c.Retention < 0 {
-		return errors.New("EVENTS_CONSUMER_BLOCK, EVENTS_CONSUMER_BATCH_SIZE, EVENTS_CONSUMER_CLAIM_IDLE, EVENTS_CONSUMER_HANDLER_TIMEOUT, EVENTS_CONSUMER_MAX_ATTEMPTS and EVENTS_PROCESSED_RETENTION must be positive")
+		return errors.New("EVENTS_CONSUMER_BLOCK, EVENTS_CONSUMER_BATCH_SIZE, EVENTS_CONSUMER_CLAIM_IDLE, EVENTS_CONSUMER_HANDLER_TIMEOUT, EVENTS_CONSUMER_MAX_ATTEMPTS and EVENTS_PROCESSED_RETENTION must not be negative")
 	}
 	return nil
 }
@@ -259,9 +259,9 @@ func (c *Consumer) claim(ctx context.Context, typ string) (int, error) {
 // handle processes one message and acknowledges it unless the handler failed.
 func (c *Consumer) handle(ctx context.Context, typ string, m redis.XMessage, attempts int64) {
 	raw, _ := m.Values["envelope"].(string)
-	var env Envelope
-	if err := json.Unmarshal([]byte(raw), &env); err != nil || env.ID == "" || env.Type != typ {
-		c.deadLetter(ctx, typ, m, raw, attempts, fmt.Sprintf("malformed envelope: %v", err))
+	env, err := parseEnvelope(raw, typ)
+	if err != nil {
+		c.deadLetter(ctx, typ, m, raw, attempts, err.Error())
 		return
 	}
 	if attempts > c.cfg.MaxAttempts {
@@ -284,6 +284,18 @@ func (c *Consumer) handle(ctx context.Context, typ string, m redis.XMessage, att
 		slog.WarnContext(hctx, "events consumer: ack failed; the message will come back as a duplicate",
 			"group", c.cfg.Group, "type", typ, "eventId", env.ID, "err", err)
 	}
+}
+
+// parseEnvelope decodes a message of stream typ; a failure here can never succeed on retry.
+func parseEnvelope(raw, typ string) (Envelope, error) {
+	var env Envelope
+	if err := json.Unmarshal([]byte(raw), &env); err != nil {
+		return Envelope{}, fmt.Errorf("malformed envelope: %w", err)
+	}
+	if env.ID == "" || env.Type != typ {
+		return Envelope{}, fmt.Errorf("envelope id %q type %q does not belong on the %s stream", env.ID, env.Type, typ)
+	}
+	return env, nil
 }
 
 // process runs the handler in the transaction that records env as processed by the group, inside

@@ -61,3 +61,24 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+func TestParseEnvelopeRejectsWhatCanNeverSucceed(t *testing.T) {
+	t.Parallel()
+	good, err := New(context.Background(), "lead.written", "acc_1", nil)
+	require.NoError(t, err)
+	raw, err := json.Marshal(good)
+	require.NoError(t, err)
+
+	got, err := parseEnvelope(string(raw), "lead.written")
+	require.NoError(t, err)
+	require.Equal(t, good.ID, got.ID)
+	for name, in := range map[string]struct{ raw, typ string }{
+		"not json":     {"{", "lead.written"},
+		"empty":        {"", "lead.written"},
+		"no id":        {`{"type":"lead.written"}`, "lead.written"},
+		"wrong stream": {string(raw), "usage.recorded"},
+	} {
+		_, err := parseEnvelope(in.raw, in.typ)
+		require.Error(t, err, name)
+	}
+}

@@ -381,3 +381,26 @@ func TestConsumerRejectsBadConfig(t *testing.T) {
 		require.Error(t, c.Run(context.Background()), name)
 	}
 }
+
+func TestHousekeepingDeletesOnlyExpiredRows(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `INSERT INTO outbox (id, type, account_id, payload, published_at) VALUES
+		('evt_old', 'lead.written', 'acc_1', '{}', now() - interval '25 hours'),
+		('evt_recent', 'lead.written', 'acc_1', '{}', now() - interval '1 hour');
+		INSERT INTO processed_events (consumer_group, event_id, processed_at) VALUES
+		('keeper', 'evt_old', now() - interval '8 days'),
+		('keeper', 'evt_recent', now() - interval '1 day'),
+		('other', 'evt_old', now() - interval '8 days')`)
+	require.NoError(t, err)
+
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).Run)
+	run(t, testConsumer(pool, rdb, prefix, "keeper", map[string]Handler{"lead.written": record}).Run)
+	require.Eventually(t, func() bool {
+		return count(t, pool, "SELECT count(*) FROM outbox WHERE id = 'evt_old'") == 0 &&
+			count(t, pool, "SELECT count(*) FROM processed_events WHERE consumer_group = 'keeper' AND event_id = 'evt_old'") == 0
+	}, waitFor, 10*time.Millisecond)
+	require.Equal(t, 1, count(t, pool, "SELECT count(*) FROM outbox WHERE id = 'evt_recent'"))
+	require.Equal(t, 2, count(t, pool, "SELECT count(*) FROM processed_events"), "recent ids and other groups' ids stay")
+}

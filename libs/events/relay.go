@@ -53,7 +53,7 @@ func (c RelayConfig) Validate() error {
 		return fmt.Errorf("EVENTS_STREAM_PREFIX %q must not contain whitespace", c.StreamPrefix)
 	}
 	if c.PollInterval < 0 || c.BatchSize < 0 || c.MaxLen < 0 || c.Retention < 0 {
-		return errors.New("EVENTS_RELAY_POLL_INTERVAL, EVENTS_RELAY_BATCH_SIZE, EVENTS_STREAM_MAXLEN and EVENTS_OUTBOX_RETENTION must be positive")
+		return errors.New("EVENTS_RELAY_POLL_INTERVAL, EVENTS_RELAY_BATCH_SIZE, EVENTS_STREAM_MAXLEN and EVENTS_OUTBOX_RETENTION must not be negative")
 	}
 	return nil
 }
