@@ -73,13 +73,11 @@ var DefaultRetryPolicy = RetryPolicy{Base: 30 * time.Second, Cap: 6 * time.Hour,
 // half the exponential delay plus a random share of the other half, so receivers that failed
 // together do not all come back at once.
 func (p RetryPolicy) Backoff(failures int) time.Duration {
-	d := p.Cap
-	if failures < 1 {
-		failures = 1
+	d := p.Base
+	for i := 1; i < failures && d < p.Cap; i++ {
+		d *= 2
 	}
-	if failures < 32 {
-		d = min(p.Base<<(failures-1), p.Cap)
-	}
+	d = min(d, p.Cap)
 	half := d / 2
 	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
 }

@@ -4,6 +4,7 @@
 package domain
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/mail"
@@ -52,8 +53,8 @@ func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 	if !ok {
 		return Inbound{}, apperr.MissingField("event")
 	}
-	var name string
-	if err := json.Unmarshal(rawEvent, &name); err != nil {
+	name, ok := stringOf(rawEvent)
+	if !ok {
 		return Inbound{}, notAString("event")
 	}
 	event := InboundEvent(name)
@@ -75,8 +76,8 @@ func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 			return Inbound{}, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeUnknownField, Field: k,
 				Message: fmt.Sprintf("%s: unknown field for %s (allowed: %s)", k, event, strings.Join(append(slices.Clone(spec.required), spec.optional...), ", "))}
 		}
-		var v string
-		if err := json.Unmarshal(body[k], &v); err != nil {
+		v, ok := stringOf(body[k])
+		if !ok {
 			return Inbound{}, notAString(k)
 		}
 		v = strings.TrimSpace(v)
@@ -94,6 +95,16 @@ func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 		return Inbound{}, apperr.InvalidField("email", "must be a plain email address such as jane@example.com")
 	}
 	return Inbound{Event: event, Fields: fields}, nil
+}
+
+// stringOf decodes a JSON string; null, numbers and the rest are not strings.
+func stringOf(raw json.RawMessage) (string, bool) {
+	var v string
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '"' || json.Unmarshal(trimmed, &v) != nil {
+		return "", false
+	}
+	return v, true
 }
 
 func notAString(field string) error {

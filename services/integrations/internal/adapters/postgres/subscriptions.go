@@ -121,10 +121,10 @@ func (s *Store) Target(ctx context.Context, deliveryID string) (app.DeliveryTarg
 	row := s.pool.QueryRow(ctx, `SELECT d.id, d.created_at, d.payload, s.id, s.account_id, s.event, s.hook_url, s.secret, s.status, s.created_at, s.failing_since
 		FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id WHERE d.id = $1 AND d.status = 'pending'`, deliveryID)
 	var (
-		t                                             app.DeliveryTarget
+		t                                            app.DeliveryTarget
 		subID, accountID, event, hookURL, secret, st string
-		subCreated                                    time.Time
-		failingSince                                  *time.Time
+		subCreated                                   time.Time
+		failingSince                                 *time.Time
 	)
 	err := row.Scan(&t.DeliveryID, &t.CreatedAt, &t.Payload, &subID, &accountID, &event, &hookURL, &secret, &st, &subCreated, &failingSince)
 	if err != nil {
@@ -155,8 +155,8 @@ func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
 		batch := &pgx.Batch{}
 		batch.Queue(`INSERT INTO delivery_attempts (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error)
 			VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6)`, r.DeliveryID, r.SubscriptionID, r.At, r.StatusCode, r.Latency.Milliseconds(), errText)
-		batch.Queue(`UPDATE deliveries SET attempts = attempts + 1, status = $2,
-			delivered_at = CASE WHEN $2 = 'delivered' THEN $3 END WHERE id = $1`, r.DeliveryID, deliveryStatus, r.At)
+		batch.Queue(`UPDATE deliveries SET attempts = attempts + 1, status = $2::text,
+			delivered_at = CASE WHEN $2::text = 'delivered' THEN $3::timestamptz END WHERE id = $1`, r.DeliveryID, deliveryStatus, r.At)
 		if r.Outcome == domain.Delivered {
 			batch.Queue(`UPDATE subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, r.SubscriptionID)
 		} else {

@@ -1,0 +1,287 @@
+package delivery_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+	"github.com/bizassist/bizassist/services/integrations/migrations"
+)
+
+var loopback = domain.TargetPolicy{AllowHTTP: true, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+
+// fastRetries keeps tests quick: retries within milliseconds, a long window.
+var fastRetries = domain.RetryPolicy{Base: 10 * time.Millisecond, Cap: 50 * time.Millisecond, GiveUpAfter: time.Hour, DisableAfter: time.Hour}
+
+type fixture struct {
+	t     *testing.T
+	pool  *pgxpool.Pool
+	store *postgres.Store
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	require.NoError(t, delivery.Migrate(context.Background(), pool))
+	queue, err := delivery.NewQueue(pool)
+	require.NoError(t, err)
+	return &fixture{t: t, pool: pool, store: postgres.New(pool, queue)}
+}
+
+// startWorkers runs a River client until it is stopped or the test ends.
+func (f *fixture) startWorkers(policy domain.RetryPolicy) *river.Client[pgx.Tx] {
+	f.t.Helper()
+	deliver := app.Deliver{
+		Store:  f.store,
+		Sender: delivery.Sender{Client: safehttp.NewClient(loopback, 2*time.Second, 8), Now: time.Now},
+		Policy: policy, Now: time.Now,
+	}
+	c, err := delivery.NewWorkers(f.pool, deliver, delivery.WorkerConfig{Concurrency: 4, Policy: policy, PollInterval: 20 * time.Millisecond})
+	require.NoError(f.t, err)
+	require.NoError(f.t, c.Start(context.Background()))
+	f.t.Cleanup(func() { stop(f.t, c) })
+	return c
+}
+
+func stop(t *testing.T, c *river.Client[pgx.Tx]) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, c.Stop(ctx))
+}
+
+func (f *fixture) subscribe(url, event string) domain.Subscription {
+	f.t.Helper()
+	sub, err := domain.NewSubscription("acc_1", event, url, loopback, time.Now())
+	require.NoError(f.t, err)
+	require.NoError(f.t, f.store.CreateSubscription(context.Background(), sub))
+	return sub
+}
+
+// planLeads plans n new_lead messages for acc_1 the way the lead.written consumer does.
+func (f *fixture) planLeads(n int) {
+	f.t.Helper()
+	forward := app.Forward{Planner: f.store}
+	for i := range n {
+		err := f.store.InTx(context.Background(), func(tx pgx.Tx) error {
+			return forward.LeadWritten(context.Background(), tx, "acc_1", domain.LeadWritten{
+				LeadID: "lead_" + string(rune('a'+i)), Name: "Jane", Email: "jane@example.com", Source: "test",
+				Timestamp: time.Now().UTC().Format(domain.TimeFormat),
+			})
+		})
+		require.NoError(f.t, err)
+	}
+}
+
+func (f *fixture) count(sql string, args ...any) int {
+	f.t.Helper()
+	var n int
+	require.NoError(f.t, f.pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+// waitFor polls cond until it holds; a generous deadline only guards against hangs.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// receiver verifies each request with the Standard Webhooks reference library and records the
+// webhook-ids it saw; answer decides the status for the n-th sighting of an id.
+type receiver struct {
+	t      *testing.T
+	wh     *standardwebhooks.Webhook
+	answer func(id string, sighting int) int
+	mu     sync.Mutex
+	seen   map[string]int
+	bodies map[string]map[string]any
+}
+
+func newReceiver(t *testing.T, secret string, answer func(id string, sighting int) int) *receiver {
+	wh, err := standardwebhooks.NewWebhook(secret)
+	require.NoError(t, err)
+	return &receiver{t: t, wh: wh, answer: answer, seen: map[string]int{}, bodies: map[string]map[string]any{}}
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	payload, err := io.ReadAll(r.Body)
+	if err != nil || rc.wh.Verify(payload, r.Header) != nil {
+		rc.t.Errorf("delivery failed verification: %v", err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	var body map[string]any
+	if err := json.Unmarshal(payload, &body); err != nil {
+		rc.t.Errorf("delivery body is not JSON: %v", err)
+	}
+	id := r.Header.Get("webhook-id")
+	rc.mu.Lock()
+	rc.seen[id]++
+	n := rc.seen[id]
+	rc.bodies[id] = body
+	rc.mu.Unlock()
+	w.WriteHeader(rc.answer(id, n))
+}
+
+func (rc *receiver) sightings() map[string]int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	out := make(map[string]int, len(rc.seen))
+	for k, v := range rc.seen {
+		out[k] = v
+	}
+	return out
+}
+
+func serveOn(t *testing.T, addr string, h http.Handler) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+}
+
+// freeAddr returns a loopback address nothing listens on (yet).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+func TestEveryEventReachesAReceiverThatWasDownAcrossAWorkerRestart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := freeAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	const events = 5
+	f.planLeads(events)
+
+	first := f.startWorkers(fastRetries)
+	waitFor(t, "every delivery to fail twice while the receiver is down", func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE attempts >= 2`) == events
+	})
+	stop(t, first) // the process dies in the middle of retries
+
+	// The receiver comes up, and fails each message once more before accepting it.
+	rc := newReceiver(t, sub.Secret(), func(_ string, sighting int) int {
+		if sighting == 1 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	serveOn(t, addr, rc)
+	f.startWorkers(fastRetries) // a new process on the same database
+
+	waitFor(t, "every delivery to succeed", func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
+	})
+	seen := rc.sightings()
+	require.Len(t, seen, events, "each event arrives under one webhook-id")
+	rows, err := f.pool.Query(context.Background(), `SELECT id FROM deliveries`)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	for _, id := range ids {
+		require.GreaterOrEqual(t, seen[id], 2, "the retry of %s carried the same webhook-id", id)
+		require.Equal(t, "new_lead", rc.bodies[id]["event"])
+	}
+	require.Zero(t, f.count(`SELECT count(*) FROM subscriptions WHERE failing_since IS NOT NULL`), "a success clears the failure streak")
+	require.GreaterOrEqual(t, f.count(`SELECT count(*) FROM delivery_attempts WHERE status_code IS NULL AND error <> ''`), 2*events,
+		"connection failures are logged with their error")
+}
+
+func TestGoneRemovesTheSubscription(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := freeAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	other := f.subscribe("http://"+addr+"/other", domain.OutboundHealthCritical)
+	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusGone }))
+	f.planLeads(1)
+	f.startWorkers(fastRetries)
+	waitFor(t, "the subscription to be removed", func() bool {
+		return f.count(`SELECT count(*) FROM subscriptions WHERE id = $1`, sub.ID()) == 0
+	})
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM subscriptions WHERE id = $1`, other.ID()), "only the 410ing subscription goes")
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := freeAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	var mu sync.Mutex
+	var throttledAt, retriedAt time.Time
+	rc := newReceiver(t, sub.Secret(), func(_ string, sighting int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if sighting == 1 {
+			throttledAt = time.Now()
+			return http.StatusTooManyRequests
+		}
+		retriedAt = time.Now()
+		return http.StatusOK
+	})
+	serveOn(t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		rc.ServeHTTP(w, r)
+	}))
+	f.planLeads(1)
+	f.startWorkers(fastRetries) // its own backoff would retry within 50 ms
+	waitFor(t, "the delivery to succeed", func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == 1
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	require.GreaterOrEqual(t, retriedAt.Sub(throttledAt), 900*time.Millisecond, "the retry waited for Retry-After")
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM delivery_attempts WHERE status_code = 429`))
+}
+
+func TestAnEndpointFailingTooLongIsDisabled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := freeAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusInternalServerError }))
+	policy := fastRetries
+	policy.DisableAfter = 100 * time.Millisecond
+	f.planLeads(1)
+	f.startWorkers(policy)
+	waitFor(t, "the subscription to be disabled", func() bool {
+		return f.count(`SELECT count(*) FROM subscriptions WHERE id = $1 AND status = 'disabled'`, sub.ID()) == 1
+	})
+	waitFor(t, "the delivery to be given up", func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'failed'`) == 1
+	})
+	f.planLeads(1)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM deliveries`), "a disabled subscription gets no new deliveries")
+}

@@ -1,0 +1,73 @@
+package domain_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+func body(t *testing.T, js string) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(js), &m))
+	return m
+}
+
+func TestParseInboundAcceptsEachEventWithItsFields(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"new_lead":     `{"event":"new_lead","name":"Jane","email":"jane@example.com","phone":"+1 512 555 0100","source":"zapier","notes":"hi"}`,
+		"new_client":   `{"event":"new_client","businessName":"Doe LLC","email":"owner@doe.example","ownerName":"Jo","phone":"1","plan":"growth"}`,
+		"contact_form": `{"event":"contact_form","name":"Jane","email":"jane@example.com","subject":"Quote","message":"Call me"}`,
+	}
+	for event, js := range cases {
+		in, err := domain.ParseInbound(body(t, js))
+		require.NoError(t, err, event)
+		require.Equal(t, domain.InboundEvent(event), in.Event)
+		require.NotContains(t, in.Fields, "event")
+		require.Equal(t, len(body(t, js))-1, len(in.Fields))
+	}
+}
+
+func TestParseInboundRejectsBadInputNamingTheField(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, js, code, field string
+	}{
+		{"no event", `{"name":"x","email":"a@b.co"}`, apperr.CodeMissingField, "event"},
+		{"event not a string", `{"event":7,"name":"x","email":"a@b.co"}`, apperr.CodeInvalidType, "event"},
+		{"unknown event", `{"event":"new_order","name":"x","email":"a@b.co"}`, apperr.CodeInvalidField, "event"},
+		{"missing required", `{"event":"new_lead","email":"a@b.co"}`, apperr.CodeMissingField, "name"},
+		{"empty required", `{"event":"new_client","businessName":"  ","email":"a@b.co"}`, apperr.CodeMissingField, "businessName"},
+		{"non-string field", `{"event":"new_lead","name":"x","email":"a@b.co","phone":5125550100}`, apperr.CodeInvalidType, "phone"},
+		{"null field", `{"event":"new_lead","name":null,"email":"a@b.co"}`, apperr.CodeInvalidType, "name"},
+		{"field of another event", `{"event":"new_lead","name":"x","email":"a@b.co","businessName":"y"}`, apperr.CodeUnknownField, "businessName"},
+		{"bad email", `{"event":"contact_form","name":"x","email":"not an email"}`, apperr.CodeInvalidField, "email"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := domain.ParseInbound(body(t, tc.js))
+			var e *apperr.Error
+			require.ErrorAs(t, err, &e)
+			require.Equal(t, apperr.KindInvalid, e.Kind)
+			require.Equal(t, tc.code, e.Code)
+			require.Equal(t, tc.field, e.Field)
+		})
+	}
+}
+
+func TestSamplesParseAsValidEvents(t *testing.T) {
+	t.Parallel()
+	for _, e := range domain.InboundEvents() {
+		raw, err := json.Marshal(domain.Sample(e))
+		require.NoError(t, err)
+		in, err := domain.ParseInbound(body(t, string(raw)))
+		require.NoError(t, err)
+		require.Equal(t, e, in.Event)
+	}
+}
