@@ -1,0 +1,78 @@
+# bizassist: build, run and check the whole monorepo. `make` alone lists the targets.
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+export PATH := /usr/local/go/bin:$(PATH)
+
+# Every module in go.work (libs, services/*, tools), relative to the repository root.
+MODULES := $(patsubst $(CURDIR)/%,%,$(shell go list -m -f '{{.Dir}}'))
+
+GOLANGCI_LINT_VERSION := v2.6.2
+GOLANGCI_LINT_DIR := $(HOME)/.cache/bizassist/golangci-lint/$(GOLANGCI_LINT_VERSION)
+GOLANGCI_LINT := $(GOLANGCI_LINT_DIR)/golangci-lint
+
+##@ Local stack
+
+.PHONY: deps
+deps: ## Make sure PostgreSQL, Redis, nginx and openssl are installed and running
+	@tools/devstack/deps.sh
+
+.PHONY: up
+up: ## Build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
+	@tools/devstack/up.sh
+
+.PHONY: down
+down: ## Stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
+	@tools/devstack/down.sh
+
+##@ Build and test
+
+.PHONY: build
+build: ## Compile every module
+	@for m in $(MODULES); do echo "==> go build $$m"; (cd $$m && go build ./...); done
+
+.PHONY: test
+test: test-unit test-e2e ## Unit and component tests, then the end-to-end tests through the ingress
+
+.PHONY: test-unit
+test-unit: deps ## go test -race in every module (component tests use the local PostgreSQL and Redis)
+	@for m in $(MODULES); do echo "==> go test $$m"; (cd $$m && go test -race -count=1 ./...); done
+
+.PHONY: test-e2e
+test-e2e: up ## make up, then the tools/e2e suite against it
+	@echo "==> go test tools/e2e"
+	@BIZASSIST_E2E=1 go test -count=1 -p 1 ./tools/e2e/...
+
+.PHONY: bench
+bench: up ## make up, then the load scenarios in tools/loadgen/scenarios (BENCH_ARGS="-run verify -duration 5s")
+	@go run ./tools/loadgen -env .devstack/env -scenarios tools/loadgen/scenarios $(BENCH_ARGS)
+
+##@ Code hygiene
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## gofmt check, go vet and golangci-lint on every module
+	@echo "==> gofmt"
+	@unformatted=$$(gofmt -l $(MODULES)); if [ -n "$$unformatted" ]; then echo "not gofmt-clean (run make fmt):"; echo "$$unformatted"; exit 1; fi
+	@for m in $(MODULES); do echo "==> go vet $$m"; (cd $$m && go vet ./...); done
+	@for m in $(MODULES); do echo "==> golangci-lint $$m"; (cd $$m && $(GOLANGCI_LINT) run ./...); done
+
+$(GOLANGCI_LINT):
+	@echo "==> installing golangci-lint $(GOLANGCI_LINT_VERSION) into $(GOLANGCI_LINT_DIR) (once)"
+	@mkdir -p $(GOLANGCI_LINT_DIR)
+	@GOBIN=$(GOLANGCI_LINT_DIR) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+
+.PHONY: fmt
+fmt: ## gofmt -w every module
+	@gofmt -w $(MODULES)
+
+.PHONY: tidy
+tidy: ## go mod tidy in every module
+	@for m in $(MODULES); do echo "==> go mod tidy $$m"; (cd $$m && go mod tidy); done
+
+##@ Help
+
+.PHONY: help
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} \
+		/^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2 } \
+		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
