@@ -25,7 +25,8 @@ import (
 )
 
 // Handler applies one event inside tx, the transaction that also records the event as processed.
-// Returning an error rolls both back and leaves the message for redelivery.
+// ctx carries tx too (pgkit.WithTx), so code using pgkit.InTx or pgkit.Q joins it. Returning an
+// error rolls both back and leaves the message for redelivery.
 type Handler func(ctx context.Context, tx pgx.Tx, e Envelope) error
 
 // ConsumerConfig tunes a consumer; zero fields take the defaults shown, except Group.
@@ -322,7 +323,7 @@ func (c *Consumer) process(ctx context.Context, typ string, env Envelope) (strin
 			result = "duplicate"
 			return nil
 		}
-		return c.handlers[typ](ctx, tx, env)
+		return c.handlers[typ](pgkit.WithTx(ctx, tx), tx, env)
 	})
 	if err != nil {
 		span.RecordError(err)

@@ -84,3 +84,40 @@ func TestConfigValidation(t *testing.T) {
 	require.Error(t, pgkit.Config{URL: "postgres://x", Schema: "Bad-Name", MaxConns: 1}.Validate())
 	require.Error(t, pgkit.Config{URL: "postgres://x", Schema: "ok", MaxConns: 0}.Validate())
 }
+
+func TestWorkJoinsTheTransactionInTheContext(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "shop", widgets)
+	ctx := context.Background()
+	insert := func(ctx context.Context, id int) error {
+		return pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, "INSERT INTO widgets (id, name) VALUES ($1, 'w')", id)
+			return err
+		})
+	}
+	count := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM widgets").Scan(&n))
+		return n
+	}
+
+	boom := errors.New("outer fails after the inner work succeeded")
+	err := pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+		inner := pgkit.WithTx(ctx, tx)
+		require.NoError(t, insert(inner, 1))
+		var seen int
+		require.NoError(t, pgkit.Q(inner, pool).QueryRow(inner, "SELECT count(*) FROM widgets").Scan(&seen))
+		require.Equal(t, 1, seen, "reads through Q see the outer transaction's writes")
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	require.Zero(t, count(), "the joined work rolled back with the outer transaction")
+
+	require.NoError(t, pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+		inner := pgkit.WithTx(ctx, tx)
+		require.NoError(t, insert(inner, 2))
+		require.Error(t, insert(inner, 2), "a duplicate key fails inside its savepoint")
+		return nil
+	}))
+	require.Equal(t, 1, count(), "a failed savepoint does not poison the outer transaction")
+}

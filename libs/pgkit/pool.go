@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -79,8 +80,37 @@ type Beginner interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
+// Querier runs statements: a pool, a connection or a transaction.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+type txKey struct{}
+
+// WithTx returns a context carrying tx. Code that opens its work with InTx or Q joins tx instead
+// of using its own connection, so work done on behalf of a caller that already holds a
+// transaction (an event consumer recording the event as processed) commits or rolls back with it.
+func WithTx(ctx context.Context, tx pgx.Tx) context.Context {
+	return context.WithValue(ctx, txKey{}, tx)
+}
+
+// Q returns the transaction carried by ctx, or db when there is none.
+func Q(ctx context.Context, db Querier) Querier {
+	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+		return tx
+	}
+	return db
+}
+
 // InTx runs fn in one transaction, committing when fn returns nil and rolling back otherwise.
+// When ctx carries a transaction (WithTx), fn runs in a savepoint of it instead, and the outer
+// transaction's owner decides the final commit.
 func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
+	if outer, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+		db = outer // pgx begins a savepoint inside a transaction
+	}
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

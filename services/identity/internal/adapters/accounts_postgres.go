@@ -17,7 +17,8 @@ import (
 )
 
 // AccountRepository stores accounts in PostgreSQL; domain events go to the outbox in the same
-// transaction as the change they describe.
+// transaction as the change they describe. Called with a transaction in the context (an event
+// consumer's), it works inside that transaction.
 type AccountRepository struct {
 	pool *pgxpool.Pool
 }
@@ -63,11 +64,11 @@ func (r *AccountRepository) Create(ctx context.Context, a *account.Account, evs 
 }
 
 func (r *AccountRepository) ByID(ctx context.Context, id string) (*account.Account, error) {
-	return scanAccount(r.pool.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
+	return scanAccount(pgkit.Q(ctx, r.pool).QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
 }
 
 func (r *AccountRepository) OwnerByEmail(ctx context.Context, email string) (*account.Account, error) {
-	return scanAccount(r.pool.QueryRow(ctx,
+	return scanAccount(pgkit.Q(ctx, r.pool).QueryRow(ctx,
 		`SELECT `+accountColumns+` FROM accounts WHERE email = $1 AND role = 'owner'`, email))
 }
 

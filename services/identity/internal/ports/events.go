@@ -18,8 +18,8 @@ var paymentTypes = []string{
 }
 
 // EventHandlers returns identity's consumers: inbound new_client events become client accounts
-// and payment events keep plans in step. Both are idempotent by their domain keys, so they do
-// their writes in their own transactions rather than the consumer's.
+// and payment events keep plans in step. The repository joins the consumer's transaction through
+// the context, so each change commits together with the record that the event was processed.
 func EventHandlers(createClient *app.CreateClient, applyPayment *app.ApplyPayment) map[string]events.Handler {
 	handlers := map[string]events.Handler{
 		"inbound.new_client": func(ctx context.Context, _ pgx.Tx, e events.Envelope) error {
