@@ -1,0 +1,182 @@
+package app_test
+
+import (
+	"context"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/services/identity/internal/app"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+)
+
+var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func clock() time.Time { return now }
+
+// memRepo is an in-memory account.Repository that records published events.
+type memRepo struct {
+	mu       sync.Mutex
+	accounts map[string]account.Snapshot
+	events   []account.Event
+}
+
+func newMemRepo() *memRepo { return &memRepo{accounts: map[string]account.Snapshot{}} }
+
+func (r *memRepo) Create(_ context.Context, a *account.Account, evs ...account.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.accounts {
+		if s.Email == a.Email() && s.Role == a.Role() && s.OwnerID == a.OwnerID() {
+			return account.ErrEmailTaken
+		}
+	}
+	r.accounts[a.ID()] = a.Snapshot()
+	r.events = append(r.events, evs...)
+	return nil
+}
+
+func (r *memRepo) ByID(_ context.Context, id string) (*account.Account, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.accounts[id]
+	if !ok {
+		return nil, account.ErrNotFound
+	}
+	return account.FromSnapshot(s), nil
+}
+
+func (r *memRepo) OwnerByEmail(_ context.Context, email string) (*account.Account, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.accounts {
+		if s.Email == email && s.Role == account.RoleOwner {
+			return account.FromSnapshot(s), nil
+		}
+	}
+	return nil, account.ErrNotFound
+}
+
+func (r *memRepo) Update(ctx context.Context, id string, fn func(*account.Account) ([]account.Event, error)) (*account.Account, error) {
+	a, err := r.ByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := fn(a)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.accounts[id] = a.Snapshot()
+	r.events = append(r.events, evs...)
+	return a, nil
+}
+
+func (r *memRepo) List(context.Context, account.ListFilter) ([]*account.Account, error) { return nil, nil }
+
+func (r *memRepo) eventTypes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+// plainHasher "hashes" by prefixing, and counts comparisons.
+type plainHasher struct{ verifies int }
+
+func (h *plainHasher) Hash(p string) (string, error) { return "h:" + p, nil }
+func (h *plainHasher) Verify(p, hash string) (bool, error) {
+	h.verifies++
+	return hash == "h:"+p, nil
+}
+
+type fixedIssuer struct{}
+
+func (fixedIssuer) Issue(_ context.Context, a *account.Account, at time.Time) (app.IssuedToken, error) {
+	return app.IssuedToken{Value: "token-for-" + a.ID(), ExpiresAt: at.Add(24 * time.Hour)}, nil
+}
+
+type throttle struct{ refuse bool }
+
+func (t throttle) AllowLogin(context.Context, netip.Addr, string) error {
+	if t.refuse {
+		return apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited, "slow down")
+	}
+	return nil
+}
+
+func setup(t *testing.T, refuse bool) (*app.Login, *memRepo, *plainHasher) {
+	t.Helper()
+	repo, hasher := newMemRepo(), &plainHasher{}
+	create := &app.CreateAccount{Accounts: repo, Hasher: hasher, Now: clock}
+	_, err := create.Handle(context.Background(), app.CreateAccountCommand{Email: "a@example.com", Password: "a long password", Plan: "growth"})
+	require.NoError(t, err)
+	login, err := app.NewLogin(repo, hasher, fixedIssuer{}, throttle{refuse: refuse}, clock)
+	require.NoError(t, err)
+	hasher.verifies = 0
+	return login, repo, hasher
+}
+
+func TestLoginIssuesATokenAndRecordsTheLogin(t *testing.T) {
+	t.Parallel()
+	login, repo, _ := setup(t, false)
+	res, err := login.Handle(context.Background(), app.LoginCommand{Email: "A@Example.com", Password: "a long password"})
+	require.NoError(t, err)
+	require.Equal(t, "a@example.com", res.Email)
+	require.Equal(t, account.PlanGrowth, res.Plan)
+	require.Equal(t, now.Add(24*time.Hour), res.ExpiresAt)
+	require.Equal(t, []string{app.EventAccountCreated, app.EventAccountLogin}, repo.eventTypes())
+}
+
+func TestUnknownEmailCostsAPasswordComparisonToo(t *testing.T) {
+	t.Parallel()
+	login, repo, hasher := setup(t, false)
+	_, err := login.Handle(context.Background(), app.LoginCommand{Email: "nobody@example.com", Password: "whatever"})
+	require.ErrorIs(t, err, app.ErrInvalidCredentials)
+	require.Equal(t, 1, hasher.verifies, "an unknown email is compared against the dummy hash")
+	require.Equal(t, []string{app.EventAccountCreated}, repo.eventTypes(), "no login event")
+}
+
+func TestThrottledLoginChecksNothing(t *testing.T) {
+	t.Parallel()
+	login, _, hasher := setup(t, true)
+	_, err := login.Handle(context.Background(), app.LoginCommand{Email: "a@example.com", Password: "a long password"})
+	require.Equal(t, apperr.KindRateLimited, apperr.KindOf(err))
+	require.Zero(t, hasher.verifies)
+}
+
+func TestPaymentEventsOnlyMoveOwnersToKnownPlans(t *testing.T) {
+	t.Parallel()
+	repo := newMemRepo()
+	owner, err := account.NewOwner("acc_o", "o@example.com", "h:x", account.PlanFree, "", now)
+	require.NoError(t, err)
+	require.NoError(t, repo.Create(context.Background(), owner))
+	pay := &app.ApplyPayment{Accounts: repo, Now: clock}
+	plan := func() account.Plan {
+		a, err := repo.ByID(context.Background(), "acc_o")
+		require.NoError(t, err)
+		return a.Plan()
+	}
+	ctx := context.Background()
+
+	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.updated", AccountID: "acc_o", Plan: "growth", Status: "past_due"}))
+	require.Equal(t, account.PlanFree, plan(), "a subscription that is not active changes nothing")
+	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "checkout.session.completed", AccountID: "acc_o", Plan: "platinum"}))
+	require.Equal(t, account.PlanFree, plan(), "an unknown plan changes nothing")
+	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.updated", AccountID: "acc_o", Plan: "full stack", Status: "active"}))
+	require.Equal(t, account.PlanFullStack, plan())
+	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "invoice.payment_failed", AccountID: "acc_o"}))
+	require.Equal(t, account.PlanFullStack, plan(), "a failed payment alone does not downgrade")
+	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.deleted", AccountID: "acc_o"}))
+	require.Equal(t, account.PlanFree, plan())
+	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.deleted", AccountID: "acc_unknown"}))
+	require.Equal(t, []string{app.EventAccountPlanChanged, app.EventAccountPlanChanged}, repo.eventTypes())
+}
