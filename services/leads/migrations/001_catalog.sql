@@ -32,16 +32,17 @@ CREATE TABLE businesses (
 -- lead-finder: best rows of a vertical, optionally within a state, straight off the index.
 CREATE INDEX businesses_vertical_quality ON businesses (vertical, quality DESC, id);
 CREATE INDEX businesses_state_vertical_quality ON businesses (state, vertical, quality DESC, id);
--- lead-finder location filters.
+-- lead-finder location filters, with and without a vertical.
+CREATE INDEX businesses_vertical_city_quality ON businesses (vertical, lower(city), quality DESC, id);
 CREATE INDEX businesses_city ON businesses (lower(city), state);
-CREATE INDEX businesses_zip ON businesses (zip);
+CREATE INDEX businesses_zip ON businesses (zip, vertical);
 -- industry and keyword text matches.
 CREATE INDEX businesses_search ON businesses USING gin (search);
 CREATE INDEX businesses_name_trgm ON businesses USING gin (name gin_trgm_ops);
 -- lead-qualify catalog match.
-CREATE INDEX businesses_email_domain ON businesses (email_domain) WHERE email_domain <> '';
-CREATE INDEX businesses_website_domain ON businesses (website_domain) WHERE website_domain <> '';
-CREATE INDEX businesses_phone ON businesses (phone) WHERE phone <> '';
+CREATE INDEX businesses_email_domain ON businesses (email_domain);
+CREATE INDEX businesses_website_domain ON businesses (website_domain);
+CREATE INDEX businesses_phone ON businesses (phone);
 CREATE INDEX businesses_lower_name ON businesses (lower(name));
 -- scout-stats last7Days and dateRange.
 CREATE INDEX businesses_listed_at ON businesses (listed_at);

@@ -48,7 +48,8 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, erro
 	if err != nil {
 		return nil, fmt.Errorf("search verticals: %w", err)
 	}
-	// Text-only matches rank below every vertical match, so they only fill what is left.
+	// Text-only matches never outrank a vertical match (see catalog.Quality), so they only fill
+	// what the verticals leave.
 	if len(found) < q.Limit {
 		rest := q
 		rest.Limit = q.Limit - len(found)

@@ -31,10 +31,9 @@ type Found struct {
 
 // Catalog is the business catalog as the use cases read it.
 type Catalog interface {
-	// SearchVertical returns the best businesses in q.Verticals, rank = 50 + quality.
+	// SearchVertical returns the best businesses in q.Verticals, ranked (catalog.Quality).
 	SearchVertical(ctx context.Context, q SearchQuery) ([]Found, error)
-	// SearchText returns the best businesses outside q.Verticals whose text matches q.Text,
-	// rank = quality.
+	// SearchText returns the best businesses outside q.Verticals whose text matches q.Text.
 	SearchText(ctx context.Context, q SearchQuery) ([]Found, error)
 	// Match looks for a business with this email domain, phone or exact name.
 	Match(ctx context.Context, m MatchQuery) (Match, error)

@@ -61,22 +61,31 @@ func (c *Catalog) SearchVertical(ctx context.Context, q app.SearchQuery) ([]app.
 	if len(q.Verticals) == 0 {
 		return nil, nil
 	}
-	var a args
-	sql := foundColumns + fmt.Sprintf("%d + quality FROM businesses WHERE vertical = ANY(%s)", catalog.VerticalMatchPoints, a.add(q.Verticals)) +
-		filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit)
+	sql, a := verticalSearchSQL(q)
 	return c.found(ctx, sql, a)
 }
 
 // SearchText finds businesses outside the asked verticals whose name, vertical or categories
 // match the industry text.
 func (c *Catalog) SearchText(ctx context.Context, q app.SearchQuery) ([]app.Found, error) {
+	sql, a := textSearchSQL(q)
+	return c.found(ctx, sql, a)
+}
+
+func verticalSearchSQL(q app.SearchQuery) (string, args) {
 	var a args
-	sql := foundColumns + "quality FROM businesses WHERE search @@ plainto_tsquery('english', " + a.add(q.Text) + ")"
+	sql := foundColumns + fmt.Sprintf("%d + quality FROM businesses WHERE vertical = ANY(%s)", catalog.VerticalMatchPoints, a.add(q.Verticals)) +
+		filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit)
+	return sql, a
+}
+
+func textSearchSQL(q app.SearchQuery) (string, args) {
+	var a args
+	sql := foundColumns + fmt.Sprintf("%d + quality FROM businesses WHERE search @@ plainto_tsquery('english', %s)", catalog.TextMatchPoints, a.add(q.Text))
 	if len(q.Verticals) > 0 {
 		sql += " AND NOT (vertical = ANY(" + a.add(q.Verticals) + "))"
 	}
-	sql += filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit)
-	return c.found(ctx, sql, a)
+	return sql + filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit), a
 }
 
 func (c *Catalog) found(ctx context.Context, sql string, a args) ([]app.Found, error) {
@@ -94,6 +103,23 @@ func (c *Catalog) found(ctx context.Context, sql string, a args) ([]app.Found, e
 // Match finds a business by the lead's email domain (as email or website domain), phone or exact
 // name; one index probe per given field.
 func (c *Catalog) Match(ctx context.Context, m app.MatchQuery) (app.Match, error) {
+	sql, a := matchSQL(m)
+	if sql == "" {
+		return app.Match{}, nil
+	}
+	var hasWebsite bool
+	err := c.pool.QueryRow(ctx, sql, a...).Scan(&hasWebsite)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return app.Match{}, nil
+	}
+	if err != nil {
+		return app.Match{}, fmt.Errorf("match catalog: %w", err)
+	}
+	return app.Match{Found: true, HasWebsite: hasWebsite}, nil
+}
+
+// matchSQL returns "" when the query names nothing to match.
+func matchSQL(m app.MatchQuery) (string, args) {
 	var (
 		a     args
 		conds []string
@@ -109,18 +135,10 @@ func (c *Catalog) Match(ctx context.Context, m app.MatchQuery) (app.Match, error
 		conds = append(conds, "lower(name) = "+a.add(strings.ToLower(m.BusinessName)))
 	}
 	if len(conds) == 0 {
-		return app.Match{}, nil
+		return "", nil
 	}
-	var hasWebsite bool
-	err := c.pool.QueryRow(ctx, "SELECT bool_or(website <> '') FROM (SELECT website FROM businesses WHERE "+
-		strings.Join(conds, " OR ")+" LIMIT 20) m HAVING count(*) > 0", a...).Scan(&hasWebsite)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return app.Match{}, nil
-	}
-	if err != nil {
-		return app.Match{}, fmt.Errorf("match catalog: %w", err)
-	}
-	return app.Match{Found: true, HasWebsite: hasWebsite}, nil
+	return "SELECT bool_or(website <> '') FROM (SELECT website FROM businesses WHERE " +
+		strings.Join(conds, " OR ") + " LIMIT 20) m HAVING count(*) > 0", a
 }
 
 // topN is the length of the topCities and topStates lists.

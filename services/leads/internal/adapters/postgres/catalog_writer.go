@@ -46,7 +46,7 @@ func (w *CatalogWriter) Upsert(ctx context.Context, bs []catalog.Business) (inse
 			SELECT external_id, name, owner_name, email, email_domain, phone, website, website_domain, vertical,
 				coalesce(categories, '{}'), street, city, state, zip, lat, lng, source, gap_score, quality,
 				setweight(to_tsvector('english', name), 'A') ||
-				setweight(to_tsvector('english', replace(vertical, '_', ' ') || ' ' || array_to_string(categories, ' ')), 'B'),
+				setweight(to_tsvector('english', replace(vertical, '_', ' ') || ' ' || array_to_string(coalesce(categories, '{}'), ' ')), 'B'),
 				listed_at
 			FROM staging_businesses
 			ON CONFLICT (external_id) DO UPDATE SET
