@@ -1,7 +1,10 @@
 package domain
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,4 +115,42 @@ func TrimToBudget(history []Message, budget int) []Message {
 		start++ // a reply without its question only confuses a model
 	}
 	return history[start:]
+}
+
+// ParseContext checks the client's optional context: a JSON object of at most MaxContextBytes in
+// its compact encoding. It returns the compact form and the lead-search slots it names
+// ("industry" or "vertical", "location" or "city").
+func ParseContext(raw json.RawMessage) (json.RawMessage, Slots, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, Slots{}, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, Slots{}, apperr.InvalidField("context", "must be valid JSON")
+	}
+	if buf.Len() > MaxContextBytes {
+		return nil, Slots{}, (&apperr.Error{Kind: apperr.KindTooLarge, Code: apperr.CodeBodyTooLarge, Field: "context",
+			Message: fmt.Sprintf("context: must be at most %d bytes as JSON", MaxContextBytes)})
+	}
+	var obj map[string]any
+	if buf.Bytes()[0] != '{' || json.Unmarshal(buf.Bytes(), &obj) != nil {
+		return nil, Slots{}, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: "context",
+			Message: "context: must be an object"}
+	}
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" && len(s) <= 60 {
+				return strings.TrimSpace(s)
+			}
+		}
+		return ""
+	}
+	hints := Slots{Location: str("location", "city")}
+	if v := str("industry", "vertical"); v != "" {
+		hints.Vertical = findVertical(strings.ToLower(v))
+		if hints.Vertical == "" {
+			hints.Vertical = strings.ToLower(v)
+		}
+	}
+	return buf.Bytes(), hints, nil
 }

@@ -1,0 +1,236 @@
+// Package openaillm answers chat messages with any OpenAI-compatible chat-completions endpoint
+// (OpenAI, Ollama, vLLM, llama.cpp server) through the official Go SDK. The model fetches the
+// caller's figures by calling the assistant's tools instead of guessing them.
+package openaillm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go"
+	"github.com/openai/openai-go/option"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/services/assistant/internal/app"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+)
+
+// Config selects the endpoint and model. An empty BaseURL means no language model: the offline
+// advisor answers.
+type Config struct {
+	BaseURL    string        `env:"ASSISTANT_LLM_BASE_URL"`
+	Model      string        `env:"ASSISTANT_LLM_MODEL" envDefault:"gpt-4o-mini"`
+	APIKey     string        `env:"ASSISTANT_LLM_API_KEY"`
+	Timeout    time.Duration `env:"ASSISTANT_LLM_TIMEOUT" envDefault:"30s"`
+	MaxRetries int           `env:"ASSISTANT_LLM_MAX_RETRIES" envDefault:"1"`
+	// MaxToolRounds bounds how many times one turn may go back to the model with tool results.
+	MaxToolRounds int `env:"ASSISTANT_LLM_MAX_TOOL_ROUNDS" envDefault:"4"`
+}
+
+// Enabled reports whether a model endpoint is configured.
+func (c Config) Enabled() bool { return c.BaseURL != "" }
+
+// Validate reports a config that cannot work.
+func (c Config) Validate() error {
+	if !c.Enabled() {
+		return nil
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("ASSISTANT_LLM_BASE_URL %q must be an absolute http(s) URL such as http://127.0.0.1:11434/v1", c.BaseURL)
+	}
+	if strings.TrimSpace(c.Model) == "" {
+		return errors.New("ASSISTANT_LLM_MODEL must not be empty when ASSISTANT_LLM_BASE_URL is set")
+	}
+	if c.Timeout <= 0 || c.MaxRetries < 0 || c.MaxRetries > 5 || c.MaxToolRounds < 1 {
+		return errors.New("ASSISTANT_LLM_TIMEOUT must be positive, ASSISTANT_LLM_MAX_RETRIES 0-5 and ASSISTANT_LLM_MAX_TOOL_ROUNDS at least 1")
+	}
+	return nil
+}
+
+// Model implements app.Model.
+type Model struct {
+	client *openai.Client
+	cfg    Config
+}
+
+func New(cfg Config) *Model {
+	key := cfg.APIKey
+	if key == "" {
+		key = "none" // local servers ignore it, but the SDK insists on a header
+	}
+	return &Model{cfg: cfg, client: openai.NewClient(
+		option.WithBaseURL(strings.TrimSuffix(cfg.BaseURL, "/")+"/"),
+		option.WithAPIKey(key),
+		option.WithMaxRetries(cfg.MaxRetries),
+	)}
+}
+
+const systemPrompt = `You are the growth assistant of a small-business platform. Answer the owner briefly and
+concretely. Never invent figures: call the tools to get the account's leads, health score, plan usage and
+clients at risk, and quote the numbers they return. Searching for leads adds them to the owner's leads sheet.
+If a tool reports an error, say what could not be fetched.`
+
+func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) (app.Answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+
+	system := systemPrompt
+	if c.Plan != "" {
+		system += "\nThe owner's plan: " + c.Plan + "."
+	}
+	if len(c.Context) > 0 {
+		system += "\nContext from the page the owner is on (JSON): " + string(c.Context)
+	}
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system)}
+	for _, h := range c.History {
+		msgs = append(msgs, textMessage(h.Role, h.Content))
+	}
+	msgs = append(msgs, openai.UserMessage(c.Message))
+
+	total := 0
+	for round := 0; ; round++ {
+		params := openai.ChatCompletionNewParams{Model: openai.F(m.cfg.Model), Messages: openai.F(msgs)}
+		if round < m.cfg.MaxToolRounds {
+			params.Tools = openai.F(toolDefinitions)
+		}
+		comp, err := m.client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return app.Answer{}, m.failure(ctx, err)
+		}
+		total += int(comp.Usage.TotalTokens)
+		if len(comp.Choices) == 0 {
+			return app.Answer{}, apperr.Unavailable("model_unavailable", "the language model returned no answer")
+		}
+		msg := comp.Choices[0].Message
+		if len(msg.ToolCalls) == 0 || round >= m.cfg.MaxToolRounds {
+			state := c.State
+			state.Intent = domain.IntentConversation
+			return app.Answer{Text: strings.TrimSpace(msg.Content), Tokens: total, State: state, Topic: domain.IntentConversation}, nil
+		}
+		msgs = append(msgs, msg)
+		for _, call := range msg.ToolCalls {
+			result := runTool(ctx, tools, call.Function.Name, call.Function.Arguments)
+			msgs = append(msgs, openai.ChatCompletionMessageParam{
+				Role:       openai.F(openai.ChatCompletionMessageParamRoleTool),
+				ToolCallID: openai.F(call.ID),
+				Content:    openai.F[any](result),
+			})
+		}
+	}
+}
+
+// textMessage sends stored history as plain string content, which every compatible server accepts.
+func textMessage(role domain.Role, content string) openai.ChatCompletionMessageParamUnion {
+	r := openai.ChatCompletionMessageParamRoleUser
+	if role == domain.RoleAssistant {
+		r = openai.ChatCompletionMessageParamRoleAssistant
+	}
+	return openai.ChatCompletionMessageParam{Role: openai.F(r), Content: openai.F[any](content)}
+}
+
+// failure maps a model error to the envelope: 504 when it ran out of time, 503 otherwise.
+func (m *Model) failure(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("language model did not answer within %s: %w", m.cfg.Timeout, context.DeadlineExceeded)
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		slog.WarnContext(ctx, "language model refused", "status", apiErr.StatusCode, "error", apiErr.Message)
+	}
+	return apperr.Unavailable("model_unavailable", "the language model is unavailable; try again shortly").Wrap(err)
+}
+
+func fn(name, description string, params map[string]any) openai.ChatCompletionToolParam {
+	return openai.ChatCompletionToolParam{
+		Type: openai.F(openai.ChatCompletionToolTypeFunction),
+		Function: openai.F(openai.FunctionDefinitionParam{
+			Name: openai.String(name), Description: openai.String(description),
+			Parameters: openai.F(openai.FunctionParameters(params)),
+		}),
+	}
+}
+
+func object(props map[string]any, required ...string) map[string]any {
+	o := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+var toolDefinitions = []openai.ChatCompletionToolParam{
+	fn("find_leads", "Search the business catalog for leads; found leads are added to the owner's leads sheet.",
+		object(map[string]any{
+			"industry": map[string]any{"type": "string", "description": "industry or vertical, e.g. plumbing"},
+			"location": map[string]any{"type": "string", "description": "city, state or ZIP, e.g. Austin, TX"},
+			"limit":    map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
+		}, "industry")),
+	fn("recent_leads", "List the newest rows of the owner's leads sheet.",
+		object(map[string]any{"limit": map[string]any{"type": "integer", "minimum": 1, "maximum": 20}})),
+	fn("health_score", "The owner's health score, tier and its ten signals (0-100 each).", object(map[string]any{})),
+	fn("plan_usage", "This month's usage against the plan's limits per feature, and the upgrade URL.", object(map[string]any{})),
+	fn("churn_risks", "The owner's client accounts most at risk of churning (growth and full stack plans).",
+		object(map[string]any{"threshold": map[string]any{"type": "integer", "minimum": 0, "maximum": 100}})),
+}
+
+// runTool executes one tool call for the caller and returns its result or error as JSON text for
+// the model. Arguments only shape the query; the account is fixed by the caller's credentials.
+func runTool(ctx context.Context, tools app.Tools, name, arguments string) string {
+	var args struct {
+		Industry  string `json:"industry"`
+		Location  string `json:"location"`
+		Limit     int    `json:"limit"`
+		Threshold *int   `json:"threshold"`
+	}
+	if strings.TrimSpace(arguments) != "" {
+		if err := json.Unmarshal([]byte(arguments), &args); err != nil {
+			return toolJSON(nil, fmt.Errorf("arguments are not valid JSON: %w", err))
+		}
+	}
+	limit := func(def, most int) int {
+		if args.Limit < 1 {
+			return def
+		}
+		return min(args.Limit, most)
+	}
+	switch name {
+	case "find_leads":
+		return toolJSON(tools.FindLeads(ctx, app.LeadSearch{Industry: args.Industry, Location: args.Location, Limit: limit(5, 10)}))
+	case "recent_leads":
+		return toolJSON(tools.RecentLeads(ctx, limit(10, 20)))
+	case "health_score":
+		return toolJSON(tools.Health(ctx))
+	case "plan_usage":
+		return toolJSON(tools.Usage(ctx))
+	case "churn_risks":
+		threshold := 60
+		if args.Threshold != nil {
+			threshold = min(max(*args.Threshold, 0), 100)
+		}
+		return toolJSON(tools.ChurnRisks(ctx, threshold, 5))
+	default:
+		return toolJSON(nil, fmt.Errorf("unknown tool %q", name))
+	}
+}
+
+func toolJSON(v any, err error) string {
+	if err != nil {
+		raw, _ := json.Marshal(map[string]string{"error": err.Error()})
+		return string(raw)
+	}
+	raw, mErr := json.Marshal(v)
+	if mErr != nil {
+		return `{"error":"result could not be encoded"}`
+	}
+	return string(raw)
+}

@@ -1,0 +1,56 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/services/assistant/internal/app"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+)
+
+// Feed is the PostgreSQL feed event store.
+type Feed struct{ pool *pgxpool.Pool }
+
+func NewFeed(pool *pgxpool.Pool) *Feed { return &Feed{pool: pool} }
+
+// Add inserts the events in one transaction; a repeated source id is skipped.
+func (r *Feed) Add(ctx context.Context, evs []app.SourcedEvent) (int, error) {
+	inserted := 0
+	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		inserted = 0
+		for _, e := range evs {
+			var source *string
+			if e.SourceID != "" {
+				source = &e.SourceID
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO feed_events (source_id, module, event_type, summary, occurred_at)
+				VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source_id) DO NOTHING`,
+				source, e.Event.Module, e.Event.EventType, e.Event.Summary, e.Event.At)
+			if err != nil {
+				return err
+			}
+			inserted += int(tag.RowsAffected())
+		}
+		return nil
+	})
+	return inserted, err
+}
+
+// Recent returns the newest events since the given time, newest first.
+func (r *Feed) Recent(ctx context.Context, since time.Time, limit int) ([]domain.FeedEvent, error) {
+	rows, err := r.pool.Query(ctx, `SELECT module, event_type, summary, occurred_at FROM feed_events
+		WHERE occurred_at >= $1 ORDER BY occurred_at DESC, id DESC LIMIT $2`, since, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.FeedEvent, error) {
+		var e domain.FeedEvent
+		err := row.Scan(&e.Module, &e.EventType, &e.Summary, &e.At)
+		e.At = e.At.UTC()
+		return e, err
+	})
+}

@@ -1,0 +1,98 @@
+// Package postgres stores the assistant's sessions, messages and feed events.
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+)
+
+// Sessions is the PostgreSQL session store.
+type Sessions struct{ pool *pgxpool.Pool }
+
+func NewSessions(pool *pgxpool.Pool) *Sessions { return &Sessions{pool: pool} }
+
+// Load reads a session of accountID and its newest messages, oldest first. The account is part
+// of the lookup, so another account's session is simply not found.
+func (r *Sessions) Load(ctx context.Context, accountID, sessionID string, maxMessages int) (*domain.Session, []domain.Message, error) {
+	var (
+		state     []byte
+		createdAt time.Time
+	)
+	err := r.pool.QueryRow(ctx,
+		`SELECT state, created_at FROM sessions WHERE id = $1 AND account_id = $2`, sessionID, accountID).
+		Scan(&state, &createdAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, domain.ErrSessionNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var st domain.State
+	if err := json.Unmarshal(state, &st); err != nil {
+		return nil, nil, fmt.Errorf("decode session state: %w", err)
+	}
+	rows, err := r.pool.Query(ctx,
+		`SELECT role, content, tokens, created_at FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2`,
+		sessionID, maxMessages)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Message, error) {
+		var m domain.Message
+		var role string
+		err := row.Scan(&role, &m.Content, &m.Tokens, &m.At)
+		m.Role = domain.Role(role)
+		return m, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Reverse(msgs)
+	return domain.RestoreSession(sessionID, accountID, st, createdAt), msgs, nil
+}
+
+// Save writes the session, its new messages and the outbox events in one transaction.
+func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, msgs []domain.Message, envs ...events.Envelope) error {
+	state, err := json.Marshal(s.State())
+	if err != nil {
+		return err
+	}
+	return pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		now := time.Now().UTC()
+		if created {
+			if _, err := tx.Exec(ctx,
+				`INSERT INTO sessions (id, account_id, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)`,
+				s.ID(), s.AccountID(), state, s.CreatedAt(), now); err != nil {
+				return err
+			}
+		} else {
+			tag, err := tx.Exec(ctx, `UPDATE sessions SET state = $3, updated_at = $4 WHERE id = $1 AND account_id = $2`,
+				s.ID(), s.AccountID(), state, now)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return domain.ErrSessionNotFound
+			}
+		}
+		for _, m := range msgs {
+			if _, err := tx.Exec(ctx,
+				`INSERT INTO messages (session_id, role, content, tokens, created_at) VALUES ($1, $2, $3, $4, $5)`,
+				s.ID(), string(m.Role), m.Content, m.Tokens, m.At); err != nil {
+				return err
+			}
+		}
+		return events.Enqueue(ctx, tx, envs...)
+	})
+}

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+)
+
+// MaxSeedEvents bounds one agent-brain-seed call.
+const MaxSeedEvents = 100
+
+// maxClockSkew is how far in the future a seeded timestamp may lie.
+const maxClockSkew = 5 * time.Minute
+
+// SeedEvent is one platform event an administrator records.
+type SeedEvent struct {
+	Module    string         `json:"module"`
+	EventType string         `json:"event_type"`
+	TS        string         `json:"ts"`
+	Fields    map[string]any `json:"fields"`
+}
+
+// SeedFeed is POST /api/agent-brain-seed. The batch is all or nothing.
+type SeedFeed struct {
+	Store FeedStore
+	Cache FeedCache
+	Now   Clock
+}
+
+func (h *SeedFeed) Handle(ctx context.Context, in []SeedEvent) (int, error) {
+	switch {
+	case in == nil:
+		return 0, apperr.MissingField("events")
+	case len(in) == 0:
+		return 0, apperr.InvalidField("events", "must hold at least one event")
+	case len(in) > MaxSeedEvents:
+		return 0, apperr.InvalidField("events", fmt.Sprintf("must hold at most %d events", MaxSeedEvents))
+	}
+	now := h.Now()
+	evs := make([]SourcedEvent, 0, len(in))
+	for i, e := range in {
+		at := now
+		if e.TS != "" {
+			ts, err := time.Parse(time.RFC3339Nano, e.TS)
+			switch {
+			case err != nil:
+				return 0, apperr.InvalidField(fmt.Sprintf("events[%d].ts", i), "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05.000Z")
+			case ts.After(now.Add(maxClockSkew)):
+				return 0, apperr.InvalidField(fmt.Sprintf("events[%d].ts", i), "must not be in the future")
+			}
+			at = ts
+		}
+		ev, err := domain.NewFeedEvent(e.Module, e.EventType, at, e.Fields)
+		if err != nil {
+			var fe *domain.FieldError
+			if errors.As(err, &fe) {
+				return 0, apperr.InvalidField(fmt.Sprintf("events[%d].%s", i, fe.Field), fe.Msg)
+			}
+			return 0, err
+		}
+		evs = append(evs, SourcedEvent{Event: ev})
+	}
+	n, err := h.Store.Add(ctx, evs)
+	if err != nil {
+		return 0, fmt.Errorf("store feed events: %w", err)
+	}
+	h.Cache.Invalidate(ctx) // the administrator should see what was seeded at once
+	return n, nil
+}
+
+// RecordFeedEvent turns an event of our own services into a feed event, once per source event.
+type RecordFeedEvent struct {
+	Store FeedStore
+}
+
+// An event that cannot be rendered is dropped with a log line: retrying would not change it.
+func (h *RecordFeedEvent) Handle(ctx context.Context, sourceID, module, eventType string, at time.Time, fields map[string]any) error {
+	ev, err := domain.NewFeedEvent(module, eventType, at, fields)
+	if err != nil {
+		slog.WarnContext(ctx, "feed event dropped", "source_id", sourceID, "error", err)
+		return nil
+	}
+	_, err = h.Store.Add(ctx, []SourcedEvent{{SourceID: sourceID, Event: ev}})
+	return err
+}
+
+// PublicFeed is GET /api/agent-brain-public-feed: the rendered body, from cache when fresh.
+type PublicFeed struct {
+	Store FeedStore
+	Cache FeedCache
+	Now   Clock
+}
+
+type feedItem struct {
+	Module    string `json:"module"`
+	EventType string `json:"event_type"`
+	Summary   string `json:"summary"`
+	TS        string `json:"ts"`
+}
+
+type feedBody struct {
+	Events []feedItem `json:"events"`
+	Demo   bool       `json:"demo"`
+}
+
+func (h *PublicFeed) Handle(ctx context.Context) ([]byte, error) {
+	if body, ok := h.Cache.Get(ctx); ok {
+		return body, nil
+	}
+	now := h.Now()
+	evs, err := h.Store.Recent(ctx, now.Add(-domain.FeedWindow), domain.FeedSize)
+	if err != nil {
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	demo := len(evs) == 0
+	if demo {
+		evs = domain.DemoFeed(now)
+	}
+	out := feedBody{Events: make([]feedItem, len(evs)), Demo: demo}
+	for i, e := range evs {
+		out.Events[i] = feedItem{Module: e.Module, EventType: e.EventType, Summary: e.Summary, TS: httpx.Timestamp(e.At)}
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	h.Cache.Set(ctx, body)
+	return body, nil
+}

@@ -1,0 +1,88 @@
+// Package app holds the assistant's use cases and the outbound interfaces they consume.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+)
+
+// Clock returns the current time; tests pass a fixed one.
+type Clock func() time.Time
+
+// Sessions stores conversations. Load returns domain.ErrSessionNotFound for a session of
+// another account as for one that does not exist.
+type Sessions interface {
+	Load(ctx context.Context, accountID, sessionID string, maxMessages int) (*domain.Session, []domain.Message, error)
+	// Save stores the session's state and the new messages, and enqueues envs, in one transaction.
+	Save(ctx context.Context, s *domain.Session, created bool, msgs []domain.Message, envs ...events.Envelope) error
+}
+
+// ToolsFor gives the tools of one caller, acting with that caller's own credentials.
+type ToolsFor interface {
+	For(bearerToken string) Tools
+}
+
+// Tools read the caller's business from the services that own it. They are scoped to the caller
+// by construction: they carry only the caller's token, so no argument can reach another account.
+type Tools interface {
+	FindLeads(ctx context.Context, q LeadSearch) (LeadResults, error)
+	RecentLeads(ctx context.Context, limit int) ([]SheetLead, error)
+	Health(ctx context.Context) (Health, error)
+	Usage(ctx context.Context) (Usage, error)
+	ChurnRisks(ctx context.Context, threshold, limit int) (Churn, error)
+}
+
+// Model answers a chat message; the offline advisor and language-model adapters implement it.
+type Model interface {
+	Reply(ctx context.Context, c Conversation, tools Tools) (Answer, error)
+}
+
+// Conversation is what a model is given for one turn.
+type Conversation struct {
+	AccountID string
+	Plan      string
+	History   []domain.Message // oldest first, trimmed to the token budget
+	Message   string
+	Context   json.RawMessage // the client's context object, if any
+	Hints     domain.Slots    // slot values found in the client's context
+	State     domain.State    // what the session remembers from the previous turn
+}
+
+// Answer is a model's reply. Tokens is the provider's reported usage, 0 when it has none (the
+// offline advisor), in which case the tokenizer counts the exchange.
+type Answer struct {
+	Text   string
+	Tokens int
+	State  domain.State
+	Topic  domain.Intent
+}
+
+// Tokenizer counts tokens the way the models do.
+type Tokenizer interface {
+	Count(text string) int
+}
+
+// FeedStore keeps public feed events.
+type FeedStore interface {
+	// Add stores events; an event whose sourceID was stored before is skipped. It returns how
+	// many were stored.
+	Add(ctx context.Context, evs []SourcedEvent) (int, error)
+	Recent(ctx context.Context, since time.Time, limit int) ([]domain.FeedEvent, error)
+}
+
+// SourcedEvent is a feed event with the id of what caused it ("" when seeded by hand).
+type SourcedEvent struct {
+	SourceID string
+	Event    domain.FeedEvent
+}
+
+// FeedCache holds the rendered public feed for a short while.
+type FeedCache interface {
+	Get(ctx context.Context) ([]byte, bool)
+	Set(ctx context.Context, body []byte)
+	Invalidate(ctx context.Context)
+}

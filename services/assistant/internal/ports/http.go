@@ -1,0 +1,148 @@
+// Package ports is the assistant's inbound transport: HTTP routes and event consumers. It is the
+// only package that knows gorilla/mux.
+package ports
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/services/assistant/internal/app"
+)
+
+// Body limits: a chat body holds up to 4,000 characters (16 KB in UTF-8) and a 4 KB context.
+const (
+	maxChatBody = 24 << 10
+	maxSeedBody = 256 << 10
+)
+
+// AdminHeader carries the agent-brain administrator secret.
+const AdminHeader = "x-agent-admin"
+
+// HTTP holds the use cases the routes call.
+type HTTP struct {
+	Chat        *app.Chat
+	Seed        *app.SeedFeed
+	Feed        *app.PublicFeed
+	AdminSecret string
+}
+
+// Middleware are the per-route middlewares the composition root supplies.
+type Middleware struct {
+	Authenticated, APILimit, FeedLimit mux.MiddlewareFunc
+}
+
+// Routes registers the assistant's routes on r. Rate limits come first so that unauthenticated
+// floods are limited too.
+func (h *HTTP) Routes(r *mux.Router, m Middleware) {
+	r.Handle("/api/chat", m.APILimit(m.Authenticated(http.HandlerFunc(h.chat)))).Methods(http.MethodPost)
+	r.Handle("/api/agent-brain-seed", m.APILimit(http.HandlerFunc(h.seed))).Methods(http.MethodPost)
+	r.Handle("/api/agent-brain-public-feed", m.FeedLimit(http.HandlerFunc(h.feed))).Methods(http.MethodGet, http.MethodHead)
+}
+
+func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Message   *string         `json:"message"`
+		SessionID string          `json:"sessionId"`
+		Context   json.RawMessage `json:"context"`
+	}
+	if err := httpx.Decode(w, r, &body, maxChatBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if body.Message == nil {
+		httpx.Fail(w, r, apperr.MissingField("message"))
+		return
+	}
+	caller, ok := authjwt.CallerFrom(r.Context())
+	token, err := authjwt.BearerToken(r)
+	if !ok || err != nil {
+		httpx.Fail(w, r, apperr.Unauthenticated(apperr.CodeUnauthenticated, "a bearer token is required"))
+		return
+	}
+	res, err := h.Chat.Handle(r.Context(), app.ChatCommand{
+		AccountID: caller.AccountID, Plan: caller.Plan, Token: token,
+		Message: *body.Message, SessionID: body.SessionID, Context: body.Context,
+	})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, res)
+}
+
+func (h *HTTP) seed(w http.ResponseWriter, r *http.Request) {
+	if err := h.admin(r); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var body struct {
+		Events []app.SeedEvent `json:"events"`
+	}
+	if err := httpx.Decode(w, r, &body, maxSeedBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	n, err := h.Seed.Handle(r.Context(), body.Events)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusCreated, struct {
+		Inserted int `json:"inserted"`
+	}{n})
+}
+
+// admin checks the administrator secret in constant time; hashing first makes the comparison
+// independent of the secret's length too.
+func (h *HTTP) admin(r *http.Request) error {
+	given := r.Header.Get(AdminHeader)
+	switch {
+	case h.AdminSecret == "":
+		return apperr.Forbidden("seed_disabled", "agent-brain seeding is disabled: AGENT_ADMIN_SECRET is not set")
+	case given == "":
+		return apperr.Unauthenticated("admin_required", "the x-agent-admin header is required")
+	}
+	g, want := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(h.AdminSecret))
+	if subtle.ConstantTimeCompare(g[:], want[:]) != 1 {
+		return apperr.Forbidden("admin_forbidden", "the x-agent-admin header is not valid")
+	}
+	return nil
+}
+
+func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) {
+	body, err := h.Feed.Handle(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "public, max-age=60")
+	hdr.Set("ETag", etag)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	httpx.RespondRaw(w, http.StatusOK, body)
+}
+
+// etagMatches implements If-None-Match's weak comparison over a list of tags or "*".
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}

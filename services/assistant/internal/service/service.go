@@ -1,0 +1,137 @@
+// Package service is the assistant's composition root: it wires adapters into the use cases and
+// the use cases into the HTTP and event ports. Tests build the whole service through New too.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/advisor"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/backend"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/feedcache"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/openaillm"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/tokenizer"
+	"github.com/bizassist/bizassist/services/assistant/internal/app"
+	"github.com/bizassist/bizassist/services/assistant/internal/ports"
+	"github.com/bizassist/bizassist/services/assistant/migrations"
+)
+
+// Name is the service name: schema, role, consumer group and telemetry label.
+const Name = "assistant"
+
+// feedTTL is how long the rendered public feed is served from cache (spec 8).
+const feedTTL = 60 * time.Second
+
+// Config is the assistant's configuration.
+type Config struct {
+	platform.Config
+	LLM openaillm.Config
+	// LeadsURL and AnalyticsURL are where the tools find the caller's business.
+	LeadsURL     string        `env:"LEADS_URL" envDefault:"http://127.0.0.1:8082"`
+	AnalyticsURL string        `env:"ANALYTICS_URL" envDefault:"http://127.0.0.1:8084"`
+	ToolTimeout  time.Duration `env:"ASSISTANT_TOOL_TIMEOUT" envDefault:"5s"`
+	// HistoryTokens is the budget of earlier messages a model is given each turn.
+	HistoryTokens int `env:"ASSISTANT_HISTORY_TOKENS" envDefault:"2000"`
+	// AdminSecret guards POST /api/agent-brain-seed; empty disables seeding.
+	AdminSecret string `env:"AGENT_ADMIN_SECRET"`
+	UpgradeURL  string `env:"UPGRADE_URL" envDefault:"https://bizassist.local/pricing"`
+	// CachePrefix starts the Redis keys of the feed cache.
+	CachePrefix string `env:"ASSISTANT_CACHE_PREFIX" envDefault:"assistant"`
+}
+
+// Validate checks the assistant's settings and the shared ones.
+func (c Config) Validate() error {
+	var errs []error
+	for name, raw := range map[string]string{"LEADS_URL": c.LeadsURL, "ANALYTICS_URL": c.AnalyticsURL} {
+		if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("%s %q must be an absolute http(s) URL", name, raw))
+		}
+	}
+	if c.ToolTimeout <= 0 || c.HistoryTokens < 0 {
+		errs = append(errs, errors.New("ASSISTANT_TOOL_TIMEOUT must be positive and ASSISTANT_HISTORY_TOKENS not negative"))
+	}
+	if c.AdminSecret != "" && len(c.AdminSecret) < 16 {
+		errs = append(errs, errors.New("AGENT_ADMIN_SECRET must be at least 16 characters"))
+	}
+	return errors.Join(append(errs, c.LLM.Validate(), c.Config.Validate())...)
+}
+
+// Service is the assistant, assembled.
+type Service struct {
+	Runtime *platform.Runtime
+	Chat    *app.Chat
+	Seed    *app.SeedFeed
+	Feed    *app.PublicFeed
+	Record  *app.RecordFeedEvent
+
+	adminSecret string
+}
+
+// New opens the assistant's dependencies and wires the use cases. The caller must call Close.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	tok, err := tokenizer.New()
+	if err != nil {
+		return nil, err
+	}
+	rt, err := platform.Open(ctx, Name, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	now := func() time.Time { return time.Now().UTC() }
+	var model app.Model = &advisor.Advisor{UpgradeURL: cfg.UpgradeURL}
+	if cfg.LLM.Enabled() {
+		model = openaillm.New(cfg.LLM)
+	}
+	feed := postgres.NewFeed(rt.Pool)
+	cache := feedcache.New(rt.Redis, cfg.CachePrefix, feedTTL)
+	return &Service{
+		Runtime: rt,
+		Chat: &app.Chat{
+			Sessions: postgres.NewSessions(rt.Pool), Tools: backend.New(cfg.LeadsURL, cfg.AnalyticsURL, cfg.ToolTimeout),
+			Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
+		},
+		Seed:        &app.SeedFeed{Store: feed, Cache: cache, Now: now},
+		Feed:        &app.PublicFeed{Store: feed, Cache: cache, Now: now},
+		Record:      &app.RecordFeedEvent{Store: feed},
+		adminSecret: cfg.AdminSecret,
+	}, nil
+}
+
+// Close releases the service's dependencies.
+func (s *Service) Close() { s.Runtime.Close() }
+
+// Migrate applies the assistant's schema and the event tables.
+func (s *Service) Migrate(ctx context.Context) error {
+	return s.Runtime.Migrate(ctx, migrations.Source)
+}
+
+// Handler returns the assistant's HTTP routes with the standard middleware.
+func (s *Service) Handler() http.Handler {
+	r := s.Runtime.Router()
+	h := &ports.HTTP{Chat: s.Chat, Seed: s.Seed, Feed: s.Feed, AdminSecret: s.adminSecret}
+	h.Routes(r, ports.Middleware{
+		Authenticated: s.Runtime.Authenticated(),
+		APILimit:      s.Runtime.RateLimit(ratelimit.API),
+		FeedLimit:     s.Runtime.RateLimit(ratelimit.Feed),
+	})
+	return r
+}
+
+// EventHandlers are the events the assistant consumes into the public feed.
+func (s *Service) EventHandlers() map[string]events.Handler {
+	return ports.EventHandlers(s.Record)
+}
+
+// Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.
+func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
+	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers())
+}

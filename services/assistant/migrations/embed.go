@@ -1,0 +1,14 @@
+// Package migrations embeds the assistant schema's versioned SQL.
+package migrations
+
+import (
+	"embed"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
+)
+
+//go:embed *.sql
+var files embed.FS
+
+// Source is the assistant schema's migrations.
+var Source = pgkit.Source{Name: "assistant", FS: files}
