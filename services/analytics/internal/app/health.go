@@ -37,7 +37,7 @@ func score(a AccountFacts, now time.Time) ScoreUpdate {
 	if a.OwnerID != "" && health.EntersCritical(a.PreviousTier, s.Tier) {
 		u.Alert = &CriticalAlert{
 			OwnerID: a.OwnerID, ClientAccountID: a.AccountID, Email: a.Email, BusinessName: a.BusinessName,
-			Score: s.Value, Recommendation: health.Recommendation(s.Signals), At: now.UTC(),
+			Score: s.Value, Recommendation: health.Recommendation(s.Signals), At: now.UTC().Format(TimeFormat),
 		}
 	}
 	return u

@@ -23,7 +23,13 @@ type LogUsage struct {
 	Now   Clock
 }
 
+// MaxIdempotencyKey bounds the Idempotency-Key header.
+const MaxIdempotencyKey = 255
+
 func (h LogUsage) Handle(ctx context.Context, c Caller, in LogUsageInput) (Logged, error) {
+	if err := validKey(in.IdempotencyKey); err != nil {
+		return Logged{}, err
+	}
 	e, err := usage.NewEvent(c.AccountID, in.Feature, in.Action, in.Meta, h.Now())
 	if err != nil {
 		return Logged{}, err
@@ -33,6 +39,19 @@ func (h LogUsage) Handle(ctx context.Context, c Caller, in LogUsageInput) (Logge
 		idem = &Idempotency{Key: in.IdempotencyKey, Fingerprint: fingerprint(e)}
 	}
 	return h.Store.Record(ctx, e, idem)
+}
+
+// validKey accepts an absent key or 1-255 visible ASCII characters.
+func validKey(k string) error {
+	if len(k) > MaxIdempotencyKey {
+		return apperr.InvalidField("Idempotency-Key", "must be at most 255 characters")
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return apperr.InvalidField("Idempotency-Key", "must be visible ASCII characters without spaces")
+		}
+	}
+	return nil
 }
 
 // fingerprint identifies what a request asked for, so reusing a key for something else is caught.

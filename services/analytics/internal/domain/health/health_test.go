@@ -162,8 +162,9 @@ func TestAnIdleAccountDriftsDownTheTiers(t *testing.T) {
 
 func TestEntersCritical(t *testing.T) {
 	t.Parallel()
-	require.True(t, health.EntersCritical("", health.Critical))
+	require.False(t, health.EntersCritical("", health.Critical), "a first score is not a drop")
 	require.True(t, health.EntersCritical(health.AtRisk, health.Critical))
+	require.True(t, health.EntersCritical(health.Healthy, health.Critical))
 	require.False(t, health.EntersCritical(health.Critical, health.Critical))
 	require.False(t, health.EntersCritical(health.Critical, health.AtRisk))
 	require.False(t, health.EntersCritical(health.Healthy, health.AtRisk))

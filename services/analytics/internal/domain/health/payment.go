@@ -33,7 +33,7 @@ func (p Payment) Apply(e PaymentEvent) Payment {
 		return Payment{Status: PaymentPastDue, Failures: p.Failures + 1}
 	case "customer.subscription.deleted":
 		return Payment{Status: PaymentCanceled}
-	case "customer.subscription.updated":
+	case "customer.subscription.created", "customer.subscription.updated":
 		if e.CancelAtPeriodEnd {
 			return Payment{Status: PaymentCanceling, Failures: p.Failures}
 		}

@@ -81,3 +81,6 @@ func (e Event) Action() string        { return e.action }
 func (e Event) Count() int            { return e.count }
 func (e Event) Meta() json.RawMessage { return e.meta }
 func (e Event) At() time.Time         { return e.at }
+
+// ValidName reports whether s is a valid feature or action name.
+func ValidName(s string) bool { return namePattern.MatchString(s) }

@@ -1,0 +1,210 @@
+// Package ports is analytics' inbound side: the HTTP routes and the event handlers. ("Ports"
+// here means inbound transport; the interfaces for outbound calls live in app.)
+package ports
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/services/analytics/internal/app"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+)
+
+// maxLogUsageBody leaves room for a 2 KB meta written with generous whitespace; the meta limit
+// itself is checked on its compact encoding.
+const maxLogUsageBody = 16 << 10
+
+// HTTP serves analytics' routes.
+type HTTP struct {
+	LogUsage     app.LogUsage
+	CheckPQL     app.CheckPQL
+	HealthScore  app.GetHealthScore
+	PredictChurn app.PredictChurn
+}
+
+// Routes registers the routes on r behind limit (the API rate limit) and auth (bearer tokens).
+func (h *HTTP) Routes(r *mux.Router, limit, auth mux.MiddlewareFunc) {
+	api := r.PathPrefix("/api").Subrouter()
+	api.Use(limit, auth)
+	api.HandleFunc("/log-usage", h.logUsage).Methods(http.MethodPost)
+	api.HandleFunc("/pql-check", h.pqlCheck).Methods(http.MethodGet)
+	api.HandleFunc("/health-score", h.healthScore).Methods(http.MethodGet)
+	api.HandleFunc("/churn-predict", h.churnPredict).Methods(http.MethodGet)
+}
+
+func caller(ctx context.Context) (app.Caller, error) {
+	c, ok := authjwt.CallerFrom(ctx)
+	if !ok {
+		return app.Caller{}, apperr.Unauthenticated(apperr.CodeUnauthenticated, "authentication required")
+	}
+	return app.Caller{AccountID: c.AccountID, Email: c.Email, Plan: c.Plan}, nil
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(app.TimeFormat) }
+
+type logUsageRequest struct {
+	Feature string          `json:"feature"`
+	Action  string          `json:"action"`
+	Meta    json.RawMessage `json:"meta"`
+}
+
+type logUsageResponse struct {
+	Logged    bool   `json:"logged"`
+	EventID   string `json:"eventId"`
+	Timestamp string `json:"timestamp"`
+}
+
+func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req logUsageRequest
+	if err := httpx.Decode(w, r, &req, maxLogUsageBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	logged, err := h.LogUsage.Handle(r.Context(), c, app.LogUsageInput{
+		Feature: req.Feature, Action: req.Action, Meta: req.Meta, IdempotencyKey: r.Header.Get("Idempotency-Key"),
+	})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, logUsageResponse{Logged: true, EventID: logged.EventID, Timestamp: stamp(logged.At)})
+}
+
+type allowanceJSON struct {
+	Used  int `json:"used"`
+	Limit int `json:"limit"`
+	Pct   int `json:"pct"`
+}
+
+type pqlResponse struct {
+	NearLimit    bool                     `json:"nearLimit"`
+	UsagePercent int                      `json:"usagePercent"`
+	Features     map[string]allowanceJSON `json:"features"`
+	UpgradeURL   string                   `json:"upgradeUrl"`
+}
+
+func (h *HTTP) pqlCheck(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	feature := q.Get("feature")
+	if q.Has("feature") && feature == "" {
+		httpx.Fail(w, r, apperr.InvalidField("feature", "must be one of chat, lead_scoring, lead_finder, or omitted"))
+		return
+	}
+	s, err := h.CheckPQL.Handle(r.Context(), c, app.CheckPQLInput{Feature: feature})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	out := pqlResponse{NearLimit: s.NearLimit, UsagePercent: s.UsagePercent, UpgradeURL: s.UpgradeURL,
+		Features: make(map[string]allowanceJSON, len(s.Features))}
+	for f, a := range s.Features {
+		out.Features[string(f)] = allowanceJSON{Used: a.Used, Limit: a.Limit, Pct: a.Pct}
+	}
+	httpx.Respond(w, http.StatusOK, out)
+}
+
+type healthResponse struct {
+	Score     int            `json:"score"`
+	Tier      health.Tier    `json:"tier"`
+	Signals   map[string]int `json:"signals"`
+	UpdatedAt string         `json:"updatedAt"`
+}
+
+func (h *HTTP) healthScore(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	s, err := h.HealthScore.Handle(r.Context(), c)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	signals := make(map[string]int, len(health.Signals))
+	for _, sig := range health.Signals {
+		signals[string(sig)] = s.Signals[sig]
+	}
+	httpx.Respond(w, http.StatusOK, healthResponse{Score: s.Value, Tier: s.Tier, Signals: signals, UpdatedAt: stamp(s.ComputedAt)})
+}
+
+type churnClient struct {
+	Email            string  `json:"email"`
+	BusinessName     string  `json:"businessName"`
+	ChurnProbability int     `json:"churnProbability"`
+	HealthScore      int     `json:"healthScore"`
+	LastLogin        *string `json:"lastLogin"` // null when the client never logged in
+	Recommendation   string  `json:"recommendation"`
+}
+
+type churnResponse struct {
+	AtRisk  int           `json:"atRisk"`
+	Clients []churnClient `json:"clients"`
+}
+
+func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	in := app.PredictChurnInput{Threshold: app.DefaultChurnThreshold, Limit: app.DefaultChurnLimit}
+	if err := intParam(q, "threshold", &in.Threshold); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if err := intParam(q, "limit", &in.Limit); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	report, err := h.PredictChurn.Handle(r.Context(), c, in)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	out := churnResponse{AtRisk: report.AtRisk, Clients: make([]churnClient, 0, len(report.Clients))}
+	for _, cl := range report.Clients {
+		row := churnClient{Email: cl.Email, BusinessName: cl.BusinessName, ChurnProbability: cl.ChurnProbability,
+			HealthScore: cl.HealthScore, Recommendation: cl.Recommendation}
+		if !cl.LastLogin.IsZero() {
+			s := stamp(cl.LastLogin)
+			row.LastLogin = &s
+		}
+		out.Clients = append(out.Clients, row)
+	}
+	httpx.Respond(w, http.StatusOK, out)
+}
+
+// intParam reads an optional integer query parameter into dst, leaving the default when absent.
+func intParam(q map[string][]string, name string, dst *int) error {
+	vals, ok := q[name]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.Atoi(vals[0])
+	if err != nil || len(vals) > 1 {
+		return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: name,
+			Message: name + ": must be one integer"}
+	}
+	*dst = n
+	return nil
+}

@@ -1,0 +1,487 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/openapitest"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/libs/rediskit/redistest"
+	"github.com/bizassist/bizassist/libs/svc"
+	"github.com/bizassist/bizassist/services/analytics/api"
+	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+	"github.com/bizassist/bizassist/services/analytics/internal/service"
+)
+
+// bulkIP is exempt from the rate limit, for tests that send many requests.
+const bulkIP = "10.99.0.1"
+
+// clock is a hand-moved clock shared by the service and the test.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// stack is analytics running in-process on a real socket against real PostgreSQL and Redis.
+type stack struct {
+	svc      *service.Service
+	base     string
+	issuer   *jwttest.Issuer
+	contract *openapitest.Contract
+	clock    *clock
+	environ  map[string]string
+	stop     func()
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	issuer := jwttest.NewIssuer(t)
+	environ := platformtest.Env(t, service.Name, issuer.JWKSURL())
+	environ["RATELIMIT_EXEMPT_CIDRS"] = "10.99.0.0/16"
+	environ["HEALTH_DIRTY_INTERVAL"] = "50ms"
+	s := &stack{issuer: issuer, contract: openapitest.Load(t, api.OpenAPI), environ: environ,
+		clock: &clock{now: time.Now().UTC()}}
+	s.start(t)
+	return s
+}
+
+// start runs a service process on the stack's database; stop ends it as SIGTERM would.
+func (s *stack) start(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s.base = "http://" + ln.Addr().String()
+	var cfg service.Config
+	require.NoError(t, svc.LoadConfigFrom(&cfg, s.environ))
+	sv, err := service.New(ctx, cfg, service.WithClock(s.clock.Now))
+	require.NoError(t, err)
+	require.NoError(t, sv.Migrate(ctx))
+	s.svc = sv
+	done := make(chan error, 1)
+	go func() { done <- sv.Serve(ctx, ln) }()
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			require.NoError(t, <-done)
+			sv.Close()
+		})
+	}
+	t.Cleanup(s.stop)
+}
+
+func (s *stack) token(t *testing.T, account, plan string) string {
+	t.Helper()
+	return s.issuer.Token(authjwt.Caller{AccountID: account, Email: account + "@x.test", Plan: plan, TokenID: "jti_" + account})
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+// do sends a request from client address ip, checks the exchange against the contract (413s
+// come from the body limit before any route logic) and decodes the body.
+func (s *stack) do(t *testing.T, method, path, ip, token string, body string, header ...string) reply {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.base+path, rd)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", ip)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	s.contract.Check(t, req, resp, data)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m), string(data))
+	return reply{status: resp.StatusCode, header: resp.Header, body: m}
+}
+
+func (s *stack) project(t *testing.T, fn func(ctx context.Context, tx pgx.Tx) error) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, pgkit.InTx(ctx, s.svc.Runtime.Pool, func(tx pgx.Tx) error { return fn(ctx, tx) }))
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestLogUsageMovesPQLCheck(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	tok := s.token(t, "acc_pql", "growth")
+
+	before := s.do(t, "GET", "/api/pql-check", "10.0.0.1", tok, "")
+	require.Equal(t, http.StatusOK, before.status, before.body)
+	require.ElementsMatch(t, []string{"ok", "nearLimit", "usagePercent", "features", "upgradeUrl"}, keys(before.body))
+	require.Equal(t, "https://bizassist.test/pricing", before.body["upgradeUrl"])
+	features := before.body["features"].(map[string]any)
+	require.ElementsMatch(t, []string{"chat", "lead_scoring", "lead_finder"}, keys(features))
+	require.Equal(t, map[string]any{"used": 0.0, "limit": 1000.0, "pct": 0.0}, features["chat"])
+	require.NotEmpty(t, before.header.Get("X-RateLimit-Remaining"))
+
+	r := s.do(t, "POST", "/api/log-usage", "10.0.0.1", tok, `{"feature":"chat","action":"send_message","meta":{"page":"/leads"}}`)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.ElementsMatch(t, []string{"ok", "logged", "eventId", "timestamp"}, keys(r.body))
+	require.Equal(t, true, r.body["logged"])
+	require.True(t, strings.HasPrefix(r.body["eventId"].(string), "evt_"))
+	ts, err := time.Parse(time.RFC3339Nano, r.body["timestamp"].(string))
+	require.NoError(t, err)
+	require.WithinDuration(t, s.clock.Now(), ts, time.Millisecond)
+
+	after := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.0.1", tok, "")
+	require.Equal(t, http.StatusOK, after.status, after.body)
+	require.Equal(t, map[string]any{"chat": map[string]any{"used": 1.0, "limit": 1000.0, "pct": 0.0}}, after.body["features"])
+}
+
+func TestPQLCheckNearLimitAndUnlimited(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	free, full := s.token(t, "acc_free", "free"), s.token(t, "acc_full", "full_stack")
+	for range 40 { // free chat limit is 50: 40 is 80%
+		r := s.do(t, "POST", "/api/log-usage", bulkIP, free, `{"feature":"chat"}`)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		r = s.do(t, "POST", "/api/log-usage", bulkIP, full, `{"feature":"chat"}`)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+	}
+	r := s.do(t, "GET", "/api/pql-check", bulkIP, free, "")
+	require.Equal(t, 80.0, r.body["usagePercent"])
+	require.Equal(t, true, r.body["nearLimit"])
+	require.Equal(t, map[string]any{"used": 40.0, "limit": 50.0, "pct": 80.0}, r.body["features"].(map[string]any)["chat"])
+
+	r = s.do(t, "GET", "/api/pql-check", bulkIP, full, "")
+	require.Equal(t, 0.0, r.body["usagePercent"])
+	require.Equal(t, false, r.body["nearLimit"])
+	require.Equal(t, map[string]any{"used": 40.0, "limit": -1.0, "pct": 0.0}, r.body["features"].(map[string]any)["chat"])
+
+	// A plan change arriving as an event moves the limits.
+	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
+		return s.svc.Accounts.PlanChanged(ctx, tx, "acc_free", "growth", time.Now())
+	})
+	r = s.do(t, "GET", "/api/pql-check?feature=chat", bulkIP, free, "")
+	require.Equal(t, map[string]any{"used": 40.0, "limit": 1000.0, "pct": 4.0}, r.body["features"].(map[string]any)["chat"])
+}
+
+func TestBadInputIsA4xxNamingTheField(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	growth := s.token(t, "acc_bad", "growth")
+	meta := func(n int) string { // a meta object whose compact JSON is n bytes
+		return `{"k":"` + strings.Repeat("x", n-len(`{"k":""}`)) + `"}`
+	}
+	ok := s.do(t, "POST", "/api/log-usage", bulkIP, growth, `{"feature":"audit_tool","meta":`+meta(2048)+`}`)
+	require.Equal(t, http.StatusOK, ok.status, ok.body)
+
+	cases := []struct {
+		name, method, path, body string
+		status                   int
+		code, field              string
+	}{
+		{"missing feature", "POST", "/api/log-usage", `{"action":"export_csv"}`, 400, "missing_field", "feature"},
+		{"feature not a string", "POST", "/api/log-usage", `{"feature":7}`, 400, "invalid_type", "feature"},
+		{"bad feature name", "POST", "/api/log-usage", `{"feature":"Lead Finder"}`, 400, "invalid_field", "feature"},
+		{"meta of 2,049 bytes", "POST", "/api/log-usage", `{"feature":"chat","meta":` + meta(2049) + `}`, 400, "invalid_field", "meta"},
+		{"meta not an object", "POST", "/api/log-usage", `{"feature":"chat","meta":[1,2]}`, 400, "invalid_field", "meta"},
+		{"unknown field", "POST", "/api/log-usage", `{"feature":"chat","user":"x"}`, 400, "unknown_field", "user"},
+		{"malformed json", "POST", "/api/log-usage", `{"feature":`, 400, "malformed_json", ""},
+		{"body too large", "POST", "/api/log-usage", `{"feature":"chat","meta":` + meta(20000) + `}`, 413, "body_too_large", ""},
+		{"unknown feature filter", "GET", "/api/pql-check?feature=audit_tool", "", 400, "invalid_field", "feature"},
+		{"empty feature filter", "GET", "/api/pql-check?feature=", "", 400, "invalid_field", "feature"},
+		{"threshold 101", "GET", "/api/churn-predict?threshold=101", "", 400, "invalid_field", "threshold"},
+		{"threshold -1", "GET", "/api/churn-predict?threshold=-1", "", 400, "invalid_field", "threshold"},
+		{"threshold not a number", "GET", "/api/churn-predict?threshold=high", "", 400, "invalid_type", "threshold"},
+		{"limit 0", "GET", "/api/churn-predict?limit=0", "", 400, "invalid_field", "limit"},
+		{"limit over the bound", "GET", "/api/churn-predict?limit=101", "", 400, "invalid_field", "limit"},
+	}
+	for _, tc := range cases {
+		r := s.do(t, tc.method, tc.path, bulkIP, growth, tc.body)
+		require.Equal(t, tc.status, r.status, tc.name)
+		require.Equal(t, false, r.body["ok"], tc.name)
+		require.Equal(t, tc.code, r.body["code"], tc.name)
+		require.NotEmpty(t, r.body["error"], tc.name)
+		if tc.field != "" {
+			require.Equal(t, tc.field, r.body["field"], tc.name)
+		} else {
+			require.NotContains(t, r.body, "field", tc.name)
+		}
+	}
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM usage_events WHERE account_id = 'acc_bad'`).Scan(&n))
+	require.Equal(t, 1, n, "nothing written for a refused request")
+}
+
+func TestEveryRouteRefusesUnauthenticatedCalls(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	expired := s.issuer.Token(authjwt.Caller{AccountID: "acc_x", Plan: "growth"}, jwttest.ExpiresAt(time.Now().Add(-time.Hour)))
+	for _, route := range [][2]string{{"POST", "/api/log-usage"}, {"GET", "/api/pql-check"}, {"GET", "/api/health-score"}, {"GET", "/api/churn-predict"}} {
+		for name, tok := range map[string]string{"no token": "", "expired": expired, "garbage": "a.b.c"} {
+			r := s.do(t, route[0], route[1], bulkIP, tok, `{"feature":"chat"}`)
+			require.Equal(t, http.StatusUnauthorized, r.status, "%s %s %s", route[0], route[1], name)
+			require.Equal(t, false, r.body["ok"])
+		}
+	}
+}
+
+func TestChurnPredictIsForGrowthAndFullStack(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	r := s.do(t, "GET", "/api/churn-predict", "10.0.1.1", s.token(t, "acc_freeowner", "free"), "")
+	require.Equal(t, http.StatusForbidden, r.status)
+	require.Equal(t, "plan_upgrade_required", r.body["code"])
+	require.Equal(t, "https://bizassist.test/pricing", r.body["upgradeUrl"])
+
+	// The owner's clients: one active, one fading, one that never logged in.
+	now := s.clock.Now()
+	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
+		for i, id := range []string{"acc_active", "acc_fading", "acc_silent"} {
+			if err := s.svc.Accounts.Created(ctx, tx, postgres.NewAccount{AccountID: id, OwnerID: "acc_boss",
+				Email: id + "@client.test", BusinessName: fmt.Sprintf("Client %d", i), Plan: "free", CreatedAt: now.AddDate(0, -6, 0)}); err != nil {
+				return err
+			}
+		}
+		for d := range 20 {
+			if err := s.svc.Accounts.LoggedIn(ctx, tx, "acc_active", "", now.AddDate(0, 0, -d)); err != nil {
+				return err
+			}
+		}
+		return s.svc.Accounts.LoggedIn(ctx, tx, "acc_fading", "", now.AddDate(0, 0, -20))
+	})
+	boss := s.token(t, "acc_boss", "growth")
+	r = s.do(t, "GET", "/api/churn-predict?threshold=0&limit=2", "10.0.1.2", boss, "")
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.ElementsMatch(t, []string{"ok", "atRisk", "clients"}, keys(r.body))
+	require.Equal(t, 3.0, r.body["atRisk"])
+	clients := r.body["clients"].([]any)
+	require.Len(t, clients, 2)
+	first, second := clients[0].(map[string]any), clients[1].(map[string]any)
+	require.ElementsMatch(t, []string{"email", "businessName", "churnProbability", "healthScore", "lastLogin", "recommendation"}, keys(first))
+	require.Equal(t, "acc_silent@client.test", first["email"])
+	require.Nil(t, first["lastLogin"])
+	require.Equal(t, "acc_fading@client.test", second["email"])
+	require.Equal(t, now.AddDate(0, 0, -20).Format("2006-01-02T15:04:05.000Z"), second["lastLogin"])
+	require.GreaterOrEqual(t, first["churnProbability"], second["churnProbability"])
+	require.Contains(t, first["recommendation"], "loginRecency 0/100")
+
+	r = s.do(t, "GET", "/api/churn-predict", "10.0.1.2", boss, "")
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	for _, c := range r.body["clients"].([]any) {
+		require.GreaterOrEqual(t, c.(map[string]any)["churnProbability"], 60.0)
+	}
+	require.Equal(t, float64(len(r.body["clients"].([]any))), r.body["atRisk"])
+	require.NotContains(t, fmt.Sprint(r.body), "acc_active@client.test")
+}
+
+func TestHealthScoreDriftsDownAsTheClockMoves(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	tok := s.token(t, "acc_drift", "growth")
+	now := s.clock.Now()
+	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
+		for d := range 25 {
+			if err := s.svc.Accounts.LoggedIn(ctx, tx, "acc_drift", "", now.AddDate(0, 0, -d)); err != nil {
+				return err
+			}
+			if err := s.svc.Accounts.Activity(ctx, tx, "acc_drift", postgres.KindLead, now.AddDate(0, 0, -d)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for range 12 {
+		for _, f := range []string{"chat", "chat", "lead_finder", "lead_scoring", "audit_tool"} {
+			require.Equal(t, http.StatusOK, s.do(t, "POST", "/api/log-usage", bulkIP, tok, `{"feature":"`+f+`"}`).status)
+		}
+	}
+	require.NoError(t, s.svc.Recompute.Handle(context.Background(), []string{"acc_drift"}))
+	r := s.do(t, "GET", "/api/health-score", bulkIP, tok, "")
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.ElementsMatch(t, []string{"ok", "score", "tier", "signals", "updatedAt"}, keys(r.body))
+	require.Len(t, r.body["signals"], len(health.Signals))
+	require.Equal(t, "healthy", r.body["tier"], r.body)
+	require.Equal(t, now.Format("2006-01-02T15:04:05.000Z"), r.body["updatedAt"])
+
+	seen := []string{"healthy"}
+	for range 9 {
+		s.clock.Advance(10 * 24 * time.Hour)
+		_, err := s.svc.Worker.RecomputeAll(context.Background())
+		require.NoError(t, err)
+		r = s.do(t, "GET", "/api/health-score", bulkIP, tok, "")
+		if tier := r.body["tier"].(string); tier != seen[len(seen)-1] {
+			seen = append(seen, tier)
+		}
+	}
+	require.Equal(t, []string{"healthy", "at_risk", "critical"}, seen)
+	require.Equal(t, s.clock.Now().Format("2006-01-02T15:04:05.000Z"), r.body["updatedAt"])
+}
+
+func TestHealthScoreOfANewAccountIsComputedOnFirstAsk(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	r := s.do(t, "GET", "/api/health-score", "10.0.2.1", s.token(t, "acc_new", "free"), "")
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	signals := r.body["signals"].(map[string]any)
+	require.Equal(t, 0.0, signals["loginRecency"])
+	require.Equal(t, 100.0, signals["paymentHealth"])
+	require.Equal(t, "critical", r.body["tier"])
+}
+
+func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	tok := s.token(t, "acc_idem", "growth")
+	body := `{"feature":"lead_finder","action":"export_csv"}`
+	first := s.do(t, "POST", "/api/log-usage", bulkIP, tok, body, "Idempotency-Key", "k-1")
+	require.Equal(t, http.StatusOK, first.status, first.body)
+	s.clock.Advance(time.Second)
+	again := s.do(t, "POST", "/api/log-usage", bulkIP, tok, body, "Idempotency-Key", "k-1")
+	require.Equal(t, first.body, again.body)
+
+	other := s.do(t, "POST", "/api/log-usage", bulkIP, tok, `{"feature":"chat"}`, "Idempotency-Key", "k-1")
+	require.Equal(t, http.StatusConflict, other.status)
+	require.Equal(t, "idempotency_key_reused", other.body["code"])
+	bad := s.do(t, "POST", "/api/log-usage", bulkIP, tok, body, "Idempotency-Key", "has space")
+	require.Equal(t, http.StatusBadRequest, bad.status)
+	require.Equal(t, "Idempotency-Key", bad.body["field"])
+
+	r := s.do(t, "GET", "/api/pql-check?feature=lead_finder", bulkIP, tok, "")
+	require.Equal(t, 1.0, r.body["features"].(map[string]any)["lead_finder"].(map[string]any)["used"])
+}
+
+// Every event the API acknowledged is in PostgreSQL after the service stops and starts again.
+func TestAcknowledgedUsageSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	tok := s.token(t, "acc_durable", "growth")
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		acked []string
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 25 {
+				req, _ := http.NewRequest("POST", s.base+"/api/log-usage", bytes.NewBufferString(`{"feature":"chat"}`))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("X-Forwarded-For", bulkIP)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return
+				}
+				var body map[string]any
+				_ = json.NewDecoder(resp.Body).Decode(&body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK && body["logged"] == true {
+					mu.Lock()
+					acked = append(acked, body["eventId"].(string))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Len(t, acked, 200)
+	s.stop()
+
+	s.start(t)
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM usage_events WHERE event_id = ANY($1)`, acked).Scan(&n))
+	require.Equal(t, len(acked), n)
+	r := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.3.1", tok, "")
+	require.Equal(t, 200.0, r.body["features"].(map[string]any)["chat"].(map[string]any)["used"])
+}
+
+// publish puts an envelope on its stream as identity's or leads' relay would.
+func publish(t *testing.T, s *stack, typ, account string, data any) {
+	t.Helper()
+	env, err := events.New(context.Background(), typ, account, data)
+	require.NoError(t, err)
+	raw, err := json.Marshal(env)
+	require.NoError(t, err)
+	opts, err := redis.ParseURL(redistest.URL())
+	require.NoError(t, err)
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	require.NoError(t, rdb.XAdd(context.Background(), &redis.XAddArgs{
+		Stream: s.environ["EVENTS_STREAM_PREFIX"] + ":" + typ, Values: []any{"envelope", string(raw)},
+	}).Err())
+}
+
+func TestConsumedEventsBuildTheProjection(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	now := time.Now().UTC()
+	publish(t, s, "account.created", "acc_owner9", map[string]any{"accountId": "acc_owner9", "email": "o@x.test",
+		"plan": "growth", "role": "owner", "businessName": "Owner Co", "createdAt": now.AddDate(-1, 0, 0)})
+	publish(t, s, "account.created", "acc_owner9", map[string]any{"accountId": "acc_client9", "email": "c@x.test",
+		"plan": "free", "role": "client", "ownerId": "acc_owner9", "businessName": "Client Co", "createdAt": now.AddDate(-1, 0, 0)})
+	publish(t, s, "account.login", "acc_owner9", map[string]any{"accountId": "acc_client9", "email": "c@x.test", "at": now})
+	publish(t, s, "usage.recorded", "acc_client9", map[string]any{"eventId": "evt_from_assistant_1", "feature": "chat",
+		"action": "send_message", "count": 3, "at": now.Format(time.RFC3339Nano)})
+	publish(t, s, "payment.invoice.payment_failed", "acc_client9", map[string]any{"type": "invoice.payment_failed", "accountId": "acc_client9"})
+
+	require.Eventually(t, func() bool {
+		var ok bool
+		err := s.svc.Runtime.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM health_current h
+			JOIN accounts a USING (account_id) WHERE a.account_id = 'acc_client9' AND a.owner_id = 'acc_owner9'
+			AND a.payment_status = 'past_due' AND a.last_login_at IS NOT NULL
+			AND (h.signals->>'chatEngagement')::int > 0 AND (h.signals->>'paymentHealth')::int = 40)`).Scan(&ok)
+		return err == nil && ok
+	}, 20*time.Second, 50*time.Millisecond, "the consumer projects the events and the worker rescores the account")
+
+	r := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.4.1", s.token(t, "acc_client9", "free"), "")
+	require.Equal(t, 3.0, r.body["features"].(map[string]any)["chat"].(map[string]any)["used"])
+}

@@ -1,0 +1,132 @@
+// Package service is analytics' composition root: it wires the postgres adapters into the use
+// cases and the use cases into the HTTP routes, the event consumer and the health worker. Tests
+// build the whole service through New too.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/analytics/internal/app"
+	"github.com/bizassist/bizassist/services/analytics/internal/ports"
+	"github.com/bizassist/bizassist/services/analytics/migrations"
+)
+
+// Name is the service name: schema, role, consumer group and telemetry label.
+const Name = "analytics"
+
+// Config is analytics' configuration.
+type Config struct {
+	platform.Config
+	// UpgradeURL is the pricing page named by pql-check and by churn-predict's refusal.
+	UpgradeURL string `env:"UPGRADE_URL,required"`
+	Writer     postgres.WriterConfig
+	// HealthDirtyEvery is how often accounts whose facts changed are rescored (the debounce).
+	HealthDirtyEvery time.Duration `env:"HEALTH_DIRTY_INTERVAL" envDefault:"5s"`
+	// HealthSweepEvery is how often every account is rescored, so scores drift with time alone.
+	HealthSweepEvery time.Duration `env:"HEALTH_SWEEP_INTERVAL" envDefault:"1h"`
+	HealthBatchSize  int           `env:"HEALTH_BATCH_SIZE" envDefault:"1000"`
+}
+
+// Validate checks analytics' settings and the shared ones.
+func (c Config) Validate() error {
+	u, err := url.Parse(c.UpgradeURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("UPGRADE_URL %q must be an absolute http(s) URL", c.UpgradeURL)
+	}
+	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 {
+		return errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL and HEALTH_BATCH_SIZE must be positive")
+	}
+	return errors.Join(c.Writer.Validate(), c.Config.Validate())
+}
+
+// Option changes how New assembles the service.
+type Option func(*options)
+
+type options struct{ now app.Clock }
+
+// WithClock makes the service read the time from now; tests move it instead of sleeping.
+func WithClock(now app.Clock) Option { return func(o *options) { o.now = now } }
+
+// Service is analytics, assembled.
+type Service struct {
+	Runtime  *platform.Runtime
+	Accounts *postgres.Accounts
+	Health   *postgres.Health
+	Writer   *postgres.UsageWriter
+
+	LogUsage     app.LogUsage
+	CheckPQL     app.CheckPQL
+	HealthScore  app.GetHealthScore
+	PredictChurn app.PredictChurn
+	Recompute    app.Recompute
+	Worker       app.Worker
+	SeedDemo     app.SeedDemo
+}
+
+// New opens analytics' dependencies and wires the use cases. The caller must call Close.
+func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
+	o := options{now: func() time.Time { return time.Now().UTC() }}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	rt, err := platform.Open(ctx, Name, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	accounts, store := postgres.NewAccounts(rt.Pool), postgres.NewHealth(rt.Pool)
+	writer := postgres.NewUsageWriter(rt.Pool, cfg.Writer)
+	recompute := app.Recompute{Store: store, Now: o.now}
+	return &Service{
+		Runtime: rt, Accounts: accounts, Health: store, Writer: writer,
+		LogUsage: app.LogUsage{Store: writer, Now: o.now},
+		CheckPQL: app.CheckPQL{Allowances: postgres.NewAllowances(rt.Pool), Accounts: accounts,
+			UpgradeURL: cfg.UpgradeURL, Now: o.now},
+		HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: o.now},
+		PredictChurn: app.PredictChurn{Store: store, Accounts: accounts, Recompute: recompute, UpgradeURL: cfg.UpgradeURL},
+		Recompute:    recompute,
+		Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
+			SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
+		SeedDemo: app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
+	}, nil
+}
+
+// Close commits the usage events still queued, then releases the service's dependencies.
+func (s *Service) Close() {
+	s.Writer.Close()
+	s.Runtime.Close()
+}
+
+// Migrate applies analytics' schema and the event tables.
+func (s *Service) Migrate(ctx context.Context) error {
+	return s.Runtime.Migrate(ctx, migrations.Source)
+}
+
+// Handler returns analytics' HTTP routes with the standard middleware.
+func (s *Service) Handler() http.Handler {
+	r := s.Runtime.Router()
+	h := &ports.HTTP{LogUsage: s.LogUsage, CheckPQL: s.CheckPQL, HealthScore: s.HealthScore, PredictChurn: s.PredictChurn}
+	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated())
+	return r
+}
+
+// EventHandlers are the events analytics consumes.
+func (s *Service) EventHandlers() map[string]events.Handler {
+	return ports.EventHandlers(s.Accounts)
+}
+
+// Serve runs the HTTP server, the outbox relay, the consumer and the health worker on ln until
+// ctx ends.
+func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
+	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers(),
+		platform.Worker{Name: "health worker", Run: s.Worker.Run})
+}
