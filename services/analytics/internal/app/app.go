@@ -78,13 +78,13 @@ type ScoreUpdate struct {
 
 // CriticalAlert is the health.critical event: envelope account OwnerID, data the rest.
 type CriticalAlert struct {
-	OwnerID         string    `json:"-"`
-	ClientAccountID string    `json:"clientAccountId"`
-	Email           string    `json:"email"`
-	BusinessName    string    `json:"businessName"`
-	Score           int       `json:"score"`
-	Recommendation  string    `json:"recommendation"`
-	At              string    `json:"at"` // TimeFormat
+	OwnerID         string `json:"-"`
+	ClientAccountID string `json:"clientAccountId"`
+	Email           string `json:"email"`
+	BusinessName    string `json:"businessName"`
+	Score           int    `json:"score"`
+	Recommendation  string `json:"recommendation"`
+	At              string `json:"at"` // TimeFormat
 }
 
 // AtRiskClient is one row of churn-predict.

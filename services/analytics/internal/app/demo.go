@@ -77,13 +77,13 @@ func (h SeedDemo) Handle(ctx context.Context, email string) (int, error) {
 // demoProfile describes a history: active every `every` days between fromDaysAgo and toDaysAgo
 // (inclusive), with the given uses per active day.
 type demoProfile struct {
-	slug, business          string
-	tenureDays              int
-	fromDaysAgo, toDaysAgo  int
-	every                   int
-	perDay                  map[string]int
-	leadEvery               int // a lead every n active days; 0 for none
-	payment                 health.Payment
+	slug, business         string
+	tenureDays             int
+	fromDaysAgo, toDaysAgo int
+	every                  int
+	perDay                 map[string]int
+	leadEvery              int // a lead every n active days; 0 for none
+	payment                health.Payment
 }
 
 var demoProfiles = []demoProfile{
