@@ -147,8 +147,8 @@ func TestCatalogStats(t *testing.T) {
 	require.Equal(t, 2, s.NoWebsite)
 	require.InDelta(t, 40.0, s.AvgGapScore, 0.01) // 0, 60, 60
 	require.Equal(t, map[string]int{"plumbing": 2, "dentist": 1}, s.ByVertical)
-	require.Equal(t, []app.CityCount{{"Austin, TX", 2}, {"Dallas, TX", 1}}, s.TopCities)
-	require.Equal(t, []app.StateCount{{"TX", 3}}, s.TopStates)
+	require.Equal(t, []app.CityCount{{City: "Austin, TX", Count: 2}, {City: "Dallas, TX", Count: 1}}, s.TopCities)
+	require.Equal(t, []app.StateCount{{State: "TX", Count: 3}}, s.TopStates)
 	require.Equal(t, 1, s.Last7Days)
 	require.Equal(t, "2026-01-01T00:00:00.000Z", *s.DateRange.Earliest)
 	require.Equal(t, "2026-01-09T00:00:00.000Z", *s.DateRange.Latest)

@@ -94,4 +94,3 @@ func TestAssessClampsToZero(t *testing.T) {
 	f.PhoneGiven, f.PhoneErr = true, errors.New("bad")
 	require.Equal(t, 0, qualify.Assess(f).Score)
 }
-
