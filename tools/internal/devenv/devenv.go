@@ -51,9 +51,9 @@ func Load(path string) (map[string]string, error) {
 
 var keyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Parse reads KEY=value lines as sh would assign them: values may be unquoted, 'single-quoted'
-// (with '\” for a quote inside) or "double-quoted"; blank lines, comments and a leading
-// "export " are allowed. Variable expansion is not done.
+// Parse reads KEY=value lines as sh would assign them: values may be unquoted, single-quoted
+// (an embedded quote closes, escapes and reopens the quoting) or double-quoted; blank lines,
+// comments and a leading "export " are allowed. Variable expansion is not done.
 func Parse(r io.Reader) (map[string]string, error) {
 	env := map[string]string{}
 	sc := bufio.NewScanner(r)
