@@ -16,8 +16,8 @@ func Recover(next http.Handler) http.Handler {
 			if rec == nil {
 				return
 			}
-			if rec == http.ErrAbortHandler {
-				panic(rec)
+			if err, ok := rec.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+				panic(rec) // the server's own signal to abort the response; let it through
 			}
 			slog.ErrorContext(r.Context(), "handler panicked", "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
 			Fail(w, r, errors.New("handler panic"))
