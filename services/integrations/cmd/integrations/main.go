@@ -10,7 +10,6 @@ import (
 
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/svc"
-	"github.com/bizassist/bizassist/libs/telemetry"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
 )
 
@@ -27,17 +26,16 @@ func serve(ctx context.Context, _ []string) error {
 	if err := svc.LoadConfig(&cfg); err != nil {
 		return err
 	}
-	shutdown, err := telemetry.Setup(ctx, "integrations", cfg.Telemetry)
+	s, err := service.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = shutdown(context.WithoutCancel(ctx)) }()
-	s, cleanup, err := service.New(ctx, cfg)
+	defer s.Close()
+	ln, err := s.Runtime.Listen()
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	return s.Run(ctx)
+	return s.Serve(ctx, ln)
 }
 
 func migrate(ctx context.Context, _ []string) error {

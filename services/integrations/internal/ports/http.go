@@ -12,8 +12,6 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
-	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/libs/telemetry"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -28,31 +26,22 @@ const (
 // HTTP serves the integrations routes.
 type HTTP struct {
 	App      app.Application
-	Auth     *authjwt.Verifier
-	Limiter  *ratelimit.Limiter
 	Payments *StripeWebhook
 }
 
-// Router returns every route behind the shared middleware.
-func (h HTTP) Router() http.Handler {
-	r := mux.NewRouter()
-	r.NotFoundHandler = httpx.NotFoundHandler()
-	r.MethodNotAllowedHandler = httpx.MethodNotAllowedHandler()
-	r.Use(httpx.Recover, httpx.SecurityHeaders, telemetry.Middleware("integrations"))
-
-	limited := h.Limiter.Middleware(ratelimit.API)
-	authed := func(f http.HandlerFunc) http.Handler { return limited(h.Auth.Middleware(f)) }
-
+// Routes registers every route on r: limited is the per-IP API rate limit, authed requires a
+// bearer token.
+func (h HTTP) Routes(r *mux.Router, limited, authed mux.MiddlewareFunc) {
+	protect := func(f http.HandlerFunc) http.Handler { return limited(authed(f)) }
 	r.Handle("/api/ext-webhook", limited(http.HandlerFunc(h.receiveInbound))).Methods(http.MethodPost)
 	r.HandleFunc("/api/ext-webhook/sample", h.samples).Methods(http.MethodGet)
-	r.Handle("/api/ext-webhook/subscribe", authed(h.subscribe)).Methods(http.MethodPost)
-	r.Handle("/api/ext-webhook/subscriptions", authed(h.listSubscriptions)).Methods(http.MethodGet)
-	r.Handle("/api/ext-webhook/subscriptions/{id}", authed(h.unsubscribe)).Methods(http.MethodDelete)
-	r.Handle("/api/ext-webhook/subscriptions/{id}/deliveries", authed(h.attempts)).Methods(http.MethodGet)
-	r.Handle("/api/ext-webhook/deliveries/{id}/replay", authed(h.replay)).Methods(http.MethodPost)
-	r.Handle("/api/ext-webhook/secret/rotate", authed(h.rotateSecret)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/subscribe", protect(h.subscribe)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/subscriptions", protect(h.listSubscriptions)).Methods(http.MethodGet)
+	r.Handle("/api/ext-webhook/subscriptions/{id}", protect(h.unsubscribe)).Methods(http.MethodDelete)
+	r.Handle("/api/ext-webhook/subscriptions/{id}/deliveries", protect(h.attempts)).Methods(http.MethodGet)
+	r.Handle("/api/ext-webhook/deliveries/{id}/replay", protect(h.replay)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/secret/rotate", protect(h.rotateSecret)).Methods(http.MethodPost)
 	r.Handle("/api/payments/stripe/webhook", h.Payments).Methods(http.MethodPost)
-	return r
 }
 
 func caller(r *http.Request) (authjwt.Caller, error) {

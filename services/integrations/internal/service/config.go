@@ -6,26 +6,13 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/bizassist/bizassist/libs/authjwt"
-	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/httpx"
-	"github.com/bizassist/bizassist/libs/pgkit"
-	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/libs/rediskit"
-	"github.com/bizassist/bizassist/libs/telemetry"
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
 // Config is the whole service configuration, read from the environment (see README).
 type Config struct {
-	HTTP      httpx.ServerConfig
-	DB        pgkit.Config
-	Redis     rediskit.Config
-	JWT       authjwt.Config
-	RateLimit ratelimit.Config
-	Telemetry telemetry.Config
-	Relay     events.RelayConfig
-	Consumer  events.ConsumerConfig
+	platform.Config
 
 	// TargetAllowCIDRs are non-public ranges deliveries may still reach (local testing only).
 	TargetAllowCIDRs []string `env:"INTEGRATIONS_TARGET_ALLOW_CIDRS" envSeparator:","`
@@ -45,24 +32,19 @@ type Config struct {
 	StripeWebhookSecret string `env:"STRIPE_WEBHOOK_SECRET"`
 }
 
-// Validate checks every part before anything starts.
+// Validate checks integrations' settings and the shared ones.
 func (c Config) Validate() error {
-	c.Consumer.Group = consumerGroup
-	for _, v := range []interface{ Validate() error }{c.HTTP, c.DB, c.Redis, c.JWT, c.RateLimit, c.Telemetry, c.Relay, c.Consumer} {
-		if err := v.Validate(); err != nil {
-			return err
-		}
-	}
+	var errs []error
 	if _, err := c.TargetPolicy(); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if c.DeliveryTimeout <= 0 || c.DeliveryConcurrency < 1 || c.DeliveryPollInterval <= 0 {
-		return errors.New("INTEGRATIONS_DELIVERY_TIMEOUT, _CONCURRENCY and _POLL_INTERVAL must be positive")
+		errs = append(errs, errors.New("INTEGRATIONS_DELIVERY_TIMEOUT, _CONCURRENCY and _POLL_INTERVAL must be positive"))
 	}
 	if c.RetryBase <= 0 || c.RetryCap < c.RetryBase || c.RetryWindow <= 0 || c.DisableAfter <= 0 {
-		return errors.New("INTEGRATIONS_RETRY_BASE, _CAP, _WINDOW and INTEGRATIONS_DISABLE_AFTER must be positive, with CAP >= BASE")
+		errs = append(errs, errors.New("INTEGRATIONS_RETRY_BASE, _CAP, _WINDOW and INTEGRATIONS_DISABLE_AFTER must be positive, with CAP >= BASE"))
 	}
-	return nil
+	return errors.Join(append(errs, c.Config.Validate())...)
 }
 
 // TargetPolicy is the SSRF policy the settings describe.

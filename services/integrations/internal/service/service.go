@@ -1,26 +1,24 @@
 // Package service is the integrations composition root: it wires adapters into the use cases and
-// runs the HTTP server, the delivery workers, the outbox relay and the event consumer.
+// runs the HTTP server, the delivery workers, the outbox relay and the event consumer. Tests
+// build the whole service through New too.
 package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 	"github.com/riverqueue/river"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/libs/rediskit"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
@@ -29,61 +27,49 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/migrations"
 )
 
-const (
-	name          = "integrations"
-	consumerGroup = name
-)
+// Name is the service name: schema, role, consumer group and telemetry label.
+const Name = "integrations"
 
-// Migrate applies the service's migrations, the events outbox tables and River's tables.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	if err := pgkit.Migrate(ctx, pool, schema, pgkit.Source{Name: name, FS: migrations.FS}, events.Migrations); err != nil {
-		return err
-	}
-	return delivery.Migrate(ctx, pool)
-}
+// workerStopTimeout bounds how long in-flight deliveries may finish on shutdown.
+const workerStopTimeout = 30 * time.Second
 
-// Service is a wired integrations process.
+// Sources are the migrations of the integrations schema besides River's.
+var Sources = []pgkit.Source{{Name: Name, FS: migrations.FS}, events.Migrations}
+
+// Service is integrations, assembled.
 type Service struct {
+	Runtime *platform.Runtime
 	App     app.Application
 	Store   *postgres.Store
-	Server  *httpx.Server
 	Workers *river.Client[pgx.Tx]
 
-	relay    *events.Relay
-	consumer *events.Consumer
+	stripeSecret string
 }
 
-// New opens the pool and Redis and wires everything; cleanup closes them.
-func New(ctx context.Context, cfg Config) (*Service, func(), error) {
-	pool, err := pgkit.Open(ctx, cfg.DB)
+// New opens the dependencies and wires the use cases. The caller must call Close.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	rt, err := platform.Open(ctx, Name, cfg.Config)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rdb, err := rediskit.Open(cfg.Redis)
+	s, err := build(rt, cfg)
 	if err != nil {
-		pool.Close()
-		return nil, nil, err
+		rt.Close()
+		return nil, err
 	}
-	cleanup := func() { _ = rdb.Close(); pool.Close() }
-	s, err := Build(pool, rdb, cfg)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return s, cleanup, nil
+	return s, nil
 }
 
-// Build wires a service over an open pool and Redis client; component tests call it directly.
-func Build(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg Config) (*Service, error) {
+func build(rt *platform.Runtime, cfg Config) (*Service, error) {
 	policy, err := cfg.TargetPolicy()
 	if err != nil {
 		return nil, err
 	}
-	queue, err := delivery.NewQueue(pool)
+	queue, err := delivery.NewQueue(rt.Pool)
 	if err != nil {
 		return nil, err
 	}
-	store := postgres.New(pool, queue)
+	store := postgres.New(rt.Pool, queue)
 	now := func() time.Time { return time.Now().UTC() }
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
 	a := app.Application{
@@ -95,56 +81,57 @@ func Build(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg Config) (*Service,
 		Deliver:        app.Deliver{Store: store, Sender: sender, Policy: cfg.RetryPolicy(), Now: now},
 		ReceivePayment: app.ReceivePayment{Tx: store, Payments: store, Outbox: store, Planner: store},
 	}
-	workers, err := delivery.NewWorkers(pool, a.Deliver, delivery.WorkerConfig{
+	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, delivery.WorkerConfig{
 		Concurrency: cfg.DeliveryConcurrency, Policy: cfg.RetryPolicy(), PollInterval: cfg.DeliveryPollInterval,
 	})
 	if err != nil {
 		return nil, err
 	}
-	verifier, err := authjwt.NewVerifier(cfg.JWT)
-	if err != nil {
-		return nil, err
-	}
-	limiter, err := ratelimit.New(rdb, cfg.RateLimit)
-	if err != nil {
-		return nil, err
-	}
-	routes := ports.HTTP{App: a, Auth: verifier, Limiter: limiter,
-		Payments: &ports.StripeWebhook{Secret: cfg.StripeWebhookSecret, Receive: a.ReceivePayment}}
-	server := httpx.NewServer(cfg.HTTP, routes.Router(),
-		httpx.ReadyCheck{Name: "postgres", Check: pool.Ping},
-		httpx.ReadyCheck{Name: "redis", Check: rediskit.Ping(rdb)})
-	consumerCfg := cfg.Consumer
-	consumerCfg.Group = consumerGroup
-	return &Service{
-		App: a, Store: store, Server: server, Workers: workers,
-		relay:    events.NewRelay(pool, rdb, cfg.Relay),
-		consumer: events.NewConsumer(pool, rdb, consumerCfg, ports.EventHandlers(a)),
-	}, nil
+	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, stripeSecret: cfg.StripeWebhookSecret}, nil
 }
 
-// Handler is the HTTP handler with the operational endpoints, for in-process tests.
-func (s *Service) Handler() http.Handler { return s.Server.Handler() }
+// Close releases the service's dependencies.
+func (s *Service) Close() { s.Runtime.Close() }
 
-// Run serves until ctx ends, then drains HTTP and lets in-flight deliveries finish.
-func (s *Service) Run(ctx context.Context) error {
+// Migrate applies the service's migrations, the events outbox tables and River's tables.
+func (s *Service) Migrate(ctx context.Context) error {
+	return Migrate(ctx, s.Runtime.Pool, s.Runtime.Config.DB.Schema)
+}
+
+// Migrate is the migration of a pool whose search path starts with schema.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	if err := pgkit.Migrate(ctx, pool, schema, Sources...); err != nil {
+		return err
+	}
+	return delivery.Migrate(ctx, pool)
+}
+
+// Handler returns the HTTP routes with the standard middleware.
+func (s *Service) Handler() http.Handler {
+	r := s.Runtime.Router()
+	h := ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment}}
+	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated())
+	return r
+}
+
+// Serve runs the HTTP server, the delivery workers, the outbox relay and the consumer on ln
+// until ctx ends; in-flight deliveries finish before it returns.
+func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
+	return s.Runtime.Serve(ctx, ln, s.Handler(), ports.EventHandlers(s.App),
+		platform.Worker{Name: "delivery workers", Run: s.runWorkers})
+}
+
+func (s *Service) runWorkers(ctx context.Context) error {
 	if err := s.Workers.Start(ctx); err != nil {
-		return fmt.Errorf("start delivery workers: %w", err)
+		return fmt.Errorf("start: %w", err)
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return s.Server.Run(gctx) })
-	g.Go(func() error { return s.relay.Run(gctx) })
-	g.Go(func() error { return s.consumer.Run(gctx) })
-	err := g.Wait()
-	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	<-ctx.Done()
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), workerStopTimeout)
 	defer cancel()
-	if stopErr := s.Workers.Stop(stopCtx); stopErr != nil && err == nil {
-		err = fmt.Errorf("stop delivery workers: %w", stopErr)
+	if err := s.Workers.Stop(stopCtx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("stop: %w", err)
 	}
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return nil // shut down as asked
-	}
-	return err
+	return nil
 }
 
 // RotateSecretByEmail issues a new inbound secret for the owner with this email, waiting until

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -62,7 +63,7 @@ func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		lockKey := rec.AccountID + ":" + rec.IdempotencyKey
 		if rec.IdempotencyKey == "" {
-			lockKey = rec.AccountID + ":" + string(rec.BodyHash)
+			lockKey = rec.AccountID + ":" + hex.EncodeToString(rec.BodyHash)
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lockKey); err != nil {
 			return err

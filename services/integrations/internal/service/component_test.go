@@ -1,0 +1,325 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/openapitest"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/libs/svc"
+	"github.com/bizassist/bizassist/services/integrations/api"
+	"github.com/bizassist/bizassist/services/integrations/internal/service"
+)
+
+const stripeSecret = "whsec_component_test"
+
+// stack is integrations running in-process on a real socket against real PostgreSQL and Redis,
+// with tokens from a test issuer.
+type stack struct {
+	svc      *service.Service
+	base     string
+	issuer   *jwttest.Issuer
+	contract *openapitest.Contract
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	issuer := jwttest.NewIssuer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	environ := platformtest.Env(t, service.Name, issuer.JWKSURL())
+	environ["HTTP_ADDR"] = ln.Addr().String()
+	environ["INTEGRATIONS_TARGET_ALLOW_CIDRS"] = "127.0.0.0/8"
+	environ["INTEGRATIONS_TARGET_ALLOW_HTTP"] = "true"
+	environ["INTEGRATIONS_DELIVERY_POLL_INTERVAL"] = "20ms"
+	environ["INTEGRATIONS_RETRY_BASE"] = "10ms"
+	environ["INTEGRATIONS_RETRY_CAP"] = "50ms"
+	environ["STRIPE_WEBHOOK_SECRET"] = stripeSecret
+	var cfg service.Config
+	require.NoError(t, svc.LoadConfigFrom(&cfg, environ))
+
+	s, err := service.New(ctx, cfg)
+	require.NoError(t, err)
+	require.NoError(t, s.Migrate(ctx))
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+		s.Close()
+	})
+	return &stack{svc: s, base: "http://" + ln.Addr().String(), issuer: issuer, contract: openapitest.Load(t, api.OpenAPI)}
+}
+
+// publish puts an event from another service on the bus, through our own outbox and relay.
+func (s *stack) publish(t *testing.T, typ, accountID string, data any) {
+	t.Helper()
+	env, err := events.New(context.Background(), typ, accountID, data)
+	require.NoError(t, err)
+	require.NoError(t, pgkit.InTx(context.Background(), s.svc.Runtime.Pool, func(tx pgx.Tx) error {
+		return events.Enqueue(context.Background(), tx, env)
+	}))
+}
+
+// owner makes an owner account known to integrations and returns a token for it.
+func (s *stack) owner(t *testing.T, id, email string) string {
+	t.Helper()
+	s.publish(t, "account.created", id, map[string]string{
+		"accountId": id, "email": email, "plan": "growth", "role": "owner", "businessName": "Acme", "ownerName": "Ann",
+	})
+	waitFor(t, "the account projection", func() bool {
+		return s.count(t, `SELECT count(*) FROM webhook_secrets WHERE account_id = $1`, id) == 1
+	})
+	return s.issuer.Token(authjwt.Caller{AccountID: id, Email: email, Plan: "growth"})
+}
+
+func (s *stack) count(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+// do sends a request (a string body is sent verbatim), checks the exchange against the contract
+// and decodes the answer.
+func (s *stack) do(t *testing.T, method, path string, headers map[string]string, body any) reply {
+	t.Helper()
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	default:
+		var err error
+		raw, err = json.Marshal(b)
+		require.NoError(t, err)
+	}
+	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(raw))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	s.contract.Check(t, req, resp, data)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m), string(data))
+	return reply{status: resp.StatusCode, header: resp.Header, body: m}
+}
+
+func bearer(token string) map[string]string { return map[string]string{"Authorization": "Bearer " + token} }
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *stack) rotate(t *testing.T, token string) string {
+	t.Helper()
+	r := s.do(t, http.MethodPost, "/api/ext-webhook/secret/rotate", bearer(token), nil)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	return r.body["secret"].(string)
+}
+
+func TestInboundWebhook(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_owner1", "owner1@example.com")
+	secret := s.rotate(t, token)
+	withSecret := func(secret string) map[string]string { return map[string]string{"X-Ext-Secret": secret} }
+	lead := map[string]any{"event": "new_lead", "name": "Jane Doe", "email": "jane@example.com", "source": "zapier"}
+
+	bad := []struct {
+		name    string
+		headers map[string]string
+		body    any
+		status  int
+		field   string
+	}{
+		{"no secret", nil, lead, http.StatusUnauthorized, ""},
+		{"wrong secret", withSecret("bzext_wrong"), lead, http.StatusUnauthorized, ""},
+		{"unknown event", withSecret(secret), map[string]any{"event": "new_order", "name": "x", "email": "a@b.co"}, http.StatusBadRequest, "event"},
+		{"missing required field", withSecret(secret), map[string]any{"event": "new_client", "email": "a@b.co"}, http.StatusBadRequest, "businessName"},
+		{"non-string field", withSecret(secret), map[string]any{"event": "new_lead", "name": "x", "email": "a@b.co", "phone": 5125550100}, http.StatusBadRequest, "phone"},
+		{"unknown field", withSecret(secret), map[string]any{"event": "contact_form", "name": "x", "email": "a@b.co", "budget": "1k"}, http.StatusBadRequest, "budget"},
+		{"malformed JSON", withSecret(secret), `{"event":`, http.StatusBadRequest, ""},
+	}
+	for _, tc := range bad {
+		r := s.do(t, http.MethodPost, "/api/ext-webhook", tc.headers, tc.body)
+		require.Equal(t, tc.status, r.status, "%s: %v", tc.name, r.body)
+		require.Equal(t, false, r.body["ok"], tc.name)
+		if tc.field != "" {
+			require.Equal(t, tc.field, r.body["field"], tc.name)
+		}
+	}
+
+	first := s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(secret), lead)
+	require.Equal(t, http.StatusOK, first.status, first.body)
+	require.Equal(t, true, first.body["processed"])
+	require.Equal(t, "new_lead", first.body["event"])
+	serviceID := first.body["serviceId"].(string)
+
+	again := s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(secret), lead)
+	require.Equal(t, http.StatusOK, again.status)
+	require.Equal(t, false, again.body["processed"], "the same body within the window is a repeat")
+	require.Equal(t, true, again.body["duplicate"])
+	require.Equal(t, serviceID, again.body["serviceId"])
+
+	keyed := map[string]string{"X-Ext-Secret": secret, "Idempotency-Key": "delivery-42"}
+	form := map[string]any{"event": "contact_form", "name": "Jo", "email": "jo@example.com", "message": "Call me"}
+	k1 := s.do(t, http.MethodPost, "/api/ext-webhook", keyed, form)
+	form["message"] = "Call me, edited by a retrying sender"
+	k2 := s.do(t, http.MethodPost, "/api/ext-webhook", keyed, form)
+	require.Equal(t, true, k1.body["processed"])
+	require.Equal(t, false, k2.body["processed"], "the same idempotency key is a repeat")
+	require.Equal(t, k1.body["serviceId"], k2.body["serviceId"])
+
+	require.Equal(t, 2, s.count(t, `SELECT count(*) FROM inbox`))
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'inbound.new_lead' AND payload->'data'->>'inboundId' = $1`, serviceID))
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'inbound.contact_form'`))
+
+	rotated := s.rotate(t, token)
+	r := s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(secret), lead)
+	require.Equal(t, http.StatusUnauthorized, r.status, "a rotated-out secret stops working")
+	r = s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(rotated), lead)
+	require.Equal(t, http.StatusOK, r.status)
+}
+
+func TestSamplesArePublic(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	r := s.do(t, http.MethodGet, "/api/ext-webhook/sample", nil, nil)
+	require.Equal(t, http.StatusOK, r.status)
+	samples := r.body["samples"].(map[string]any)
+	require.Len(t, samples, 3)
+	require.Equal(t, "new_client", samples["new_client"].(map[string]any)["event"])
+}
+
+func TestSubscribeDeliverListReplayUnsubscribe(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_owner2", "owner2@example.com")
+
+	var mu sync.Mutex
+	var ids []string
+	var bodies []map[string]any
+	var verifier *standardwebhooks.Webhook
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		payload, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if err := verifier.Verify(payload, r.Header); err != nil {
+			t.Errorf("signature: %v", err)
+		}
+		var b map[string]any
+		_ = json.Unmarshal(payload, &b)
+		ids = append(ids, r.Header.Get("webhook-id"))
+		bodies = append(bodies, b)
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(receiver.Close)
+
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+		body    any
+		status  int
+		field   string
+	}{
+		{"no token", nil, map[string]string{"hookUrl": receiver.URL, "event": "new_lead"}, http.StatusUnauthorized, ""},
+		{"malformed hookUrl", bearer(token), map[string]string{"hookUrl": "not a url", "event": "new_lead"}, http.StatusBadRequest, "hookUrl"},
+		{"unknown event type", bearer(token), map[string]string{"hookUrl": receiver.URL, "event": "lead.deleted"}, http.StatusBadRequest, "event"},
+		{"metadata address", bearer(token), map[string]string{"hookUrl": "http://169.254.169.254/", "event": "new_lead"}, http.StatusBadRequest, "hookUrl"},
+		{"missing hookUrl", bearer(token), map[string]string{"event": "new_lead"}, http.StatusBadRequest, "hookUrl"},
+	} {
+		r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", tc.headers, tc.body)
+		require.Equal(t, tc.status, r.status, "%s: %v", tc.name, r.body)
+		if tc.field != "" {
+			require.Equal(t, tc.field, r.body["field"], tc.name)
+		}
+	}
+
+	sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": receiver.URL + "/hook", "event": "new_lead"})
+	require.Equal(t, http.StatusCreated, sub.status, sub.body)
+	hookID := sub.body["id"].(string)
+	wh, err := standardwebhooks.NewWebhook(sub.body["secret"].(string))
+	require.NoError(t, err)
+	mu.Lock()
+	verifier = wh
+	mu.Unlock()
+
+	list := s.do(t, http.MethodGet, "/api/ext-webhook/subscriptions", bearer(token), nil)
+	require.Equal(t, http.StatusOK, list.status)
+	require.Len(t, list.body["subscriptions"], 1)
+
+	s.publish(t, "lead.written", "acc_owner2", map[string]string{
+		"leadId": "lead_1", "name": "Jane Doe", "email": "jane@example.com", "phone": "+15125550100",
+		"source": "inbound", "businessName": "Acme", "timestamp": "2026-01-02T03:04:05.000Z",
+	})
+	s.publish(t, "lead.written", "acc_someone_else", map[string]string{"leadId": "lead_2", "name": "X", "email": "x@example.com"})
+	received := func() int { mu.Lock(); defer mu.Unlock(); return len(ids) }
+	waitFor(t, "the delivery", func() bool { return received() == 1 })
+	mu.Lock()
+	require.Equal(t, map[string]any{
+		"event": "new_lead", "name": "Jane Doe", "email": "jane@example.com", "phone": "+15125550100",
+		"source": "inbound", "serviceId": "lead_1", "timestamp": "2026-01-02T03:04:05.000Z",
+	}, bodies[0])
+	deliveryID := ids[0]
+	mu.Unlock()
+
+	var attempts reply
+	waitFor(t, "the attempt log", func() bool {
+		attempts = s.do(t, http.MethodGet, "/api/ext-webhook/subscriptions/"+hookID+"/deliveries", bearer(token), nil)
+		return len(attempts.body["attempts"].([]any)) == 1
+	})
+	first := attempts.body["attempts"].([]any)[0].(map[string]any)
+	require.Equal(t, deliveryID, first["deliveryId"])
+	require.EqualValues(t, 200, first["statusCode"])
+
+	replay := s.do(t, http.MethodPost, "/api/ext-webhook/deliveries/"+deliveryID+"/replay", bearer(token), nil)
+	require.Equal(t, http.StatusAccepted, replay.status, replay.body)
+	waitFor(t, "the replay", func() bool { return received() == 2 })
+	mu.Lock()
+	require.Equal(t, deliveryID, ids[1], "a replay keeps the webhook-id so receivers can deduplicate")
+	mu.Unlock()
+
+	other := s.issuer.Token(authjwt.Caller{AccountID: "acc_other", Email: "o@example.com", Plan: "growth"})
+	require.Equal(t, http.StatusNotFound, s.do(t, http.MethodDelete, "/api/ext-webhook/subscriptions/"+hookID, bearer(other), nil).status,
+		"another account cannot see or delete the subscription")
+	require.Equal(t, http.StatusNotFound, s.do(t, http.MethodPost, "/api/ext-webhook/deliveries/"+deliveryID+"/replay", bearer(other), nil).status)
+	require.Equal(t, http.StatusOK, s.do(t, http.MethodDelete, "/api/ext-webhook/subscriptions/"+hookID, bearer(token), nil).status)
+	require.Equal(t, http.StatusNotFound, s.do(t, http.MethodDelete, "/api/ext-webhook/subscriptions/"+hookID, bearer(token), nil).status)
+}
