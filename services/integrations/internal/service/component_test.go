@@ -134,7 +134,9 @@ func (s *stack) do(t *testing.T, method, path string, headers map[string]string,
 	return reply{status: resp.StatusCode, header: resp.Header, body: m}
 }
 
-func bearer(token string) map[string]string { return map[string]string{"Authorization": "Bearer " + token} }
+func bearer(token string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + token}
+}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()

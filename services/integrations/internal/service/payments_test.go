@@ -1,0 +1,111 @@
+package service_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/stripe/stripe-go/v81/webhook"
+)
+
+// postStripe sends a Stripe event signed the way Stripe signs it, at the given time.
+func (s *stack) postStripe(t *testing.T, event map[string]any, secret string, at time.Time) reply {
+	t.Helper()
+	payload, err := json.Marshal(event)
+	require.NoError(t, err)
+	signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: secret, Timestamp: at})
+	req, err := http.NewRequest(http.MethodPost, s.base+"/api/payments/stripe/webhook", bytes.NewReader(payload))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Stripe-Signature", signed.Header)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	s.contract.Check(t, req, resp, data)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m), string(data))
+	return reply{status: resp.StatusCode, body: m}
+}
+
+func stripeEvent(id, typ string, object map[string]any) map[string]any {
+	return map[string]any{"id": id, "object": "event", "type": typ, "api_version": "2020-08-27",
+		"created": time.Now().Unix(), "data": map[string]any{"object": object}}
+}
+
+func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_payer", "payer@example.com")
+
+	var mu sync.Mutex
+	var got []map[string]any
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		mu.Lock()
+		got = append(got, b)
+		mu.Unlock()
+	}))
+	t.Cleanup(receiver.Close)
+	sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token),
+		map[string]string{"hookUrl": receiver.URL, "event": "invoice.payment_failed"})
+	require.Equal(t, http.StatusCreated, sub.status, sub.body)
+
+	checkout := stripeEvent("evt_checkout_1", "checkout.session.completed", map[string]any{
+		"id": "cs_1", "object": "checkout.session", "customer": "cus_1", "customer_email": "Payer@Example.com",
+		"amount_total": 4900, "subscription": "sub_1", "status": "complete", "metadata": map[string]string{"plan": "growth"},
+	})
+	r := s.postStripe(t, checkout, stripeSecret, time.Now())
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.Equal(t, true, r.body["matched"])
+	require.EqualValues(t, 0, r.body["forwarded"], "nobody subscribed to checkout events")
+
+	again := s.postStripe(t, checkout, stripeSecret, time.Now())
+	require.Equal(t, true, again.body["duplicate"], "Stripe retries are deduplicated by event id")
+
+	// The invoice carries only the customer id, learned from the checkout.
+	failed := stripeEvent("evt_invoice_1", "invoice.payment_failed", map[string]any{
+		"id": "in_1", "object": "invoice", "customer": "cus_1", "amount_due": 4900, "status": "open",
+		"subscription": "sub_1", "next_payment_attempt": 1767322800,
+	})
+	r = s.postStripe(t, failed, stripeSecret, time.Now())
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.EqualValues(t, 1, r.body["forwarded"])
+	waitFor(t, "the forwarded payment event", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	mu.Lock()
+	require.Equal(t, map[string]any{
+		"event": "invoice.payment_failed", "invoice_id": "in_1", "amount_due": float64(4900), "status": "open",
+		"subscription_id": "sub_1", "next_attempt": "2026-01-02T03:00:00.000Z",
+	}, got[0])
+	mu.Unlock()
+
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'payment.checkout.session.completed'
+		AND account_id = 'acc_payer' AND payload->'data'->>'plan' = 'growth' AND payload->'data'->>'customerEmail' = 'Payer@Example.com'`))
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'payment.invoice.payment_failed'`))
+
+	unknown := stripeEvent("evt_other_1", "invoice.payment_failed", map[string]any{"id": "in_2", "object": "invoice", "customer_email": "stranger@example.com"})
+	r = s.postStripe(t, unknown, stripeSecret, time.Now())
+	require.Equal(t, http.StatusOK, r.status, "an unknown customer is acknowledged so Stripe stops retrying")
+	require.Equal(t, false, r.body["matched"])
+
+	for name, tc := range map[string]struct {
+		secret string
+		at     time.Time
+	}{
+		"wrong secret":          {"whsec_forged", time.Now()},
+		"outside the tolerance": {stripeSecret, time.Now().Add(-6 * time.Minute)},
+	} {
+		r := s.postStripe(t, stripeEvent("evt_bad", "invoice.payment_failed", map[string]any{"id": "in_3"}), tc.secret, tc.at)
+		require.Equal(t, http.StatusBadRequest, r.status, name)
+		require.Equal(t, "invalid_signature", r.body["code"], name)
+	}
+	require.Zero(t, s.count(t, `SELECT count(*) FROM payment_events WHERE id = 'evt_bad'`))
+}
