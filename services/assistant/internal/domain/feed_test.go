@@ -104,7 +104,7 @@ func TestFeedNeverShowsPersonalDataSeeded(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(42, 2026))
 	textEvents := [][2]string{{"Recall", "CustomerReplyReceived"}, {"Voice", "VoicemailTranscribed"}, {"the service", "ContactFormReceived"}}
-	for i := range 2000 {
+	for i := range 600 {
 		text, secrets := pii(r)
 		te := textEvents[i%len(textEvents)]
 		for _, ev := range []struct {

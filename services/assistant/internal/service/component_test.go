@@ -1,0 +1,500 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/openapitest"
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/libs/svc"
+	"github.com/bizassist/bizassist/services/assistant/api"
+	"github.com/bizassist/bizassist/services/assistant/internal/service"
+)
+
+const adminSecret = "test-admin-secret-0123456789"
+
+// business is what the fake leads and analytics services know about one account.
+type business struct {
+	leads   map[string][]map[string]any // "industry|location" -> lead-finder results
+	sheet   []map[string]any
+	health  map[string]any
+	usage   map[string]any
+	churn   map[string]any
+	noChurn bool // plan without churn prediction
+}
+
+// backends fakes leads and analytics over real sockets. They authenticate the bearer token the
+// assistant forwards and answer with the data of the account it names.
+type backends struct {
+	leads, analytics *httptest.Server
+
+	mu       sync.Mutex
+	searches []string // "account|industry|location"
+}
+
+func newBackends(t *testing.T, iss *jwttest.Issuer, data map[string]business) *backends {
+	t.Helper()
+	verifier, err := authjwt.NewVerifier(iss.Config())
+	require.NoError(t, err)
+	b := &backends{}
+	serve := func(routes map[string]func(authjwt.Caller, business, *http.Request) (int, any)) *httptest.Server {
+		srv := httptest.NewServer(verifier.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, _ := authjwt.CallerFrom(r.Context())
+			route, ok := routes[r.Method+" "+r.URL.Path]
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			status, body := route(c, data[c.AccountID], r)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_ = json.NewEncoder(w).Encode(body)
+		})))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	b.leads = serve(map[string]func(authjwt.Caller, business, *http.Request) (int, any){
+		"POST /api/lead-finder": func(c authjwt.Caller, biz business, r *http.Request) (int, any) {
+			var q struct {
+				Industry, Location string
+				Limit              int
+			}
+			_ = json.NewDecoder(r.Body).Decode(&q)
+			b.mu.Lock()
+			b.searches = append(b.searches, c.AccountID+"|"+q.Industry+"|"+q.Location)
+			b.mu.Unlock()
+			found := biz.leads[q.Industry+"|"+q.Location]
+			return 200, map[string]any{"ok": true, "count": len(found), "leads": found}
+		},
+		"GET /api/leads": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
+			return 200, map[string]any{"ok": true, "leads": biz.sheet, "nextCursor": ""}
+		},
+	})
+	b.analytics = serve(map[string]func(authjwt.Caller, business, *http.Request) (int, any){
+		"GET /api/health-score": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) { return 200, biz.health },
+		"GET /api/pql-check":    func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) { return 200, biz.usage },
+		"GET /api/churn-predict": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
+			if biz.noChurn {
+				return 403, map[string]any{"ok": false, "error": "churn prediction needs the growth plan", "code": "plan_upgrade_required", "upgradeUrl": "https://bizassist.test/pricing"}
+			}
+			return 200, biz.churn
+		},
+	})
+	return b
+}
+
+func (b *backends) lastSearch() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.searches) == 0 {
+		return ""
+	}
+	return b.searches[len(b.searches)-1]
+}
+
+func usage(chatUsed, chatLimit int) map[string]any {
+	return map[string]any{"ok": true, "nearLimit": chatUsed*100 >= chatLimit*80, "usagePercent": chatUsed * 100 / chatLimit,
+		"upgradeUrl": "https://bizassist.test/pricing",
+		"features": map[string]any{
+			"chat":         map[string]any{"used": chatUsed, "limit": chatLimit, "pct": chatUsed * 100 / chatLimit},
+			"lead_finder":  map[string]any{"used": 7, "limit": 50, "pct": 14},
+			"lead_scoring": map[string]any{"used": 0, "limit": -1, "pct": 0},
+		}}
+}
+
+func health(score int, tier string, signals map[string]int) map[string]any {
+	return map[string]any{"ok": true, "score": score, "tier": tier, "signals": signals, "updatedAt": "2026-11-21T10:00:00.000Z"}
+}
+
+// Account data of the test: two owners whose answers must differ, and one whose chat is spent.
+var (
+	alice = business{
+		leads: map[string][]map[string]any{
+			"plumbing|Austin, TX": {
+				{"businessName": "Barton Creek Plumbing", "ownerName": "Rosa Diaz", "email": "rosa@bartoncreek.test", "phone": "+15125550101", "score": 91, "source": "organic"},
+				{"businessName": "Eastside Pipe Works", "ownerName": "Sam Lee", "email": "sam@eastside.test", "phone": "+15125550102", "score": 84, "source": "organic"},
+			},
+			"plumbing|Dallas": {
+				{"businessName": "Deep Ellum Drains", "ownerName": "Ann Cho", "email": "ann@deepellum.test", "phone": "+12145550103", "score": 88, "source": "organic"},
+			},
+		},
+		health: health(42, "at_risk", map[string]int{"loginRecency": 15, "featureAdoption": 35, "chatEngagement": 60, "leadActivity": 80,
+			"loginFrequency": 50, "usageTrend": 55, "planUtilisation": 45, "integrationUse": 40, "paymentHealth": 100, "tenure": 70}),
+		usage: usage(12, 100),
+		churn: map[string]any{"ok": true, "atRisk": 2, "clients": []map[string]any{
+			{"email": "owner@quietbakery.test", "businessName": "Quiet Bakery", "churnProbability": 81, "healthScore": 22, "lastLogin": "2026-10-02T09:00:00.000Z", "recommendation": "Call them: logins stopped six weeks ago."},
+			{"email": "hi@fadingflorist.test", "businessName": "Fading Florist", "churnProbability": 64, "healthScore": 35, "lastLogin": "2026-10-30T09:00:00.000Z", "recommendation": "Show them lead search."},
+		}},
+	}
+	bob = business{
+		leads: map[string][]map[string]any{
+			"plumbing|Austin, TX": {
+				{"businessName": "Lone Star Rooter", "ownerName": "Kim Park", "email": "kim@lonestar.test", "phone": "+15125550199", "score": 77, "source": "organic"},
+			},
+		},
+		health:  health(83, "healthy", map[string]int{"loginRecency": 95, "featureAdoption": 70, "chatEngagement": 90, "leadActivity": 75}),
+		usage:   usage(3, 50),
+		noChurn: true,
+	}
+	carol = business{health: health(50, "at_risk", map[string]int{"loginRecency": 50}), usage: usage(50, 50)}
+)
+
+type stack struct {
+	svc      *service.Service
+	base     string
+	iss      *jwttest.Issuer
+	back     *backends
+	contract *openapitest.Contract
+}
+
+func newStack(t *testing.T, extra map[string]string) *stack {
+	t.Helper()
+	iss := jwttest.NewIssuer(t)
+	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+
+	environ := platformtest.Env(t, service.Name, iss.JWKSURL())
+	environ["HTTP_ADDR"] = ln.Addr().String()
+	environ["LEADS_URL"] = back.leads.URL
+	environ["ANALYTICS_URL"] = back.analytics.URL
+	environ["AGENT_ADMIN_SECRET"] = adminSecret
+	environ["ASSISTANT_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + "cache"
+	for k, v := range extra {
+		environ[k] = v
+	}
+	var cfg service.Config
+	require.NoError(t, svc.LoadConfigFrom(&cfg, environ))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := service.New(ctx, cfg)
+	require.NoError(t, err)
+	require.NoError(t, s.Migrate(ctx))
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+		s.Close()
+	})
+	return &stack{svc: s, base: "http://" + ln.Addr().String(), iss: iss, back: back, contract: openapitest.Load(t, api.OpenAPI)}
+}
+
+func (s *stack) token(account, plan string) string {
+	return s.iss.Token(authjwt.Caller{AccountID: account, Email: account + "@example.com", Plan: plan})
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+	raw    string
+}
+
+// do sends a request from client address ip and checks the exchange against the contract.
+func (s *stack) do(t *testing.T, method, path, ip string, headers map[string]string, body any) reply {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		require.NoError(t, err)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.base+path, rd)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", ip)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	r := reply{status: resp.StatusCode, header: resp.Header, raw: string(data)}
+	if resp.StatusCode != http.StatusNotModified {
+		s.contract.Check(t, req, resp, data)
+		require.NoError(t, json.Unmarshal(data, &r.body), string(data))
+	}
+	return r
+}
+
+func (s *stack) chat(t *testing.T, token string, body any) reply {
+	t.Helper()
+	return s.do(t, http.MethodPost, "/api/chat", "10.0.3.1", map[string]string{"Authorization": "Bearer " + token}, body)
+}
+
+func TestConversationFollowsUpFromTheSessionWithTheAccountsOwnFigures(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	aliceToken := s.token("acc_alice", "growth")
+
+	r := s.chat(t, aliceToken, map[string]any{"message": "Find plumbers in Austin, TX"})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Contains(t, r.body["reply"], "Barton Creek Plumbing")
+	require.Contains(t, r.body["reply"], "score 91")
+	require.Greater(t, r.body["tokens"], 0.0)
+	require.Equal(t, "acc_alice|plumbing|Austin, TX", s.back.lastSearch())
+	session := r.body["sessionId"].(string)
+
+	// "and in Dallas?" only makes sense after the first turn: industry comes from the session.
+	r = s.chat(t, aliceToken, map[string]any{"message": "and in Dallas?", "sessionId": session})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Equal(t, session, r.body["sessionId"])
+	require.Equal(t, "acc_alice|plumbing|Dallas", s.back.lastSearch())
+	require.Contains(t, r.body["reply"], "Deep Ellum Drains")
+	require.Contains(t, r.body["reply"], "score 88")
+
+	r = s.chat(t, aliceToken, map[string]any{"message": "why?", "sessionId": session})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Contains(t, r.body["reply"], "Deep Ellum Drains came first with a score of 88")
+
+	// A fresh session does not know the industry.
+	r = s.chat(t, aliceToken, map[string]any{"message": "and in Dallas?"})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.NotContains(t, r.body["reply"], "Deep Ellum Drains")
+	require.NotEqual(t, session, r.body["sessionId"])
+}
+
+func TestTheSameQuestionIsAnsweredFromEachAccountsData(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	aliceToken, bobToken := s.token("acc_alice", "growth"), s.token("acc_bob", "free")
+
+	a := s.chat(t, aliceToken, map[string]any{"message": "How is my health score?"})
+	b := s.chat(t, bobToken, map[string]any{"message": "How is my health score?"})
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	require.Equal(t, http.StatusOK, b.status, b.raw)
+	require.Contains(t, a.body["reply"], "42/100")
+	require.Contains(t, a.body["reply"], "at risk")
+	require.Contains(t, b.body["reply"], "83/100")
+	require.Contains(t, b.body["reply"], "healthy")
+
+	why := s.chat(t, aliceToken, map[string]any{"message": "why is that?", "sessionId": a.body["sessionId"]})
+	require.Equal(t, http.StatusOK, why.status, why.raw)
+	require.Contains(t, why.body["reply"], "login recency is 15/100")
+
+	a = s.chat(t, aliceToken, map[string]any{"message": "which clients are at risk of churning?"})
+	require.Contains(t, a.body["reply"], "Quiet Bakery: 81% risk, health 22, last login 2026-10-02")
+	b = s.chat(t, bobToken, map[string]any{"message": "which clients are at risk of churning?"})
+	require.Contains(t, b.body["reply"], "growth and full stack plans")
+	require.Contains(t, b.body["reply"], "https://bizassist.test/pricing")
+
+	a = s.chat(t, aliceToken, map[string]any{"message": "am I near my plan limits?"})
+	require.Contains(t, a.body["reply"], "chat 12 of 100 (12%)")
+	require.Contains(t, a.body["reply"], "lead scoring 0 (unlimited)")
+
+	b = s.chat(t, bobToken, map[string]any{"message": "what should I do next to grow?"})
+	require.Contains(t, b.body["reply"], "feature adoption (70/100)")
+	require.Contains(t, b.body["reply"], "leads sheet is empty")
+}
+
+func TestASessionBelongsToOneAccount(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	r := s.chat(t, s.token("acc_alice", "growth"), map[string]any{"message": "Find plumbers in Austin, TX"})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	session := r.body["sessionId"].(string)
+
+	other := s.chat(t, s.token("acc_bob", "free"), map[string]any{"message": "and in Dallas?", "sessionId": session})
+	require.Equal(t, http.StatusNotFound, other.status, other.raw)
+	require.Equal(t, "session_not_found", other.body["code"])
+	require.NotContains(t, other.raw, "Barton Creek")
+	require.Equal(t, "acc_alice|plumbing|Austin, TX", s.back.lastSearch(), "bob's turn must not search with alice's context")
+}
+
+func TestChatRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	token := s.token("acc_alice", "growth")
+	bigContext := map[string]any{"note": strings.Repeat("x", 4100)}
+	cases := []struct {
+		name   string
+		token  string
+		body   any
+		status int
+		field  string
+	}{
+		{"missing message", token, map[string]any{"sessionId": ""}, 400, "message"},
+		{"empty message", token, map[string]any{"message": "   "}, 400, "message"},
+		{"message not a string", token, map[string]any{"message": 42}, 400, "message"},
+		{"over-long message", token, map[string]any{"message": strings.Repeat("a", 4001)}, 400, "message"},
+		{"oversized context", token, map[string]any{"message": "hi", "context": bigContext}, 413, "context"},
+		{"context not an object", token, map[string]any{"message": "hi", "context": []int{1}}, 400, "context"},
+		{"malformed session id", token, map[string]any{"message": "hi", "sessionId": "acc_123"}, 400, "sessionId"},
+		{"unknown session", token, map[string]any{"message": "hi", "sessionId": ids.New("ses")}, 404, ""},
+		{"unknown field", token, map[string]any{"message": "hi", "mesage": "x"}, 400, "mesage"},
+		{"malformed JSON", token, `{"message":`, 400, ""},
+		{"unauthenticated", "", map[string]any{"message": "hi"}, 401, ""},
+		{"forged token", "not.a.token", map[string]any{"message": "hi"}, 401, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			headers := map[string]string{}
+			if tc.token != "" {
+				headers["Authorization"] = "Bearer " + tc.token
+			}
+			r := s.do(t, http.MethodPost, "/api/chat", "10.0.3.2", headers, tc.body)
+			require.Equal(t, tc.status, r.status, r.raw)
+			require.Equal(t, false, r.body["ok"])
+			require.NotEmpty(t, r.body["error"])
+			if tc.field != "" {
+				require.Equal(t, tc.field, r.body["field"], r.raw)
+			}
+		})
+	}
+}
+
+func TestChatIsRefusedWhenTheAllowanceIsSpent(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	r := s.chat(t, s.token("acc_carol", "free"), map[string]any{"message": "hello"})
+	require.Equal(t, http.StatusPaymentRequired, r.status, r.raw)
+	require.Equal(t, "chat_limit_reached", r.body["code"])
+	require.Equal(t, "https://bizassist.test/pricing", r.body["upgradeUrl"])
+}
+
+func TestEachExchangeRecordsUsageAndReachesTheFeed(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	r := s.chat(t, s.token("acc_alice", "growth"), map[string]any{"message": "how is my health score?"})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+
+	var payload []byte
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT payload FROM outbox WHERE type = 'usage.recorded' AND account_id = 'acc_alice'`).Scan(&payload))
+	var env events.Envelope
+	require.NoError(t, json.Unmarshal(payload, &env))
+	require.JSONEq(t, `"chat"`, string(mustField(t, env.Data, "feature")))
+	require.JSONEq(t, `"health"`, string(mustField(t, env.Data, "action")))
+
+	// The relay publishes it and our own consumer turns it into a feed event.
+	require.Eventually(t, func() bool {
+		var n int
+		_ = s.svc.Runtime.Pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM feed_events WHERE module = 'Chat' AND summary LIKE '%health score%'`).Scan(&n)
+		return n == 1
+	}, 10*time.Second, 50*time.Millisecond)
+}
+
+func mustField(t *testing.T, raw json.RawMessage, key string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return m[key]
+}
+
+func TestFeedSeedingAndScrubbing(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	feed := func(headers map[string]string) reply {
+		return s.do(t, http.MethodGet, "/api/agent-brain-public-feed", "10.0.3.3", headers, nil)
+	}
+
+	r := feed(nil)
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Equal(t, true, r.body["demo"])
+	require.NotEmpty(t, r.body["events"])
+	require.NotContains(t, r.body, "ok")
+	require.Equal(t, "public, max-age=60", r.header.Get("Cache-Control"))
+
+	seed := map[string]any{"events": []map[string]any{
+		{"module": "Recall", "event_type": "CustomerReplyReceived", "fields": map[string]any{
+			"text": "Hi this is Jane Roe, call me on (512) 555-0134 or jane.roe@example.com, 12 Oak Street"}},
+		{"module": "Stars", "event_type": "ReviewReceived", "ts": time.Now().UTC().Add(-time.Hour).Format(time.RFC3339), "fields": map[string]any{"rating": 5}},
+		{"module": "the service", "event_type": "LeadCaptured", "fields": map[string]any{"source": "acc_01JD3X8Z9Q4W5E6R7T8Y9U0I1O"}},
+	}}
+	for _, bad := range []struct {
+		header map[string]string
+		status int
+		code   string
+	}{
+		{nil, 401, "admin_required"},
+		{map[string]string{"x-agent-admin": "wrong"}, 403, "admin_forbidden"},
+	} {
+		r := s.do(t, http.MethodPost, "/api/agent-brain-seed", "10.0.3.4", bad.header, seed)
+		require.Equal(t, bad.status, r.status, r.raw)
+		require.Equal(t, bad.code, r.body["code"])
+	}
+	admin := map[string]string{"x-agent-admin": adminSecret}
+	r = s.do(t, http.MethodPost, "/api/agent-brain-seed", "10.0.3.4", admin, map[string]any{"events": []map[string]any{
+		{"module": "Voice", "event_type": "MissedCallDetected", "fields": map[string]any{"callerPhone": "+15125550134"}}}})
+	require.Equal(t, http.StatusBadRequest, r.status, r.raw)
+	require.Equal(t, "events[0].fields.callerPhone", r.body["field"])
+
+	r = s.do(t, http.MethodPost, "/api/agent-brain-seed", "10.0.3.4", admin, seed)
+	require.Equal(t, http.StatusCreated, r.status, r.raw)
+	require.Equal(t, 3.0, r.body["inserted"])
+
+	r = feed(nil)
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Equal(t, false, r.body["demo"])
+	evs := r.body["events"].([]any)
+	require.Len(t, evs, 3)
+	first := evs[0].(map[string]any)
+	require.Equal(t, "Stars", evs[2].(map[string]any)["module"], "newest first: the review is an hour old")
+	var reply map[string]any
+	for _, e := range evs {
+		if e.(map[string]any)["module"] == "Recall" {
+			reply = e.(map[string]any)
+		}
+	}
+	require.Equal(t, "Customer replied: “Hi this is [name], call me on [phone] or”", reply["summary"])
+	for _, leak := range []string{"Jane", "Roe", "555", "example.com", "Oak", "acc_"} {
+		require.NotContains(t, r.raw, leak)
+	}
+	require.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, first["ts"])
+
+	etag := r.header.Get("ETag")
+	require.NotEmpty(t, etag)
+	again := feed(map[string]string{"If-None-Match": etag})
+	require.Equal(t, http.StatusNotModified, again.status)
+	require.Empty(t, again.raw)
+}
+
+func TestConsumedEventsBecomeFeedEventsOnce(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	ctx := context.Background()
+	handlers := s.svc.EventHandlers()
+	lead, err := events.New(ctx, "lead.written", "acc_alice", map[string]any{
+		"leadId": "lead_1", "name": "Rosa Diaz", "email": "rosa@example.com", "phone": "+15125550101", "source": "organic", "businessName": "Barton Creek Plumbing"})
+	require.NoError(t, err)
+	form, err := events.New(ctx, "inbound.contact_form", "acc_alice", map[string]any{
+		"inboundId": "in_1", "name": "Rosa Diaz", "email": "rosa@example.com", "subject": "Quote for Rosa at 512-555-0101 please", "message": "..."})
+	require.NoError(t, err)
+	for range 2 { // a redelivery changes nothing
+		require.NoError(t, handlers["lead.written"](ctx, nil, lead))
+		require.NoError(t, handlers["inbound.contact_form"](ctx, nil, form))
+	}
+	rows, err := s.svc.Runtime.Pool.Query(ctx, `SELECT summary FROM feed_events ORDER BY id`)
+	require.NoError(t, err)
+	var summaries []string
+	for rows.Next() {
+		var sum string
+		require.NoError(t, rows.Scan(&sum))
+		summaries = append(summaries, sum)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []string{"New lead captured from organic", "Contact form received: “Quote for [name] at [phone] please”"}, summaries)
+}
