@@ -117,7 +117,7 @@ func buildSearch(in FindLeadsInput) (SearchQuery, error) {
 	}
 	return SearchQuery{
 		Verticals: catalog.MatchVerticals(industry),
-		Text:      industry,
+		TextTerms: catalog.TextTerms(industry),
 		Location:  loc,
 		Keywords:  keywords,
 		Limit:     limit,

@@ -17,7 +17,7 @@ import (
 // SearchQuery is one catalog search. Verticals empty means the industry names no known vertical.
 type SearchQuery struct {
 	Verticals []string
-	Text      string // the industry as typed, matched by full text
+	TextTerms []string // phrases matched by full text (catalog.TextTerms)
 	Location  catalog.Location
 	Keywords  []string
 	Limit     int

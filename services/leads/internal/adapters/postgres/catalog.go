@@ -81,11 +81,21 @@ func verticalSearchSQL(q app.SearchQuery) (string, args) {
 
 func textSearchSQL(q app.SearchQuery) (string, args) {
 	var a args
-	sql := foundColumns + fmt.Sprintf("%d + quality FROM businesses WHERE search @@ plainto_tsquery('english', %s)", catalog.TextMatchPoints, a.add(q.Text))
+	sql := foundColumns + fmt.Sprintf("%d + quality FROM businesses WHERE search @@ websearch_to_tsquery('english', %s)",
+		catalog.TextMatchPoints, a.add(anyPhrase(q.TextTerms)))
 	if len(q.Verticals) > 0 {
 		sql += " AND NOT (vertical = ANY(" + a.add(q.Verticals) + "))"
 	}
 	return sql + filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit), a
+}
+
+// anyPhrase writes terms as a websearch query matching any one of them as a phrase.
+func anyPhrase(terms []string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, " ") + `"`
+	}
+	return strings.Join(quoted, " or ")
 }
 
 func (c *Catalog) found(ctx context.Context, sql string, a args) ([]app.Found, error) {

@@ -56,7 +56,7 @@ func TestCatalogSearchRanksAndFilters(t *testing.T) {
 		}),
 	)
 	c := NewCatalog(pool)
-	q := app.SearchQuery{Verticals: []string{"plumbing"}, Text: "plumber", Limit: 10,
+	q := app.SearchQuery{Verticals: []string{"plumbing"}, TextTerms: []string{"plumber"}, Limit: 10,
 		Location: catalog.Location{City: "austin", State: "TX"}}
 	got, err := c.SearchVertical(ctx, q)
 	require.NoError(t, err)
@@ -71,14 +71,14 @@ func TestCatalogSearchRanksAndFilters(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, "Dallas Pipes", got[0].BusinessName)
 
-	q = app.SearchQuery{Verticals: []string{"plumbing"}, Text: "plumbing", Limit: 10}
+	q = app.SearchQuery{Verticals: []string{"plumbing"}, TextTerms: []string{"plumbing"}, Limit: 10}
 	text, err := c.SearchText(ctx, q)
 	require.NoError(t, err)
 	require.Len(t, text, 1)
 	require.Equal(t, "Plumbing Supply Hardware", text[0].BusinessName)
 	require.Less(t, text[0].Rank, catalog.VerticalMatchPoints+1)
 
-	q = app.SearchQuery{Verticals: []string{"plumbing"}, Text: "plumbing", Limit: 10, Keywords: []string{"drain"}}
+	q = app.SearchQuery{Verticals: []string{"plumbing"}, TextTerms: []string{"plumbing"}, Limit: 10, Keywords: []string{"drain"}}
 	got, err = c.SearchVertical(ctx, q)
 	require.NoError(t, err)
 	require.Len(t, got, 1, "keywords narrow by name or categories")

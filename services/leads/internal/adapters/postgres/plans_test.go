@@ -68,10 +68,10 @@ func TestSearchShapesUseIndexes(t *testing.T) {
 			return verticalSearchSQL(app.SearchQuery{Verticals: plumbing, Keywords: []string{"emergency"}, Limit: 10})
 		},
 		"text fill-in outside the vertical": func() (string, args) {
-			return textSearchSQL(app.SearchQuery{Verticals: plumbing, Text: "plumbers", Limit: 10})
+			return textSearchSQL(app.SearchQuery{Verticals: plumbing, TextTerms: []string{"plumbers"}, Limit: 10})
 		},
 		"text only (unknown industry) + city": func() (string, args) {
-			return textSearchSQL(app.SearchQuery{Text: "sushi", Location: catalog.Location{City: "City7"}, Limit: 10})
+			return textSearchSQL(app.SearchQuery{TextTerms: []string{"sushi"}, Location: catalog.Location{City: "City7"}, Limit: 10})
 		},
 		"qualify match": func() (string, args) {
 			return matchSQL(app.MatchQuery{Domain: "d77.com", Phone: "+15120000077", BusinessName: "Biz 77 Plumbing"})

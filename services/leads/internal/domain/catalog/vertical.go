@@ -70,3 +70,13 @@ func MatchVerticals(industry string) []string {
 	}
 	return out
 }
+
+// TextTerms are the phrases a full-text search for industry looks for: the industry itself and
+// the synonyms of the verticals it names, so "plumbers" also finds "Plumbing Supply".
+func TextTerms(industry string) []string {
+	terms := []string{industry}
+	for _, v := range MatchVerticals(industry) {
+		terms = append(terms, verticalSynonyms[v]...)
+	}
+	return terms
+}

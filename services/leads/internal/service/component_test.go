@@ -1,0 +1,417 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/rediskit/redistest"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
+	"github.com/bizassist/bizassist/services/leads/internal/app"
+	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
+	"github.com/bizassist/bizassist/services/leads/internal/service"
+)
+
+// testCatalog is a small catalog file: three Austin plumbers (one without a website, on gmail),
+// a Dallas plumber, an Austin dentist, and a hardware store that mentions plumbing.
+const testCatalog = `{"id":"p1","name":"Acme Plumbing","owner":"Ann Lee","email":"ann@acmeplumbing.com","phone":"512-472-3000","website":"acmeplumbing.com","vertical":"plumbing","categories":["plumber"],"city":"Austin","state":"TX","zip":"78701","source":"organic","listedAt":"2026-01-02T00:00:00Z"}
+{"id":"p2","name":"Drain Kings","owner":"Bo Diaz","email":"drainkings@gmail.com","phone":"512-472-3001","vertical":"plumbing","city":"Austin","state":"TX","zip":"78702","source":"organic"}
+{"id":"p3","name":"Pipe Pros","owner":"Cy Ng","email":"cy@pipepros.com","phone":"512-472-3002","website":"https://pipepros.com","vertical":"plumbing","city":"Austin","state":"TX","zip":"78701","source":"referral"}
+{"id":"p4","name":"Dallas Pipes","owner":"Di Fox","email":"di@dallaspipes.com","phone":"214-555-0142","website":"dallaspipes.com","vertical":"plumbing","city":"Dallas","state":"TX","zip":"75201","source":"organic"}
+{"id":"d1","name":"Smile Dental","owner":"Ed Kim","email":"ed@smiledental.com","phone":"512-472-3003","website":"smiledental.com","vertical":"dentist","city":"Austin","state":"TX","zip":"78701","source":"organic"}
+{"id":"h1","name":"Plumbing Supply Hardware","owner":"Flo Park","email":"flo@supplyhw.com","phone":"512-472-3004","vertical":"hardware_store","city":"Austin","state":"TX","zip":"78701","source":"organic"}
+`
+
+type harness struct {
+	t    *testing.T
+	srv  *httptest.Server
+	iss  *jwttest.Issuer
+	pool *pgxpool.Pool
+	spec routers.Router
+	ip   string // X-Forwarded-For, so each test has its own rate-limit bucket
+}
+
+func newHarness(t *testing.T, ip string) *harness {
+	t.Helper()
+	ctx := context.Background()
+	pool := pgtest.New(t, "leads", service.Sources...)
+	rdb, prefix := redistest.New(t)
+	iss := jwttest.NewIssuer(t)
+
+	rows, err := catalogfile.Open(strings.NewReader(testCatalog), "ndjson")
+	require.NoError(t, err)
+	rep, err := service.ImportCatalog(ctx, pool, rows, func(app.ImportReport) {})
+	require.NoError(t, err)
+	require.Equal(t, 6, rep.Inserted, "%+v", rep.Rejected)
+
+	cfg := service.Config{
+		HTTP: httpx.ServerConfig{Addr: "127.0.0.1:0", ReadHeaderTimeout: time.Second, ReadTimeout: 5 * time.Second,
+			WriteTimeout: 5 * time.Second, IdleTimeout: time.Minute, ShutdownTimeout: time.Second},
+		JWT:        iss.Config(),
+		RateLimit:  ratelimit.Config{TrustedProxies: []string{"127.0.0.1/32"}, KeyPrefix: prefix + "rl"},
+		DNS:        dnsresolver.Config{Server: dnstest.Start(t, service.DNSZone(pool)), Timeout: time.Second, CacheSize: 1000, MinTTL: time.Minute, MaxTTL: time.Hour, NegativeTTL: time.Minute},
+		UpgradeURL: "https://bizassist.test/pricing",
+	}
+	s, err := service.Build(pool, rdb, cfg, prefix)
+	require.NoError(t, err)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+
+	doc, err := openapi3.NewLoader().LoadFromFile("../../api/openapi.yaml")
+	require.NoError(t, err)
+	require.NoError(t, doc.Validate(ctx))
+	doc.Servers = nil // match any host
+	spec, err := gorillamux.NewRouter(doc)
+	require.NoError(t, err)
+	return &harness{t: t, srv: srv, iss: iss, pool: pool, spec: spec, ip: ip}
+}
+
+func (h *harness) token(plan string) string {
+	return h.iss.Token(authjwt.Caller{AccountID: ids.New("acc"), Email: "owner@bizassist.test", Plan: plan, TokenID: ids.New("tok")})
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	json   map[string]any
+}
+
+// do sends a request and checks the response against api/openapi.yaml before returning it.
+func (h *harness) do(method, path, token string, body any) response {
+	h.t.Helper()
+	var reader io.Reader
+	if body != nil {
+		raw, ok := body.(string)
+		if !ok {
+			b, err := json.Marshal(body)
+			require.NoError(h.t, err)
+			raw = string(b)
+		}
+		reader = strings.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, reader)
+	require.NoError(h.t, err)
+	req.Header.Set("X-Forwarded-For", h.ip)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(h.t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(h.t, err)
+	r := response{status: resp.StatusCode, header: resp.Header, body: raw}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		require.NoError(h.t, json.Unmarshal(raw, &r.json), string(raw))
+	}
+	h.conforms(req, resp, raw)
+	return r
+}
+
+func (h *harness) conforms(req *http.Request, resp *http.Response, body []byte) {
+	h.t.Helper()
+	route, params, err := h.spec.FindRoute(req)
+	require.NoError(h.t, err, "%s %s is not in openapi.yaml", req.Method, req.URL.Path)
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	in.SetBodyBytes(body)
+	require.NoError(h.t, openapi3filter.ValidateResponse(context.Background(), in), "%s %s -> %d %s", req.Method, req.URL, resp.StatusCode, body)
+}
+
+func (h *harness) requireError(r response, status int, code, field string) {
+	h.t.Helper()
+	require.Equal(h.t, status, r.status, string(r.body))
+	require.Equal(h.t, false, r.json["ok"])
+	require.Equal(h.t, code, r.json["code"], string(r.body))
+	require.NotEmpty(h.t, r.json["error"])
+	if field != "" {
+		require.Equal(h.t, field, r.json["field"], string(r.body))
+	}
+}
+
+func (h *harness) outbox(typ string) int {
+	var n int
+	require.NoError(h.t, h.pool.QueryRow(context.Background(), "SELECT count(*) FROM outbox WHERE type = $1", typ).Scan(&n))
+	return n
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestLeadFinder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.1")
+	tok := h.token("growth")
+
+	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Austin, TX"})
+	require.Equal(t, 200, r.status, string(r.body))
+	require.ElementsMatch(t, []string{"ok", "count", "leads"}, keys(r.json))
+	leads := r.json["leads"].([]any)
+	require.EqualValues(t, len(leads), r.json["count"])
+	require.Len(t, leads, 4, "three Austin plumbers, then the hardware store by text")
+	var names []string
+	for _, raw := range leads {
+		l := raw.(map[string]any)
+		require.ElementsMatch(t, []string{"businessName", "ownerName", "email", "phone", "score", "source"}, keys(l))
+		require.True(t, strings.HasPrefix(l["phone"].(string), "+"))
+		score := l["score"].(float64)
+		require.Equal(t, float64(int(score)), score)
+		require.True(t, score >= 0 && score <= 100)
+		names = append(names, l["businessName"].(string))
+	}
+	require.Equal(t, "Drain Kings", names[0], "no website: the biggest gap ranks first")
+	require.Equal(t, "Plumbing Supply Hardware", names[3], "text-only matches come after the vertical")
+
+	r = h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbing", "location": "78701", "limit": 1, "keywords": []string{"acme"}})
+	require.Equal(t, 200, r.status, string(r.body))
+	require.EqualValues(t, 1, r.json["count"])
+	require.Equal(t, "Acme Plumbing", r.json["leads"].([]any)[0].(map[string]any)["businessName"])
+
+	// The sheet grew by the four new leads only; the second search found one it already had.
+	sheet := h.do("GET", "/api/leads", tok, nil)
+	require.Equal(t, 200, sheet.status)
+	require.EqualValues(t, 4, sheet.json["count"])
+	require.Equal(t, 4, h.outbox("lead.written"))
+	require.Equal(t, 2, h.outbox("usage.recorded"))
+
+	for _, loc := range []string{"Texas", "TX", "Austin"} {
+		r = h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "dentist", "location": loc})
+		require.Equal(t, 200, r.status, loc)
+		require.EqualValues(t, 1, r.json["count"], loc)
+	}
+}
+
+func TestLeadFinderRejectsBadInput(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.2")
+	tok := h.token("free")
+	cases := []struct {
+		body        any
+		code, field string
+	}{
+		{map[string]any{"location": "Austin"}, "missing_field", "industry"},
+		{map[string]any{"industry": "  "}, "missing_field", "industry"},
+		{map[string]any{"industry": "plumber", "limit": 0}, "invalid_field", "limit"},
+		{map[string]any{"industry": "plumber", "limit": 51}, "invalid_field", "limit"},
+		{`{"industry":"plumber","limit":"ten"}`, "invalid_type", "limit"},
+		{`{"industry":"plumber","limit":2.5}`, "invalid_type", "limit"},
+		{map[string]any{"industry": "plumber", "location": "Austin, ZZ"}, "invalid_field", "location"},
+		{map[string]any{"industry": "plumber", "location": "12"}, "invalid_field", "location"},
+		{map[string]any{"industry": "plumber", "radius": 5}, "unknown_field", "radius"},
+		{`{"industry":`, "malformed_json", ""},
+	}
+	for _, tc := range cases {
+		h.requireError(h.do("POST", "/api/lead-finder", tok, tc.body), 400, tc.code, tc.field)
+	}
+	h.requireError(h.do("POST", "/api/lead-finder", "", map[string]any{"industry": "plumber"}), 401, "unauthenticated", "")
+	h.requireError(h.do("POST", "/api/lead-finder", "not-a-token", map[string]any{"industry": "plumber"}), 401, "invalid_token", "")
+	require.Zero(t, h.outbox("usage.recorded"), "refused searches record no usage")
+}
+
+func TestLeadQualify(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.3")
+	tok := h.token("free")
+
+	r := h.do("GET", "/api/lead-qualify?email=ann@acmeplumbing.com&phone=512-472-3000&businessName=Acme+Plumbing", tok, nil)
+	require.Equal(t, 200, r.status, string(r.body))
+	require.ElementsMatch(t, []string{"ok", "score", "qualified", "reasoning", "signals"}, keys(r.json))
+	require.EqualValues(t, 100, r.json["score"])
+	require.Equal(t, true, r.json["qualified"])
+	require.ElementsMatch(t, []any{"valid_email_syntax", "verified_email", "business_email", "has_website", "valid_phone", "local_business"}, r.json["signals"])
+
+	r = h.do("GET", "/api/lead-qualify?email=someone@unlisted-domain.com", tok, nil)
+	require.Equal(t, 200, r.status)
+	require.NotContains(t, r.json["signals"], "verified_email", "NXDOMAIN from the loopback server")
+	require.Contains(t, r.json["reasoning"], "has no MX records")
+
+	r = h.do("GET", "/api/lead-qualify?email=not-an-email", tok, nil)
+	require.Equal(t, 200, r.status, "a malformed email is scored, not refused")
+	require.EqualValues(t, 0, r.json["score"])
+	require.Equal(t, false, r.json["qualified"])
+	require.Equal(t, []any{}, r.json["signals"])
+
+	h.requireError(h.do("GET", "/api/lead-qualify", tok, nil), 400, "missing_field", "email")
+	h.requireError(h.do("GET", "/api/lead-qualify?email=a@b.com", "", nil), 401, "unauthenticated", "")
+}
+
+func batchOf(n int, email func(i int) string) map[string]any {
+	leads := make([]map[string]string, n)
+	for i := range leads {
+		leads[i] = map[string]string{"email": email(i)}
+	}
+	return map[string]any{"leads": leads}
+}
+
+func TestLeadQualityBatch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.4")
+	free := h.token("free")
+
+	r := h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []map[string]string{
+		{"email": "ann@acmeplumbing.com", "phone": "512-472-3000", "businessName": "Acme Plumbing"},
+		{"email": "broken"},
+	}})
+	require.Equal(t, 200, r.status, string(r.body))
+	require.ElementsMatch(t, []string{"ok", "scored", "remaining", "results"}, keys(r.json))
+	require.EqualValues(t, 2, r.json["scored"])
+	require.EqualValues(t, 23, r.json["remaining"])
+	results := r.json["results"].([]any)
+	require.Equal(t, map[string]any{"email": "ann@acmeplumbing.com", "score": float64(100), "qualified": true}, results[0])
+	require.Equal(t, map[string]any{"email": "broken", "score": float64(0), "qualified": false}, results[1])
+	require.Equal(t, 1, h.outbox("usage.recorded"))
+
+	h.requireError(h.do("POST", "/api/lead-quality-batch", free, batchOf(26, func(i int) string { return fmt.Sprintf("a%d@acme.com", i) })), 400, "invalid_field", "leads")
+	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []map[string]string{{"businessName": "x"}}}), 400, "missing_field", "leads[0].email")
+	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{}), 400, "missing_field", "leads")
+	h.requireError(h.do("POST", "/api/lead-quality-batch", "", batchOf(1, func(int) string { return "a@b.com" })), 401, "unauthenticated", "")
+
+	growth := h.do("POST", "/api/lead-quality-batch", h.token("growth"), batchOf(25, func(i int) string { return fmt.Sprintf("g%d@acme.com", i) }))
+	require.Equal(t, 200, growth.status)
+	require.EqualValues(t, 2147483647, growth.json["remaining"], "unlimited plans report the largest 32-bit integer")
+}
+
+func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.5")
+	free := h.token("free")
+
+	r := h.do("POST", "/api/lead-quality-batch", free, batchOf(20, func(i int) string { return fmt.Sprintf("a%d@acme.com", i) }))
+	require.Equal(t, 200, r.status)
+	require.EqualValues(t, 5, r.json["remaining"])
+
+	// A batch larger than what is left is refused whole and spends nothing.
+	r = h.do("POST", "/api/lead-quality-batch", free, batchOf(6, func(i int) string { return fmt.Sprintf("b%d@acme.com", i) }))
+	h.requireError(r, 402, "batch_allowance_exhausted", "")
+	require.EqualValues(t, 5, r.json["remaining"])
+
+	// Ten one-lead batches at once with five scores left: batches are all-or-nothing, so
+	// exactly five are scored and five refused.
+	var (
+		wg                sync.WaitGroup
+		mu                sync.Mutex
+		scored, refusals  int
+		refusalsRemaining []any
+	)
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := h.do("POST", "/api/lead-quality-batch", free, batchOf(1, func(int) string { return fmt.Sprintf("c%d@acme.com", i) }))
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.status {
+			case 200:
+				scored += int(r.json["scored"].(float64))
+			case 402:
+				refusals++
+				require.Equal(t, "batch_allowance_exhausted", r.json["code"])
+				require.Equal(t, "https://bizassist.test/pricing", r.json["upgradeUrl"])
+				refusalsRemaining = append(refusalsRemaining, r.json["remaining"])
+			default:
+				t.Errorf("unexpected %d: %s", r.status, r.body)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, 5, scored)
+	require.Equal(t, 5, refusals)
+	for _, rem := range refusalsRemaining {
+		require.EqualValues(t, 0, rem)
+	}
+	require.Equal(t, 1+5, h.outbox("usage.recorded"))
+
+	r = h.do("POST", "/api/lead-quality-batch", h.token("free"), batchOf(1, func(int) string { return "x@acme.com" }))
+	require.Equal(t, 200, r.status, "another free account has its own allowance")
+}
+
+func TestLeadsSheetListAndExport(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.6")
+	tok := h.token("growth")
+	require.Equal(t, 200, h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbing"}).status)
+
+	page := h.do("GET", "/api/leads?limit=2", tok, nil)
+	require.Equal(t, 200, page.status)
+	require.EqualValues(t, 2, page.json["count"])
+	cursor := page.json["nextCursor"].(string)
+	rest := h.do("GET", "/api/leads?limit=100&cursor="+cursor, tok, nil)
+	require.EqualValues(t, 3, rest.json["count"], "four plumbers and the hardware store")
+	require.Nil(t, rest.json["nextCursor"])
+
+	h.requireError(h.do("GET", "/api/leads?limit=101", tok, nil), 400, "invalid_field", "limit")
+	h.requireError(h.do("GET", "/api/leads?cursor=nope", tok, nil), 400, "invalid_field", "cursor")
+
+	r := h.do("GET", "/api/leads/export.csv", tok, nil)
+	require.Equal(t, 200, r.status)
+	require.Equal(t, "text/csv; charset=utf-8", r.header.Get("Content-Type"))
+	records, err := csv.NewReader(bytes.NewReader(r.body)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"id", "name", "email", "phone", "businessName", "source", "createdAt"}, records[0])
+	require.Len(t, records, 1+5)
+
+	other := h.do("GET", "/api/leads", h.token("growth"), nil)
+	require.EqualValues(t, 0, other.json["count"], "sheets are per account")
+}
+
+func TestScoutStats(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.7")
+	r := h.do("GET", "/api/scout-stats", "", nil)
+	require.Equal(t, 200, r.status, string(r.body))
+	require.ElementsMatch(t, []string{"total", "noWebsite", "avgGapScore", "byVertical", "topCities", "topStates", "last7Days", "dateRange", "updatedAt"}, keys(r.json))
+	require.EqualValues(t, 6, r.json["total"])
+	require.EqualValues(t, 2, r.json["noWebsite"])
+	require.Equal(t, "public, max-age=21600", r.header.Get("Cache-Control"))
+	etag := r.header.Get("ETag")
+	require.NotEmpty(t, etag)
+	require.NotContains(t, string(r.body), "acmeplumbing", "aggregates only")
+
+	// A second request is served from Redis, identical, and a matching ETag gets a 304.
+	again := h.do("GET", "/api/scout-stats", "", nil)
+	require.Equal(t, r.body, again.body)
+	req, _ := http.NewRequest("GET", h.srv.URL+"/api/scout-stats", nil)
+	req.Header.Set("If-None-Match", etag)
+	req.Header.Set("X-Forwarded-For", h.ip)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 304, resp.StatusCode)
+	require.Equal(t, "30", resp.Header.Get("X-RateLimit-Limit"), "the statistics policy applies")
+}
