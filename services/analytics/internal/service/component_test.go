@@ -63,7 +63,9 @@ type stack struct {
 	stop     func()
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t *testing.T) *stack { return newBenchStack(t) }
+
+func newBenchStack(t testing.TB) *stack {
 	t.Helper()
 	issuer := jwttest.NewIssuer(t)
 	environ := platformtest.Env(t, service.Name, issuer.JWKSURL())
@@ -76,7 +78,7 @@ func newStack(t *testing.T) *stack {
 }
 
 // start runs a service process on the stack's database; stop ends it as SIGTERM would.
-func (s *stack) start(t *testing.T) {
+func (s *stack) start(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -101,7 +103,7 @@ func (s *stack) start(t *testing.T) {
 	t.Cleanup(s.stop)
 }
 
-func (s *stack) token(t *testing.T, account, plan string) string {
+func (s *stack) token(t testing.TB, account, plan string) string {
 	t.Helper()
 	return s.issuer.Token(authjwt.Caller{AccountID: account, Email: account + "@x.test", Plan: plan, TokenID: "jti_" + account})
 }

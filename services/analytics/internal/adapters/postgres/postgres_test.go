@@ -30,7 +30,7 @@ func newPool(t *testing.T) *pgxpool.Pool {
 
 var writerCfg = postgres.WriterConfig{Workers: 2, MaxBatch: 50, Timeout: 10 * time.Second}
 
-func newEvent(t *testing.T, account, feature string, at time.Time) usage.Event {
+func newEvent(t testing.TB, account, feature string, at time.Time) usage.Event {
 	t.Helper()
 	e, err := usage.NewEvent(account, feature, "", json.RawMessage(`{"n":1}`), at)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package health_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -192,4 +193,12 @@ func TestRecommendationNamesTheWeakestSignals(t *testing.T) {
 	got := health.Recommendation(v)
 	require.Equal(t, "Weakest signals: loginRecency 10/100, chatEngagement 10/100. "+
 		"Next step: reach out personally: they have stopped logging in.", got)
+
+	// What costs the most points leads, not the lowest raw value: a failing payment (weight 9)
+	// outweighs no integration use (weight 4).
+	for _, s := range health.Signals {
+		v[s] = 100
+	}
+	v[health.IntegrationUse], v[health.PaymentHealth] = 0, 15
+	require.True(t, strings.HasPrefix(health.Recommendation(v), "Weakest signals: paymentHealth 15/100, integrationUse 0/100."))
 }

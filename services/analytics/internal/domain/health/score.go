@@ -87,15 +87,12 @@ var actions = map[Signal]string{
 	Tenure:          "give them onboarding attention: they are new",
 }
 
-// Recommendation names the two weakest signals and what to do about the weakest.
+// Recommendation names the two signals that cost the score the most points (weight times the
+// shortfall from 100) and what to do about the first.
 func Recommendation(v Values) string {
 	weakest := slices.Clone(Signals[:])
-	// Weakest first; among equals, the heavier weight matters more.
 	slices.SortStableFunc(weakest, func(a, b Signal) int {
-		if v[a] != v[b] {
-			return v[a] - v[b]
-		}
-		return Weights[b] - Weights[a]
+		return Weights[b]*(100-v[b]) - Weights[a]*(100-v[a])
 	})
 	names := make([]string, 0, 2)
 	for _, s := range weakest[:2] {

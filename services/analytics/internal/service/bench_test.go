@@ -1,0 +1,87 @@
+package service_test
+
+import (
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// benchHTTP sends b.N requests from 64 concurrent keep-alive clients and reports requests/s and
+// the 99th-percentile latency.
+func benchHTTP(b *testing.B, s *stack, method, path, token, body string) {
+	const clients = 64
+	transport := &http.Transport{MaxIdleConnsPerHost: clients}
+	client := &http.Client{Transport: transport}
+	defer transport.CloseIdleConnections()
+	var (
+		mu        sync.Mutex
+		latencies = make([]time.Duration, 0, b.N)
+		wg        sync.WaitGroup
+		next      = make(chan struct{}, b.N)
+	)
+	for range b.N {
+		next <- struct{}{}
+	}
+	close(next)
+	b.ResetTimer()
+	start := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range next {
+				var rd io.Reader
+				if body != "" {
+					rd = strings.NewReader(body)
+				}
+				req, _ := http.NewRequest(method, s.base+path, rd)
+				req.Header.Set("Authorization", "Bearer "+token)
+				req.Header.Set("X-Forwarded-For", bulkIP)
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Errorf("status %d", resp.StatusCode)
+					return
+				}
+				d := time.Since(t0)
+				mu.Lock()
+				latencies = append(latencies, d)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(latencies)
+	b.ReportMetric(float64(len(latencies))/elapsed.Seconds(), "req/s")
+	if len(latencies) > 0 {
+		b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
+	}
+}
+
+// BenchmarkLogUsageHTTP is log-usage through the in-process server: token check, validation and
+// a durable commit per request (group commit).
+//
+//	go test -run '^$' -bench LogUsageHTTP -benchtime 20000x ./internal/service
+func BenchmarkLogUsageHTTP(b *testing.B) {
+	s := newBenchStack(b)
+	benchHTTP(b, s, http.MethodPost, "/api/log-usage", s.token(b, "acc_bench", "growth"), `{"feature":"chat","action":"send_message","meta":{"page":"/dashboard"}}`)
+}
+
+// BenchmarkHealthScoreHTTP is health-score through the in-process server.
+//
+//	go test -run '^$' -bench HealthScoreHTTP -benchtime 20000x ./internal/service
+func BenchmarkHealthScoreHTTP(b *testing.B) {
+	s := newBenchStack(b)
+	benchHTTP(b, s, http.MethodGet, "/api/health-score", s.token(b, "acc_bench", "growth"), "")
+}
