@@ -59,6 +59,9 @@ type Next struct {
 	GiveUp    error         // failed for too long: stop
 }
 
+// recordTimeout bounds recording an attempt once it has been made.
+const recordTimeout = 10 * time.Second
+
 // Deliver makes one attempt at a delivery and records it.
 type Deliver struct {
 	Store  DeliveryStore
@@ -96,7 +99,10 @@ func (h Deliver) Handle(ctx context.Context, deliveryID string) (Next, error) {
 		rec.Disable = h.Policy.ShouldDisable(failingSince, now)
 		rec.GiveUp = rec.Disable || now.Sub(t.CreatedAt) >= h.Policy.GiveUpAfter
 	}
-	if err := h.Store.Record(ctx, rec); err != nil {
+	// The attempt happened; a shutdown must not lose its record.
+	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if err := h.Store.Record(recordCtx, rec); err != nil {
 		return Next{}, fmt.Errorf("record attempt of %s: %w", deliveryID, err)
 	}
 	switch {

@@ -22,10 +22,14 @@ type Config struct {
 	DeliveryTimeout      time.Duration `env:"INTEGRATIONS_DELIVERY_TIMEOUT" envDefault:"15s"`
 	DeliveryConcurrency  int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"100"`
 	DeliveryPollInterval time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
-	RetryBase            time.Duration `env:"INTEGRATIONS_RETRY_BASE" envDefault:"30s"`
-	RetryCap             time.Duration `env:"INTEGRATIONS_RETRY_CAP" envDefault:"6h"`
-	RetryWindow          time.Duration `env:"INTEGRATIONS_RETRY_WINDOW" envDefault:"72h"`
-	DisableAfter         time.Duration `env:"INTEGRATIONS_DISABLE_AFTER" envDefault:"72h"`
+	DeliveryCooldown     time.Duration `env:"INTEGRATIONS_DELIVERY_FETCH_COOLDOWN" envDefault:"20ms"`
+	// EventConsumers is how many consumers of the group this process runs; each handles one
+	// event at a time, so more of them plan deliveries for more events at once.
+	EventConsumers int           `env:"INTEGRATIONS_EVENT_CONSUMERS" envDefault:"4"`
+	RetryBase      time.Duration `env:"INTEGRATIONS_RETRY_BASE" envDefault:"30s"`
+	RetryCap       time.Duration `env:"INTEGRATIONS_RETRY_CAP" envDefault:"6h"`
+	RetryWindow    time.Duration `env:"INTEGRATIONS_RETRY_WINDOW" envDefault:"72h"`
+	DisableAfter   time.Duration `env:"INTEGRATIONS_DISABLE_AFTER" envDefault:"72h"`
 
 	// StripeWebhookSecret is the endpoint secret (whsec_...) of the Stripe webhook; the payment
 	// route answers 503 without it.
@@ -38,8 +42,11 @@ func (c Config) Validate() error {
 	if _, err := c.TargetPolicy(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.DeliveryTimeout <= 0 || c.DeliveryConcurrency < 1 || c.DeliveryPollInterval <= 0 {
-		errs = append(errs, errors.New("INTEGRATIONS_DELIVERY_TIMEOUT, _CONCURRENCY and _POLL_INTERVAL must be positive"))
+	if c.DeliveryTimeout <= 0 || c.DeliveryConcurrency < 1 || c.DeliveryPollInterval <= 0 || c.DeliveryCooldown <= 0 {
+		errs = append(errs, errors.New("INTEGRATIONS_DELIVERY_TIMEOUT, _CONCURRENCY, _POLL_INTERVAL and _FETCH_COOLDOWN must be positive"))
+	}
+	if c.EventConsumers < 1 {
+		errs = append(errs, errors.New("INTEGRATIONS_EVENT_CONSUMERS must be at least 1"))
 	}
 	if c.RetryBase <= 0 || c.RetryCap < c.RetryBase || c.RetryWindow <= 0 || c.DisableAfter <= 0 {
 		errs = append(errs, errors.New("INTEGRATIONS_RETRY_BASE, _CAP, _WINDOW and INTEGRATIONS_DISABLE_AFTER must be positive, with CAP >= BASE"))

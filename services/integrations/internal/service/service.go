@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,6 +45,7 @@ type Service struct {
 	Workers *river.Client[pgx.Tx]
 
 	stripeSecret string
+	consumers    []platform.Worker
 }
 
 // New opens the dependencies and wires the use cases. The caller must call Close.
@@ -82,12 +84,31 @@ func build(rt *platform.Runtime, cfg Config) (*Service, error) {
 		ReceivePayment: app.ReceivePayment{Tx: store, Payments: store, Outbox: store, Planner: store},
 	}
 	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, delivery.WorkerConfig{
-		Concurrency: cfg.DeliveryConcurrency, Policy: cfg.RetryPolicy(), PollInterval: cfg.DeliveryPollInterval,
+		Concurrency: cfg.DeliveryConcurrency, Policy: cfg.RetryPolicy(),
+		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, stripeSecret: cfg.StripeWebhookSecret}, nil
+	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, stripeSecret: cfg.StripeWebhookSecret,
+		consumers: consumers(rt, cfg, ports.EventHandlers(a))}, nil
+}
+
+// consumers are cfg.EventConsumers members of the integrations group, named apart so Redis
+// spreads the events among them as it would among replicas.
+func consumers(rt *platform.Runtime, cfg Config, handlers map[string]events.Handler) []platform.Worker {
+	base := cfg.Consumer.Consumer
+	if base == "" {
+		host, _ := os.Hostname()
+		base = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	out := make([]platform.Worker, cfg.EventConsumers)
+	for i := range out {
+		cc := cfg.Consumer
+		cc.Group, cc.Consumer = Name, fmt.Sprintf("%s-%d", base, i)
+		out[i] = platform.Worker{Name: "event consumer " + cc.Consumer, Run: events.NewConsumer(rt.Pool, rt.Redis, cc, handlers).Run}
+	}
+	return out
 }
 
 // Close releases the service's dependencies.
@@ -114,15 +135,16 @@ func (s *Service) Handler() http.Handler {
 	return r
 }
 
-// Serve runs the HTTP server, the delivery workers, the outbox relay and the consumer on ln
+// Serve runs the HTTP server, the delivery workers, the outbox relay and the consumers on ln
 // until ctx ends; in-flight deliveries finish before it returns.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
-	return s.Runtime.Serve(ctx, ln, s.Handler(), ports.EventHandlers(s.App),
-		platform.Worker{Name: "delivery workers", Run: s.runWorkers})
+	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers}}, s.consumers...)
+	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
 }
 
 func (s *Service) runWorkers(ctx context.Context) error {
-	if err := s.Workers.Start(ctx); err != nil {
+	// River hard-stops when its start context ends; the graceful Stop below lets jobs finish.
+	if err := s.Workers.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
 	<-ctx.Done()

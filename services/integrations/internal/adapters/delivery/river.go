@@ -78,6 +78,9 @@ type WorkerConfig struct {
 	Concurrency  int
 	Policy       domain.RetryPolicy
 	PollInterval time.Duration // how often to look for due retries besides insert notifications
+	// FetchCooldown is the least time between two fetches of new jobs; it bounds the delay
+	// between an insert notification and the job starting.
+	FetchCooldown time.Duration
 }
 
 // NewWorkers returns a River client that runs deliveries; Start and Stop it with the process.
@@ -92,7 +95,7 @@ func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, cfg WorkerConfig) (*riv
 		Workers:           workers,
 		RetryPolicy:       retryPolicy{cfg.Policy},
 		JobTimeout:        time.Minute, // above the sender's 15 s timeout plus recording
-		FetchCooldown:     min(river.FetchCooldownDefault, cfg.PollInterval),
+		FetchCooldown:     min(cfg.FetchCooldown, cfg.PollInterval),
 		FetchPollInterval: cfg.PollInterval,
 	})
 	if err != nil {

@@ -1,0 +1,258 @@
+// Command integrations-bench measures outbound delivery: it runs the integrations service
+// in-process on a throwaway database, subscribes a loopback receiver, publishes lead.written
+// events at a steady rate through the real outbox, relay, Redis stream and consumer, and reports
+// deliveries per second and the latency from event to signed delivery (p50, p99, max).
+//
+//	go run ./cmd/integrations-bench -rate 1000 -duration 10s -subs 5
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/svc"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+	"github.com/bizassist/bizassist/services/integrations/internal/service"
+)
+
+func main() {
+	adminURL := flag.String("admin-url", envOr("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server to create the throwaway database on")
+	redisURL := flag.String("redis-url", envOr("REDIS_URL", "redis://127.0.0.1:6379/0"), "Redis for the event streams")
+	rate := flag.Int("rate", 1000, "deliveries per second to offer (events/s = rate / subs)")
+	duration := flag.Duration("duration", 10*time.Second, "how long to publish")
+	subs := flag.Int("subs", 5, "subscriptions to new_lead on the account (fan-out per event)")
+	workers := flag.Int("workers", 100, "delivery workers (INTEGRATIONS_DELIVERY_CONCURRENCY)")
+	keep := flag.Bool("keep", false, "keep the database afterwards, to inspect outbox, deliveries and attempts")
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := run(ctx, *adminURL, *redisURL, *rate, *duration, *subs, *workers, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "integrations-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func run(ctx context.Context, adminURL, redisURL string, rate int, duration time.Duration, subs, workers int, keep bool) error {
+	if rate < subs || subs < 1 {
+		return errors.New("-rate must be at least -subs, and -subs at least 1")
+	}
+	dbURL, drop, err := throwawayDatabase(ctx, adminURL)
+	if err != nil {
+		return err
+	}
+	if keep {
+		fmt.Println("database:", dbURL)
+	} else {
+		defer drop()
+	}
+
+	rec := newReceiver()
+	recLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	recSrv := &http.Server{Handler: rec, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = recSrv.Serve(recLn) }()
+	defer recSrv.Close()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	prefix := "bench" + randomHex(4)
+	environ := map[string]string{
+		"HTTP_ADDR": ln.Addr().String(), "HTTP_DRAIN_DELAY": "0s",
+		"DATABASE_URL": dbURL, "DATABASE_SCHEMA": service.Name, "DATABASE_MAX_CONNS": "40",
+		"REDIS_URL": redisURL, "RATELIMIT_PREFIX": prefix + ":rl", "EVENTS_STREAM_PREFIX": prefix,
+		"EVENTS_RELAY_POLL_INTERVAL": "20ms", "EVENTS_CONSUMER_BLOCK": "100ms",
+		"JWT_JWKS_URL": "http://127.0.0.1:1/unused", "LOG_LEVEL": "warn",
+		"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
+		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(workers),
+	}
+	var cfg service.Config
+	if err := svc.LoadConfigFrom(&cfg, environ); err != nil {
+		return err
+	}
+	s, err := service.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	serveCtx, stopServe := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(serveCtx, ln) }()
+	defer func() { stopServe(); <-served }()
+
+	policy, _ := cfg.TargetPolicy()
+	for i := range subs {
+		sub, err := domain.NewSubscription("acc_bench", domain.OutboundNewLead, fmt.Sprintf("http://%s/hook/%d", recLn.Addr(), i), policy, time.Now())
+		if err != nil {
+			return err
+		}
+		if err := s.Store.CreateSubscription(ctx, sub); err != nil {
+			return err
+		}
+	}
+
+	eventsPerSec := rate / subs
+	total := int(duration.Seconds() * float64(eventsPerSec))
+	fmt.Printf("integrations bench: %d events/s x %d subscriptions = %d deliveries/s offered for %s (%d deliveries), %d workers\n",
+		eventsPerSec, subs, eventsPerSec*subs, duration, total*subs, workers)
+	start := time.Now()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	published := 0
+	for published < total {
+		<-tick.C
+		due := min(total, int(time.Since(start).Seconds()*float64(eventsPerSec)))
+		if due > published {
+			if err := publish(ctx, s, published, due); err != nil {
+				return err
+			}
+			published = due
+		}
+	}
+	want := int64(total * subs)
+	deadline := time.Now().Add(2*duration + 30*time.Second)
+	for rec.count.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	elapsed := rec.last().Sub(start)
+	lat := rec.latencies()
+	if int64(len(lat)) < want {
+		return fmt.Errorf("only %d of %d deliveries arrived", len(lat), want)
+	}
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	fmt.Printf("delivered %d in %s: %.0f deliveries/s\n", len(lat), elapsed.Round(time.Millisecond), float64(len(lat))/elapsed.Seconds())
+	fmt.Printf("event -> delivery latency: p50 %s  p99 %s  max %s\n",
+		pct(0.50).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	return nil
+}
+
+// publish puts lead.written events [from, to) in the outbox in one transaction, as leads would;
+// each carries its publish time so the receiver can measure event-to-delivery latency.
+func publish(ctx context.Context, s *service.Service, from, to int) error {
+	envs := make([]events.Envelope, 0, to-from)
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	for i := from; i < to; i++ {
+		env, err := events.New(ctx, "lead.written", "acc_bench", map[string]string{
+			"leadId": fmt.Sprintf("lead_%d", i), "name": "Bench Lead", "email": "bench@example.com",
+			"phone": "+15125550100", "source": "bench", "timestamp": now,
+		})
+		if err != nil {
+			return err
+		}
+		envs = append(envs, env)
+	}
+	return pgkit.InTx(ctx, s.Runtime.Pool, func(tx pgx.Tx) error { return events.Enqueue(ctx, tx, envs...) })
+}
+
+// receiver accepts every delivery and records how long after its event it arrived.
+type receiver struct {
+	count  atomic.Int64
+	mu     sync.Mutex
+	lat    []time.Duration
+	lastAt time.Time
+}
+
+func newReceiver() *receiver { return &receiver{lat: make([]time.Duration, 0, 1<<16)} }
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Timestamp string `json:"timestamp"`
+	}
+	raw, _ := io.ReadAll(r.Body)
+	now := time.Now()
+	if json.Unmarshal(raw, &body) != nil || r.Header.Get("webhook-signature") == "" {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	sent, err := time.Parse(time.RFC3339Nano, body.Timestamp)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	rc.mu.Lock()
+	rc.lat = append(rc.lat, now.Sub(sent))
+	rc.lastAt = now
+	rc.mu.Unlock()
+	rc.count.Add(1)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (rc *receiver) latencies() []time.Duration {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.lat)
+}
+
+func (rc *receiver) last() time.Time {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.lastAt
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// throwawayDatabase creates a fresh database on the admin server and returns its URL and a
+// function that drops it.
+func throwawayDatabase(ctx context.Context, adminURL string) (string, func(), error) {
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return "", nil, fmt.Errorf("connect %s: %w", adminURL, err)
+	}
+	name := "bench_" + randomHex(6)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		_ = admin.Close(ctx)
+		return "", nil, err
+	}
+	u, err := url.Parse(adminURL)
+	if err != nil {
+		_ = admin.Close(ctx)
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	drop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		_ = admin.Close(ctx)
+	}
+	return u.String(), drop, nil
+}
