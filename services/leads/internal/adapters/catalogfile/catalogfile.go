@@ -107,7 +107,6 @@ type csvRows struct {
 
 func (c *csvRows) Next() (app.CatalogRow, error) {
 	fields, err := c.r.Read()
-	line, _ := c.r.FieldPos(0)
 	if errors.Is(err, io.EOF) {
 		return app.CatalogRow{}, io.EOF
 	}
@@ -118,6 +117,7 @@ func (c *csvRows) Next() (app.CatalogRow, error) {
 	if err != nil {
 		return app.CatalogRow{}, err
 	}
+	line, _ := c.r.FieldPos(0)
 	get := func(name string) string {
 		if i, ok := c.cols[name]; ok && i < len(fields) {
 			return strings.TrimSpace(fields[i])
