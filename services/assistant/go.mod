@@ -6,7 +6,7 @@ require (
 	github.com/bizassist/bizassist/libs v0.0.0
 	github.com/gorilla/mux v1.8.1
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/openai/openai-go v0.1.0-alpha.61
+	github.com/openai/openai-go v1.12.0
 	github.com/pkoukk/tiktoken-go v0.1.7
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/redis/go-redis/v9 v9.7.0

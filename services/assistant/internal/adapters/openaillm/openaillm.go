@@ -56,7 +56,7 @@ func (c Config) Validate() error {
 
 // Model implements app.Model.
 type Model struct {
-	client *openai.Client
+	client openai.Client
 	cfg    Config
 }
 
@@ -90,15 +90,19 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 	}
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system)}
 	for _, h := range c.History {
-		msgs = append(msgs, textMessage(h.Role, h.Content))
+		if h.Role == domain.RoleAssistant {
+			msgs = append(msgs, openai.AssistantMessage(h.Content))
+		} else {
+			msgs = append(msgs, openai.UserMessage(h.Content))
+		}
 	}
 	msgs = append(msgs, openai.UserMessage(c.Message))
 
 	total := 0
 	for round := 0; ; round++ {
-		params := openai.ChatCompletionNewParams{Model: openai.F(m.cfg.Model), Messages: openai.F(msgs)}
+		params := openai.ChatCompletionNewParams{Model: m.cfg.Model, Messages: msgs}
 		if round < m.cfg.MaxToolRounds {
-			params.Tools = openai.F(toolDefinitions)
+			params.Tools = toolDefinitions
 		}
 		comp, err := m.client.Chat.Completions.New(ctx, params)
 		if err != nil {
@@ -114,25 +118,11 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 			state.Intent = domain.IntentConversation
 			return app.Answer{Text: strings.TrimSpace(msg.Content), Tokens: total, State: state, Topic: domain.IntentConversation}, nil
 		}
-		msgs = append(msgs, msg)
+		msgs = append(msgs, msg.ToParam())
 		for _, call := range msg.ToolCalls {
-			result := runTool(ctx, tools, call.Function.Name, call.Function.Arguments)
-			msgs = append(msgs, openai.ChatCompletionMessageParam{
-				Role:       openai.F(openai.ChatCompletionMessageParamRoleTool),
-				ToolCallID: openai.F(call.ID),
-				Content:    openai.F[any](result),
-			})
+			msgs = append(msgs, openai.ToolMessage(runTool(ctx, tools, call.Function.Name, call.Function.Arguments), call.ID))
 		}
 	}
-}
-
-// textMessage sends stored history as plain string content, which every compatible server accepts.
-func textMessage(role domain.Role, content string) openai.ChatCompletionMessageParamUnion {
-	r := openai.ChatCompletionMessageParamRoleUser
-	if role == domain.RoleAssistant {
-		r = openai.ChatCompletionMessageParamRoleAssistant
-	}
-	return openai.ChatCompletionMessageParam{Role: openai.F(r), Content: openai.F[any](content)}
 }
 
 // failure maps a model error to the envelope: 504 when it ran out of time, 503 otherwise.
@@ -151,13 +141,9 @@ func (m *Model) failure(ctx context.Context, err error) error {
 }
 
 func fn(name, description string, params map[string]any) openai.ChatCompletionToolParam {
-	return openai.ChatCompletionToolParam{
-		Type: openai.F(openai.ChatCompletionToolTypeFunction),
-		Function: openai.F(openai.FunctionDefinitionParam{
-			Name: openai.String(name), Description: openai.String(description),
-			Parameters: openai.F(openai.FunctionParameters(params)),
-		}),
-	}
+	return openai.ChatCompletionToolParam{Function: openai.FunctionDefinitionParam{
+		Name: name, Description: openai.String(description), Parameters: openai.FunctionParameters(params),
+	}}
 }
 
 func object(props map[string]any, required ...string) map[string]any {
