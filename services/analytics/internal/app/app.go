@@ -113,3 +113,18 @@ type HealthStore interface {
 	// AccountsAfter pages through every account id in order.
 	AccountsAfter(ctx context.Context, after string, limit int) ([]string, error)
 }
+
+// NewAccount is an account as account.created describes it; OwnerID is empty for owners.
+type NewAccount struct {
+	AccountID, OwnerID, Email, BusinessName, Plan string
+	CreatedAt                                     time.Time
+}
+
+// Activity is a kind of dated activity the signals count.
+type Activity string
+
+const (
+	ActivityLogin   Activity = "login"   // a day with a login: loginFrequency
+	ActivityLead    Activity = "lead"    // a lead written: leadActivity
+	ActivityInbound Activity = "inbound" // an inbound webhook event: integrationUse
+)

@@ -9,18 +9,18 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
 )
 
 // Projection is where the consumed events land, inside the consumer's transaction.
 type Projection interface {
-	Created(ctx context.Context, tx pgx.Tx, a postgres.NewAccount) error
+	Created(ctx context.Context, tx pgx.Tx, a app.NewAccount) error
 	LoggedIn(ctx context.Context, tx pgx.Tx, accountID, email string, at time.Time) error
 	PlanChanged(ctx context.Context, tx pgx.Tx, accountID, plan string, at time.Time) error
 	Payment(ctx context.Context, tx pgx.Tx, accountID string, e health.PaymentEvent, at time.Time) error
-	Activity(ctx context.Context, tx pgx.Tx, accountID, kind string, at time.Time) error
+	Activity(ctx context.Context, tx pgx.Tx, accountID string, kind app.Activity, at time.Time) error
 	UsageRecorded(ctx context.Context, tx pgx.Tx, e usage.Event) error
 }
 
@@ -87,7 +87,7 @@ func EventHandlers(p Projection) map[string]events.Handler {
 			if d.CreatedAt.IsZero() {
 				d.CreatedAt = e.OccurredAt
 			}
-			return p.Created(ctx, tx, postgres.NewAccount{AccountID: d.AccountID, OwnerID: d.OwnerID, Email: d.Email,
+			return p.Created(ctx, tx, app.NewAccount{AccountID: d.AccountID, OwnerID: d.OwnerID, Email: d.Email,
 				BusinessName: d.BusinessName, Plan: d.Plan, CreatedAt: d.CreatedAt})
 		},
 		"account.login": func(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
@@ -121,12 +121,12 @@ func EventHandlers(p Projection) map[string]events.Handler {
 			return p.UsageRecorded(ctx, tx, usage.Recorded(or(d.EventID, e.ID), or(d.AccountID, e.AccountID), d.Feature, d.Action, d.Count, at))
 		},
 		"lead.written": func(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
-			return p.Activity(ctx, tx, e.AccountID, postgres.KindLead, e.OccurredAt)
+			return p.Activity(ctx, tx, e.AccountID, app.ActivityLead, e.OccurredAt)
 		},
 	}
 	for _, typ := range inboundTypes {
 		h[typ] = func(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
-			return p.Activity(ctx, tx, e.AccountID, postgres.KindInbound, e.OccurredAt)
+			return p.Activity(ctx, tx, e.AccountID, app.ActivityInbound, e.OccurredAt)
 		}
 	}
 	for _, typ := range PaymentTypes {

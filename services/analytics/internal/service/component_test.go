@@ -26,7 +26,7 @@ import (
 	"github.com/bizassist/bizassist/libs/rediskit/redistest"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/analytics/api"
-	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/service"
 )
@@ -287,7 +287,7 @@ func TestChurnPredictIsForGrowthAndFullStack(t *testing.T) {
 	now := s.clock.Now()
 	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
 		for i, id := range []string{"acc_active", "acc_fading", "acc_silent"} {
-			if err := s.svc.Accounts.Created(ctx, tx, postgres.NewAccount{AccountID: id, OwnerID: "acc_boss",
+			if err := s.svc.Accounts.Created(ctx, tx, app.NewAccount{AccountID: id, OwnerID: "acc_boss",
 				Email: id + "@client.test", BusinessName: fmt.Sprintf("Client %d", i), Plan: "free", CreatedAt: now.AddDate(0, -6, 0)}); err != nil {
 				return err
 			}
@@ -334,7 +334,7 @@ func TestHealthScoreDriftsDownAsTheClockMoves(t *testing.T) {
 			if err := s.svc.Accounts.LoggedIn(ctx, tx, "acc_drift", "", now.AddDate(0, 0, -d)); err != nil {
 				return err
 			}
-			if err := s.svc.Accounts.Activity(ctx, tx, "acc_drift", postgres.KindLead, now.AddDate(0, 0, -d)); err != nil {
+			if err := s.svc.Accounts.Activity(ctx, tx, "acc_drift", app.ActivityLead, now.AddDate(0, 0, -d)); err != nil {
 				return err
 			}
 		}

@@ -43,14 +43,8 @@ func (a *Accounts) Plan(ctx context.Context, accountID string) (string, bool, er
 	return plan, true, nil
 }
 
-// NewAccount is account.created.
-type NewAccount struct {
-	AccountID, OwnerID, Email, BusinessName, Plan string
-	CreatedAt                                     time.Time
-}
-
 // Created records an account; a row made earlier from a login or a request is completed.
-func (a *Accounts) Created(ctx context.Context, tx pgx.Tx, n NewAccount) error {
+func (a *Accounts) Created(ctx context.Context, tx pgx.Tx, n app.NewAccount) error {
 	var owner *string
 	if n.OwnerID != "" {
 		owner = &n.OwnerID
@@ -74,7 +68,7 @@ func (a *Accounts) LoggedIn(ctx context.Context, tx pgx.Tx, accountID, email str
 	if err != nil {
 		return fmt.Errorf("project account.login: %w", err)
 	}
-	return a.Activity(ctx, tx, accountID, KindLogin, at)
+	return a.Activity(ctx, tx, accountID, app.ActivityLogin, at)
 }
 
 // PlanChanged records a plan change.
@@ -90,15 +84,17 @@ func (a *Accounts) PlanChanged(ctx context.Context, tx pgx.Tx, accountID, plan s
 // Payment applies a processor event to the account's payment state. Events older than the
 // last one applied are ignored: the processor's order is what counts, not arrival order.
 func (a *Accounts) Payment(ctx context.Context, tx pgx.Tx, accountID string, e health.PaymentEvent, at time.Time) error {
+	// The account may not be projected yet; account.created completes the row later.
+	if _, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, created_at) VALUES ($1, $2)
+		ON CONFLICT (account_id) DO NOTHING`, accountID, at); err != nil {
+		return fmt.Errorf("project payment: %w", err)
+	}
 	var (
 		p    health.Payment
 		last *time.Time
 	)
 	err := tx.QueryRow(ctx, `SELECT payment_status, payment_failures, payment_at FROM accounts
 		WHERE account_id = $1 FOR UPDATE`, accountID).Scan(&p.Status, &p.Failures, &last)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil // not an account we know; identity has not told us about it
-	}
 	if err != nil {
 		return fmt.Errorf("project payment: %w", err)
 	}
@@ -113,15 +109,8 @@ func (a *Accounts) Payment(ctx context.Context, tx pgx.Tx, accountID string, e h
 	return markDirty(ctx, tx, accountID)
 }
 
-// Activity kinds in activity_daily.
-const (
-	KindLogin   = "login"
-	KindLead    = "lead"
-	KindInbound = "inbound"
-)
-
 // Activity counts one login, lead written or inbound event on at's UTC day.
-func (a *Accounts) Activity(ctx context.Context, tx pgx.Tx, accountID, kind string, at time.Time) error {
+func (a *Accounts) Activity(ctx context.Context, tx pgx.Tx, accountID string, kind app.Activity, at time.Time) error {
 	_, err := tx.Exec(ctx, `INSERT INTO activity_daily (account_id, day, kind, n) VALUES ($1, $2, $3, 1)
 		ON CONFLICT (account_id, day, kind) DO UPDATE SET n = activity_daily.n + 1`, accountID, dayOf(at), kind)
 	if err != nil {

@@ -207,7 +207,7 @@ func beActive(t *testing.T, pool *pgxpool.Pool, accounts *postgres.Accounts, id 
 					return err
 				}
 			}
-			if err := accounts.Activity(ctx, tx, id, postgres.KindLead, at); err != nil {
+			if err := accounts.Activity(ctx, tx, id, app.ActivityLead, at); err != nil {
 				return err
 			}
 		}
@@ -237,10 +237,10 @@ func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
 	recompute := app.Recompute{Store: store, Now: clk.Now}
 
 	project(t, pool, func(tx pgx.Tx) error {
-		if err := accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
+		if err := accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
 			return err
 		}
-		return accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_client", OwnerID: "acc_owner",
+		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_client", OwnerID: "acc_owner",
 			Email: "client@x.test", BusinessName: "Client Co", Plan: "free", CreatedAt: clk.Now().AddDate(-1, 0, 0)})
 	})
 	beActive(t, pool, accounts, "acc_client", clk.Now())
@@ -301,12 +301,12 @@ func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
 	project(t, pool, func(tx pgx.Tx) error {
 		for i, id := range []string{"acc_c1", "acc_c2", "acc_c3"} {
-			if err := accounts.Created(ctx, tx, postgres.NewAccount{AccountID: id, OwnerID: "acc_o",
+			if err := accounts.Created(ctx, tx, app.NewAccount{AccountID: id, OwnerID: "acc_o",
 				Email: id + "@x.test", BusinessName: id, Plan: "free", CreatedAt: now.AddDate(0, -i-1, 0)}); err != nil {
 				return err
 			}
 		}
-		return accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_stranger", OwnerID: "acc_elsewhere", Plan: "free", CreatedAt: now})
+		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_stranger", OwnerID: "acc_elsewhere", Plan: "free", CreatedAt: now})
 	})
 	beActive(t, pool, accounts, "acc_c1", now)
 	project(t, pool, func(tx pgx.Tx) error { return accounts.LoggedIn(ctx, tx, "acc_c2", "", now.AddDate(0, 0, -10)) })
@@ -347,7 +347,7 @@ func TestPaymentEventsMoveThePaymentSignal(t *testing.T) {
 	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
 	project(t, pool, func(tx pgx.Tx) error {
-		if err := accounts.Created(ctx, tx, postgres.NewAccount{AccountID: "acc_p", Plan: "growth", CreatedAt: now}); err != nil {
+		if err := accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_p", Plan: "growth", CreatedAt: now}); err != nil {
 			return err
 		}
 		if err := accounts.Payment(ctx, tx, "acc_p", health.PaymentEvent{Type: "invoice.payment_failed"}, now); err != nil {
