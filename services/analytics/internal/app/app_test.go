@@ -99,7 +99,9 @@ func (a *allowances) MonthlyUse(_ context.Context, _ string, from, _ time.Time) 
 	return a.used, nil
 }
 
-func (a *allowances) Limits(context.Context, string) (map[usage.Feature]int, error) { return a.limits, nil }
+func (a *allowances) Limits(context.Context, string) (map[usage.Feature]int, error) {
+	return a.limits, nil
+}
 
 func TestCheckPQL(t *testing.T) {
 	t.Parallel()
