@@ -38,6 +38,7 @@ type ChatCommand struct {
 	AccountID string
 	Plan      string
 	Token     string // the caller's bearer token, which the tools act with
+	ClientIP  string
 	Message   string
 	SessionID string
 	Context   json.RawMessage
@@ -71,7 +72,7 @@ func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) 
 		return ChatResult{}, err
 	}
 
-	tools := h.Tools.For(cmd.Token)
+	tools := h.Tools.For(cmd.Token, cmd.ClientIP)
 	if err := h.checkAllowance(ctx, tools); err != nil {
 		return ChatResult{}, err
 	}

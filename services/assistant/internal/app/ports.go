@@ -21,9 +21,11 @@ type Sessions interface {
 	Save(ctx context.Context, s *domain.Session, created bool, msgs []domain.Message, envs ...events.Envelope) error
 }
 
-// ToolsFor gives the tools of one caller, acting with that caller's own credentials.
+// ToolsFor gives the tools of one caller, acting with that caller's own credentials. clientIP is
+// the caller's address, forwarded so that the services' per-IP limits see the caller and not the
+// assistant.
 type ToolsFor interface {
-	For(bearerToken string) Tools
+	For(bearerToken, clientIP string) Tools
 }
 
 // Tools read the caller's business from the services that own it. They are scoped to the caller

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -33,6 +34,8 @@ type HTTP struct {
 	Seed        *app.SeedFeed
 	Feed        *app.PublicFeed
 	AdminSecret string
+	// ClientIP is the caller's address as the rate limiter sees it.
+	ClientIP func(*http.Request) netip.Addr
 }
 
 // Middleware are the per-route middlewares the composition root supplies.
@@ -69,7 +72,7 @@ func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.Chat.Handle(r.Context(), app.ChatCommand{
-		AccountID: caller.AccountID, Plan: caller.Plan, Token: token,
+		AccountID: caller.AccountID, Plan: caller.Plan, Token: token, ClientIP: clientIP(h.ClientIP(r)),
 		Message: *body.Message, SessionID: body.SessionID, Context: body.Context,
 	})
 	if err != nil {
@@ -134,6 +137,13 @@ func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpx.RespondRaw(w, http.StatusOK, body)
+}
+
+func clientIP(a netip.Addr) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
 }
 
 // etagMatches implements If-None-Match's weak comparison over a list of tags or "*".

@@ -43,8 +43,9 @@ type business struct {
 type backends struct {
 	leads, analytics *httptest.Server
 
-	mu       sync.Mutex
-	searches []string // "account|industry|location"
+	mu        sync.Mutex
+	searches  []string // "account|industry|location"
+	forwarded []string // X-Forwarded-For of every call
 }
 
 func newBackends(t *testing.T, iss *jwttest.Issuer, data map[string]business) *backends {
@@ -55,6 +56,9 @@ func newBackends(t *testing.T, iss *jwttest.Issuer, data map[string]business) *b
 	serve := func(routes map[string]func(authjwt.Caller, business, *http.Request) (int, any)) *httptest.Server {
 		srv := httptest.NewServer(verifier.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, _ := authjwt.CallerFrom(r.Context())
+			b.mu.Lock()
+			b.forwarded = append(b.forwarded, r.Header.Get("X-Forwarded-For"))
+			b.mu.Unlock()
 			route, ok := routes[r.Method+" "+r.URL.Path]
 			if !ok {
 				http.NotFound(w, r)
@@ -256,6 +260,9 @@ func TestConversationFollowsUpFromTheSessionWithTheAccountsOwnFigures(t *testing
 	require.Greater(t, r.body["tokens"], 0.0)
 	require.Equal(t, "acc_alice|plumbing|Austin, TX", s.back.lastSearch())
 	session := r.body["sessionId"].(string)
+	s.back.mu.Lock()
+	require.Equal(t, []string{"10.0.3.1", "10.0.3.1"}, s.back.forwarded, "usage check and search, each as the caller's address")
+	s.back.mu.Unlock()
 
 	// "and in Dallas?" only makes sense after the first turn: industry comes from the session.
 	r = s.chat(t, aliceToken, map[string]any{"message": "and in Dallas?", "sessionId": session})
@@ -497,4 +504,36 @@ func TestConsumedEventsBecomeFeedEventsOnce(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Equal(t, []string{"New lead captured from organic", "Contact form received: “Quote for [name] at [phone] please”"}, summaries)
+}
+
+func TestAnswersDegradeWhenAServiceIsDown(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, map[string]string{"ANALYTICS_URL": "http://127.0.0.1:1"})
+	token := s.token("acc_alice", "growth")
+
+	// The allowance cannot be checked: chat fails open and says what it could not fetch.
+	r := s.chat(t, token, map[string]any{"message": "how is my health score?"})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Contains(t, r.body["reply"], "couldn't fetch your health score just now")
+
+	r = s.chat(t, token, map[string]any{"message": "find plumbers in Austin, TX"})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Contains(t, r.body["reply"], "Barton Creek Plumbing")
+}
+
+func TestALanguageModelThatFailsGivesAnErrorEnvelope(t *testing.T) {
+	t.Parallel()
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte(`{"error":{"message":"upstream down","type":"server_error"}}`))
+	}))
+	t.Cleanup(model.Close)
+	s := newStack(t, map[string]string{"ASSISTANT_LLM_BASE_URL": model.URL + "/v1", "ASSISTANT_LLM_MAX_RETRIES": "0"})
+	r := s.chat(t, s.token("acc_alice", "growth"), map[string]any{"message": "hello"})
+	require.Equal(t, http.StatusServiceUnavailable, r.status, r.raw)
+	require.Equal(t, "model_unavailable", r.body["code"])
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(), `SELECT count(*) FROM messages`).Scan(&n))
+	require.Zero(t, n, "nothing is stored for a failed turn")
 }

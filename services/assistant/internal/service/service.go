@@ -117,7 +117,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns the assistant's HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
-	h := &ports.HTTP{Chat: s.Chat, Seed: s.Seed, Feed: s.Feed, AdminSecret: s.adminSecret}
+	h := &ports.HTTP{Chat: s.Chat, Seed: s.Seed, Feed: s.Feed, AdminSecret: s.adminSecret, ClientIP: s.Runtime.Limiter.ClientIP}
 	h.Routes(r, ports.Middleware{
 		Authenticated: s.Runtime.Authenticated(),
 		APILimit:      s.Runtime.RateLimit(ratelimit.API),

@@ -36,13 +36,15 @@ func New(leadsURL, analyticsURL string, timeout time.Duration) *Backend {
 	}}
 }
 
-// For returns the tools of the caller holding token. The usage status is fetched at most once per
-// request: the allowance check and the answer share it.
-func (b *Backend) For(token string) app.Tools { return &tools{b: b, token: token} }
+// For returns the tools of the caller holding token and calling from clientIP. The usage status
+// is fetched at most once per request: the allowance check and the answer share it.
+func (b *Backend) For(token, clientIP string) app.Tools {
+	return &tools{b: b, token: token, clientIP: clientIP}
+}
 
 type tools struct {
-	b     *Backend
-	token string
+	b               *Backend
+	token, clientIP string
 
 	mu       sync.Mutex
 	usage    *app.Usage
@@ -115,6 +117,10 @@ func (t *tools) call(ctx context.Context, tool, method, target string, body, dst
 	}
 	req.Header.Set("Authorization", "Bearer "+t.token)
 	req.Header.Set("Accept", "application/json")
+	if t.clientIP != "" {
+		// The services trust the assistant as a proxy, so their per-IP limits apply to the caller.
+		req.Header.Set("X-Forwarded-For", t.clientIP)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
