@@ -84,7 +84,8 @@ if $fresh_state; then
 fi
 # Each role owns its schema and has no grant on the others'. CREATE on the database is there
 # because migrations run CREATE SCHEMA IF NOT EXISTS and CREATE EXTENSION (trusted ones, such as
-# pg_trgm), which PostgreSQL checks against it even when the object exists.
+# pg_trgm), which PostgreSQL checks against it even when the object exists; TEMPORARY for the
+# staging tables of bulk imports.
 say "preparing database $DB_NAME: one role and one schema per service"
 if [ -z "$(psql_admin -d postgres -At -c "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'")" ]; then
   psql_admin -d postgres -c "CREATE DATABASE $DB_NAME"
@@ -97,7 +98,7 @@ fi
 DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$svc') THEN CREATE ROLE "$svc" LOGIN; END IF;
 END \$\$;
-GRANT CONNECT, CREATE ON DATABASE $DB_NAME TO "$svc";
+GRANT CONNECT, CREATE, TEMPORARY ON DATABASE $DB_NAME TO "$svc";
 CREATE SCHEMA IF NOT EXISTS "$svc" AUTHORIZATION "$svc";
 SQL
   done
