@@ -39,6 +39,8 @@ type Catalog interface {
 	Match(ctx context.Context, m MatchQuery) (Match, error)
 	// Stats aggregates the catalog.
 	Stats(ctx context.Context, now time.Time) (Stats, error)
+	// Version changes whenever the catalog's content does.
+	Version(ctx context.Context) (int64, error)
 }
 
 // MatchQuery holds what identifies a lead's business; empty fields are not matched.
@@ -106,8 +108,8 @@ type Resolver interface {
 	Resolves(ctx context.Context, domain string) qualify.Outcome
 }
 
-// StatsCache keeps the rendered statistics body between computations.
+// StatsCache keeps the rendered statistics body of a catalog version between computations.
 type StatsCache interface {
-	Get(ctx context.Context) ([]byte, bool)
-	Set(ctx context.Context, body []byte, ttl time.Duration)
+	Get(ctx context.Context, version int64) ([]byte, bool)
+	Set(ctx context.Context, version int64, body []byte, ttl time.Duration)
 }

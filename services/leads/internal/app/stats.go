@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -14,8 +15,9 @@ import (
 // StatsTTL is how long computed statistics are served (spec 8: six hours).
 const StatsTTL = 6 * time.Hour
 
-// CatalogStats is GET /api/scout-stats. The body is computed at most once per TTL across
-// replicas (Redis) and once at a time per process (singleflight), since it scans the catalog.
+// CatalogStats is GET /api/scout-stats. The body is computed at most once per TTL and catalog
+// version across replicas (Redis) and once at a time per process (singleflight), since it scans
+// the catalog; an import changes the version, so fresh data never waits out the TTL.
 type CatalogStats struct {
 	Catalog Catalog
 	Cache   StatsCache
@@ -35,10 +37,14 @@ type StatsBody struct {
 }
 
 func (h CatalogStats) Handle(ctx context.Context) (StatsBody, error) {
-	if body, ok := h.Cache.Get(ctx); ok {
+	version, err := h.Catalog.Version(ctx)
+	if err != nil {
+		return StatsBody{}, fmt.Errorf("catalog version: %w", err)
+	}
+	if body, ok := h.Cache.Get(ctx, version); ok {
 		return withETag(body), nil
 	}
-	v, err, _ := h.flight.Do("stats", func() (any, error) {
+	v, err, _ := h.flight.Do(strconv.FormatInt(version, 10), func() (any, error) {
 		s, err := h.Catalog.Stats(ctx, h.Now())
 		if err != nil {
 			return nil, fmt.Errorf("catalog stats: %w", err)
@@ -47,7 +53,7 @@ func (h CatalogStats) Handle(ctx context.Context) (StatsBody, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.Cache.Set(ctx, body, StatsTTL)
+		h.Cache.Set(ctx, version, body, StatsTTL)
 		return body, nil
 	})
 	if err != nil {

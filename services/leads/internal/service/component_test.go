@@ -414,4 +414,13 @@ func TestScoutStats(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, 304, resp.StatusCode)
 	require.Equal(t, "30", resp.Header.Get("X-RateLimit-Limit"), "the statistics policy applies")
+
+	// An import changes the catalog: the cached statistics of the old one are not served.
+	rows, err := catalogfile.Open(strings.NewReader(`{"id":"n1","name":"New Bakery","vertical":"bakery","city":"Austin","state":"TX"}`), "ndjson")
+	require.NoError(t, err)
+	_, err = service.ImportCatalog(context.Background(), h.pool, rows, func(app.ImportReport) {})
+	require.NoError(t, err)
+	fresh := h.do("GET", "/api/scout-stats", "", nil)
+	require.EqualValues(t, 7, fresh.json["total"])
+	require.NotEqual(t, etag, fresh.header.Get("ETag"))
 }

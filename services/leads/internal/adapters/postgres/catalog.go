@@ -151,6 +151,13 @@ func matchSQL(m app.MatchQuery) (string, args) {
 		strings.Join(conds, " OR ") + " LIMIT 20) m HAVING count(*) > 0", a
 }
 
+// Version reads the counter every import bumps.
+func (c *Catalog) Version(ctx context.Context) (int64, error) {
+	var v int64
+	err := c.pool.QueryRow(ctx, "SELECT version FROM catalog_version").Scan(&v)
+	return v, err
+}
+
 // topN is the length of the topCities and topStates lists.
 const topN = 10
 
