@@ -91,7 +91,7 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 		"HTTP_ADDR": ln.Addr().String(), "HTTP_DRAIN_DELAY": "0s",
 		"DATABASE_URL": dbURL, "DATABASE_SCHEMA": service.Name, "DATABASE_MAX_CONNS": "40",
 		"REDIS_URL": redisURL, "RATELIMIT_PREFIX": prefix + ":rl", "EVENTS_STREAM_PREFIX": prefix,
-		"EVENTS_RELAY_POLL_INTERVAL": "20ms", "EVENTS_CONSUMER_BLOCK": "100ms",
+		"EVENTS_RELAY_POLL_INTERVAL": "20ms", "EVENTS_CONSUMER_BLOCK": "100ms", "EVENTS_CONSUMER_BATCH_SIZE": "10",
 		"JWT_JWKS_URL": "http://127.0.0.1:1/unused", "LOG_LEVEL": "warn",
 		"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
 		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(workers),

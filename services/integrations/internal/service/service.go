@@ -67,7 +67,7 @@ func build(rt *platform.Runtime, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	queue, err := delivery.NewQueue(rt.Pool)
+	queue, err := delivery.NewQueue(rt.Pool, cfg.DeliveryCooldown)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
 	require.NoError(t, delivery.Migrate(context.Background(), pool))
-	queue, err := delivery.NewQueue(pool)
+	queue, err := delivery.NewQueue(pool, 5*time.Millisecond)
 	require.NoError(t, err)
 	return &fixture{t: t, pool: pool, store: postgres.New(pool, queue)}
 }

@@ -52,8 +52,10 @@ type Queue struct {
 	client *river.Client[pgx.Tx]
 }
 
-func NewQueue(pool *pgxpool.Pool) (*Queue, error) {
-	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.Default()})
+// NewQueue returns a queue that wakes the workers at most once per notifyEvery (River's
+// insert-notification limit), which bounds how long a new job waits for a worker.
+func NewQueue(pool *pgxpool.Pool, notifyEvery time.Duration) (*Queue, error) {
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.Default(), FetchCooldown: notifyEvery})
 	if err != nil {
 		return nil, fmt.Errorf("river insert client: %w", err)
 	}
