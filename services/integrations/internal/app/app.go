@@ -14,8 +14,13 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
-// ErrNotFound is returned by stores for a row that does not exist (for this account).
-var ErrNotFound = errors.New("not found")
+// Store errors the use cases turn into answers.
+var (
+	// ErrNotFound is a row that does not exist (for this account).
+	ErrNotFound = errors.New("not found")
+	// ErrPending is a delivery that is still queued, so it cannot be replayed.
+	ErrPending = errors.New("delivery is pending")
+)
 
 // Publication is an event the service publishes through its outbox.
 type Publication struct {

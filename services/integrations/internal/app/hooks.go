@@ -29,7 +29,7 @@ type SubscriptionStore interface {
 	// Attempts lists the newest attempts of the account's subscription; ErrNotFound if it has none by id.
 	Attempts(ctx context.Context, accountID, subscriptionID string, limit int) ([]Attempt, error)
 	// Replay queues the account's delivery again, keeping its webhook-id; ErrNotFound if it has
-	// none by id (or its subscription is not active).
+	// none by id (or its subscription is not active), ErrPending if it is still queued.
 	Replay(ctx context.Context, accountID, deliveryID string) error
 }
 
@@ -79,7 +79,11 @@ func (h Hooks) Attempts(ctx context.Context, accountID, subscriptionID string) (
 }
 
 func (h Hooks) Replay(ctx context.Context, accountID, deliveryID string) error {
-	return notFoundAs(h.Store.Replay(ctx, accountID, deliveryID), "delivery "+deliveryID+" of an active subscription")
+	err := h.Store.Replay(ctx, accountID, deliveryID)
+	if errors.Is(err, ErrPending) {
+		return apperr.Conflict("delivery_pending", "delivery "+deliveryID+" is still queued; replay it once it has succeeded or failed")
+	}
+	return notFoundAs(err, "delivery "+deliveryID+" of an active subscription")
 }
 
 func notFoundAs(err error, what string) error {

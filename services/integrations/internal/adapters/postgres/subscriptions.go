@@ -78,14 +78,17 @@ func (s *Store) Attempts(ctx context.Context, accountID, subscriptionID string, 
 // Replay implements app.SubscriptionStore.
 func (s *Store) Replay(ctx context.Context, accountID, deliveryID string) error {
 	return wrap("replay", s.InTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE deliveries d SET status = 'pending', created_at = now()
-			FROM subscriptions s WHERE d.id = $1 AND s.id = d.subscription_id AND s.account_id = $2 AND s.status = 'active'`,
-			deliveryID, accountID)
+		var status string
+		err := tx.QueryRow(ctx, `SELECT d.status FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id
+			WHERE d.id = $1 AND s.account_id = $2 AND s.status = 'active' FOR UPDATE OF d`, deliveryID, accountID).Scan(&status)
 		if err != nil {
-			return err
+			return notFound(err)
 		}
-		if tag.RowsAffected() == 0 {
-			return app.ErrNotFound
+		if status == "pending" {
+			return app.ErrPending
+		}
+		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', created_at = now() WHERE id = $1`, deliveryID); err != nil {
+			return err
 		}
 		return s.jobs.EnqueueTx(ctx, tx, deliveryID)
 	}))
@@ -157,11 +160,16 @@ func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
 			VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6)`, r.DeliveryID, r.SubscriptionID, r.At, r.StatusCode, r.Latency.Milliseconds(), errText)
 		batch.Queue(`UPDATE deliveries SET attempts = attempts + 1, status = $2::text,
 			delivered_at = CASE WHEN $2::text = 'delivered' THEN $3::timestamptz END WHERE id = $1`, r.DeliveryID, deliveryStatus, r.At)
-		if r.Outcome == domain.Delivered {
+		switch {
+		case r.Outcome == domain.Delivered:
 			batch.Queue(`UPDATE subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, r.SubscriptionID)
-		} else {
-			batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2),
-				status = CASE WHEN $3 THEN 'disabled' ELSE status END WHERE id = $1`, r.SubscriptionID, r.At, r.Disable)
+		case r.Disable:
+			batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2), status = 'disabled' WHERE id = $1`,
+				r.SubscriptionID, r.At)
+			// Its other queued deliveries stop too; their jobs find nothing pending and end.
+			batch.Queue(`UPDATE deliveries SET status = 'canceled' WHERE subscription_id = $1 AND status = 'pending'`, r.SubscriptionID)
+		default:
+			batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2) WHERE id = $1`, r.SubscriptionID, r.At)
 		}
 		return tx.SendBatch(ctx, batch).Close()
 	}))
