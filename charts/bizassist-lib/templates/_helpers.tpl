@@ -1,0 +1,107 @@
+{{/*
+Every template here takes (dict "ctx" $ "component" "<service>"): ctx is the calling chart's root
+context, component the service name, which is also its binary, schema and label.
+*/}}
+
+{{/* <release>-<component>: peers compute each other's Service names this way, so there is no
+nameOverride. */}}
+{{- define "bizassist-lib.fullname" -}}
+{{- printf "%s-%s" .ctx.Release.Name .component | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "bizassist-lib.selectorLabels" -}}
+app.kubernetes.io/name: {{ .component }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+{{- end -}}
+
+{{/* The server pods only: the migration Job shares the selector labels (so the NetworkPolicies
+cover it) but must never receive Service traffic. */}}
+{{- define "bizassist-lib.serverSelectorLabels" -}}
+{{ include "bizassist-lib.selectorLabels" . }}
+app.kubernetes.io/component: server
+{{- end -}}
+
+{{- define "bizassist-lib.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .ctx.Chart.Name .ctx.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "bizassist-lib.selectorLabels" . }}
+app.kubernetes.io/version: {{ .ctx.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
+app.kubernetes.io/part-of: bizassist
+{{- end -}}
+
+{{/* Registry and tag come from global.image when set, so one value retags every service. */}}
+{{- define "bizassist-lib.image" -}}
+{{- $v := .ctx.Values -}}
+{{- $g := (($v.global).image) | default dict -}}
+{{- $registry := $g.registry | default $v.image.registry -}}
+{{- $tag := $g.tag | default $v.image.tag | default .ctx.Chart.AppVersion -}}
+{{- if $registry -}}{{ printf "%s/%s:%s" $registry $v.image.repository $tag }}{{- else -}}{{ printf "%s:%s" $v.image.repository $tag }}{{- end -}}
+{{- end -}}
+
+{{- define "bizassist-lib.pullPolicy" -}}
+{{- (((.ctx.Values.global).image).pullPolicy) | default .ctx.Values.image.pullPolicy -}}
+{{- end -}}
+
+{{/* Non-secret environment as YAML: computed defaults, overridden by global.config, overridden by
+the service's env. Peers are env names whose value is a peer service's in-cluster URL. */}}
+{{- define "bizassist-lib.envMap" -}}
+{{- $ctx := .ctx -}}
+{{- $v := $ctx.Values -}}
+{{- $env := dict
+    "HTTP_ADDR" (printf ":%d" (int $v.containerPort))
+    "DATABASE_SCHEMA" .component
+    "JWT_JWKS_URL" (printf "http://%s-identity/api/auth/jwks.json" $ctx.Release.Name) -}}
+{{- range $name, $peer := $v.peers -}}
+{{- $_ := set $env $name (printf "http://%s-%s" $ctx.Release.Name $peer) -}}
+{{- end -}}
+{{- $global := deepCopy ((($v.global).config) | default dict) -}}
+{{- $own := deepCopy ($v.env | default dict) -}}
+{{- $merged := merge $own $global $env -}}
+{{- range $k := keys $merged | sortAlpha }}
+{{ $k }}: {{ get $merged $k | toString | quote }}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret-backed variables: each is a key of the same name in the service's Secret. */}}
+{{- define "bizassist-lib.secretEnv" -}}
+{{- $secret := include "bizassist-lib.secretName" . -}}
+{{- range .ctx.Values.secretEnv }}
+- name: {{ . }}
+  valueFrom:
+    secretKeyRef: {name: {{ $secret }}, key: {{ . }}}
+{{- end }}
+{{- range .ctx.Values.optionalSecretEnv }}
+- name: {{ . }}
+  valueFrom:
+    secretKeyRef: {name: {{ $secret }}, key: {{ . }}, optional: true}
+{{- end }}
+{{- end -}}
+
+{{- define "bizassist-lib.secretName" -}}
+{{- .ctx.Values.existingSecret | default (printf "%s-secrets" (include "bizassist-lib.fullname" .)) -}}
+{{- end -}}
+
+{{/* Pod spec parts shared by the server and the migration Job. */}}
+{{- define "bizassist-lib.podSecurity" -}}
+automountServiceAccountToken: false
+securityContext:
+  {{- toYaml .ctx.Values.podSecurityContext | nindent 2 }}
+{{- with .ctx.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Refuses values the schema cannot express. */}}
+{{- define "bizassist-lib.validate" -}}
+{{- $v := .ctx.Values -}}
+{{- if $v.autoscaling.enabled -}}
+{{- $r := $v.resources | default dict -}}
+{{- if not (and (($r.requests).cpu) (($r.limits).cpu) (($r.limits).memory)) -}}
+{{- fail (printf "%s: autoscaling.enabled needs resources.requests.cpu, resources.limits.cpu and resources.limits.memory (the HPA scales on CPU utilisation of the request)" .component) -}}
+{{- end -}}
+{{- if lt (int $v.autoscaling.maxReplicas) (int $v.autoscaling.minReplicas) -}}
+{{- fail (printf "%s: autoscaling.maxReplicas (%d) is below autoscaling.minReplicas (%d)" .component (int $v.autoscaling.maxReplicas) (int $v.autoscaling.minReplicas)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,33 @@
+{{/* Everything one service deploys. A service chart's only template is
+{{ include "bizassist-lib.all" (dict "ctx" $ "component" "<service>") }}. */}}
+{{- define "bizassist-lib.all" -}}
+{{- include "bizassist-lib.validate" . -}}
+{{- $v := .ctx.Values -}}
+{{- $g := (($v.global).networkPolicy) | default dict }}
+---
+{{ include "bizassist-lib.configmap" . }}
+---
+{{ include "bizassist-lib.service" . }}
+---
+{{ include "bizassist-lib.deployment" . }}
+---
+{{ include "bizassist-lib.migrationJob" . }}
+{{- if $v.autoscaling.enabled }}
+---
+{{ include "bizassist-lib.hpa" . }}
+{{- end }}
+{{- if $v.pdb.enabled }}
+---
+{{ include "bizassist-lib.pdb" . }}
+{{- end }}
+{{- if (hasKey $g "enabled" | ternary $g.enabled true) }}
+---
+{{ include "bizassist-lib.networkPolicyDeny" . }}
+---
+{{ include "bizassist-lib.networkPolicyAllow" . }}
+{{- end }}
+{{- if and $v.serviceMonitor.enabled (.ctx.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/ServiceMonitor") }}
+---
+{{ include "bizassist-lib.serviceMonitor" . }}
+{{- end }}
+{{- end -}}

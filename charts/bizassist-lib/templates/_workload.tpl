@@ -1,0 +1,205 @@
+{{- define "bizassist-lib.configmap" -}}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "bizassist-lib.fullname" . }}
+  labels:
+    {{- include "bizassist-lib.labels" . | nindent 4 }}
+data:
+  {{- include "bizassist-lib.envMap" . | trim | nindent 2 }}
+{{- end -}}
+
+{{- define "bizassist-lib.deployment" -}}
+{{- $v := .ctx.Values -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "bizassist-lib.fullname" . }}
+  labels:
+    {{- include "bizassist-lib.labels" . | nindent 4 }}
+    app.kubernetes.io/component: server
+spec:
+  {{- if not $v.autoscaling.enabled }}
+  replicas: {{ $v.replicas }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "bizassist-lib.serverSelectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "bizassist-lib.labels" . | nindent 8 }}
+        app.kubernetes.io/component: server
+      annotations:
+        # A config change rolls the pods; the Secret is external, so rotate it with a rollout restart.
+        checksum/config: {{ include "bizassist-lib.envMap" . | sha256sum }}
+        {{- with $v.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      {{- include "bizassist-lib.podSecurity" . | nindent 6 }}
+      terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
+      containers:
+        - name: {{ .component }}
+          image: {{ include "bizassist-lib.image" . }}
+          imagePullPolicy: {{ include "bizassist-lib.pullPolicy" . }}
+          args: [serve]
+          ports:
+            - {name: http, containerPort: {{ $v.containerPort }}, protocol: TCP}
+          envFrom:
+            - configMapRef: {name: {{ include "bizassist-lib.fullname" . }}}
+          env:
+            {{- include "bizassist-lib.secretEnv" . | trim | nindent 12 }}
+          livenessProbe:
+            httpGet: {path: /livez, port: http}
+            periodSeconds: 10
+            failureThreshold: 3
+          readinessProbe:
+            httpGet: {path: /readyz, port: http}
+            periodSeconds: 5
+            failureThreshold: 2
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $v.securityContext | nindent 12 }}
+          volumeMounts:
+            - {name: tmp, mountPath: /tmp}
+      volumes:
+        - name: tmp
+          emptyDir: {sizeLimit: 64Mi}
+      {{- with $v.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end -}}
+
+{{/* Migrations run before the new pods start. The env is inlined rather than read from the
+ConfigMap because pre-install hooks run before the release's ordinary objects exist. */}}
+{{- define "bizassist-lib.migrationJob" -}}
+{{- $v := .ctx.Values -}}
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ include "bizassist-lib.fullname" . }}-migrate
+  labels:
+    {{- include "bizassist-lib.labels" . | nindent 4 }}
+    app.kubernetes.io/component: migrate
+  annotations:
+    helm.sh/hook: pre-install,pre-upgrade
+    helm.sh/hook-weight: "0"
+    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+spec:
+  backoffLimit: {{ $v.migrations.backoffLimit }}
+  activeDeadlineSeconds: {{ $v.migrations.activeDeadlineSeconds }}
+  template:
+    metadata:
+      labels:
+        {{- include "bizassist-lib.labels" . | nindent 8 }}
+        app.kubernetes.io/component: migrate
+    spec:
+      restartPolicy: Never
+      {{- include "bizassist-lib.podSecurity" . | nindent 6 }}
+      containers:
+        - name: migrate
+          image: {{ include "bizassist-lib.image" . }}
+          imagePullPolicy: {{ include "bizassist-lib.pullPolicy" . }}
+          args: [migrate]
+          env:
+            {{- range $k, $val := include "bizassist-lib.envMap" . | fromYaml }}
+            - {name: {{ $k }}, value: {{ $val | quote }}}
+            {{- end }}
+            {{- include "bizassist-lib.secretEnv" . | trim | nindent 12 }}
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $v.securityContext | nindent 12 }}
+{{- end -}}
+
+{{- define "bizassist-lib.service" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "bizassist-lib.fullname" . }}
+  labels:
+    {{- include "bizassist-lib.labels" . | nindent 4 }}
+spec:
+  type: ClusterIP
+  selector:
+    {{- include "bizassist-lib.serverSelectorLabels" . | nindent 4 }}
+  ports:
+    - {name: http, port: 80, targetPort: http, protocol: TCP}
+{{- end -}}
+
+{{- define "bizassist-lib.hpa" -}}
+{{- $a := .ctx.Values.autoscaling -}}
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ include "bizassist-lib.fullname" . }}
+  labels:
+    {{- include "bizassist-lib.labels" . | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ include "bizassist-lib.fullname" . }}
+  minReplicas: {{ $a.minReplicas }}
+  maxReplicas: {{ $a.maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target: {type: Utilization, averageUtilization: {{ $a.targetCPUUtilizationPercentage }}}
+{{- end -}}
+
+{{- define "bizassist-lib.pdb" -}}
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "bizassist-lib.fullname" . }}
+  labels:
+    {{- include "bizassist-lib.labels" . | nindent 4 }}
+spec:
+  maxUnavailable: {{ .ctx.Values.pdb.maxUnavailable }}
+  selector:
+    matchLabels:
+      {{- include "bizassist-lib.serverSelectorLabels" . | nindent 6 }}
+{{- end -}}
+
+{{- define "bizassist-lib.serviceMonitor" -}}
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: {{ include "bizassist-lib.fullname" . }}
+  labels:
+    {{- include "bizassist-lib.labels" . | nindent 4 }}
+    {{- with .ctx.Values.serviceMonitor.labels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+spec:
+  selector:
+    matchLabels:
+      {{- include "bizassist-lib.selectorLabels" . | nindent 6 }}
+  endpoints:
+    - port: http
+      path: /metrics
+      interval: {{ .ctx.Values.serviceMonitor.interval }}
+      # Every series carries service=<component>, the label the HTTP metrics already have and
+      # the dashboards group by; honorLabels keeps the metric's own value on conflict.
+      honorLabels: true
+      relabelings:
+        - {action: replace, targetLabel: service, replacement: {{ .component }}}
+{{- end -}}
