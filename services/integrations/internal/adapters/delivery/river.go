@@ -115,14 +115,19 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	next, err := w.deliver.Handle(ctx, job.Args.DeliveryID)
 	switch {
 	case err != nil:
+		outcomes.WithLabelValues("retry").Inc()
 		return err
 	case next.GiveUp != nil:
+		outcomes.WithLabelValues("given_up").Inc()
 		return river.JobCancel(next.GiveUp)
 	case next.Retry != nil:
+		outcomes.WithLabelValues("retry").Inc()
 		return next.Retry
-	case next.SnoozeFor > 0 || !next.Done:
+	case !next.Done:
+		outcomes.WithLabelValues("snoozed").Inc()
 		return river.JobSnooze(next.SnoozeFor)
 	default:
+		outcomes.WithLabelValues("done").Inc()
 		return nil
 	}
 }

@@ -32,6 +32,8 @@ func (s Sender) Send(ctx context.Context, sub domain.Subscription, messageID str
 	start := time.Now()
 	res := s.send(ctx, sub, messageID, payload)
 	res.Latency = time.Since(start)
+	attempts.WithLabelValues(statusClass(res.StatusCode)).Inc()
+	attemptSeconds.Observe(res.Latency.Seconds())
 	return res
 }
 
