@@ -25,7 +25,8 @@ func chatTurn(t *testing.T, c *Client, token string, body map[string]any) *Respo
 func TestAssistantQuotesTheAccountsOwnFigures(t *testing.T) {
 	s := UseStack(t)
 	c := s.Client(t, "127.0.3.1")
-	tok := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
+	// full_stack: chat is unlimited there, so other suites' load cannot spend the allowance.
+	tok := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
 
 	h := c.Do(t, http.MethodGet, "/api/health-score", tok, nil).Expect(t, http.StatusOK)
 	r := chatTurn(t, c, tok, map[string]any{"message": "How is my health score?"})
@@ -59,10 +60,10 @@ func TestAssistantResolvesFollowUpsFromTheSession(t *testing.T) {
 func TestAssistantSessionsBelongToOneAccount(t *testing.T) {
 	s := UseStack(t)
 	c := s.Client(t, "127.0.3.3")
-	growth := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
+	owner := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
 	free := s.Token(t, s.Get(t, "DEMO_FREE_EMAIL"))
 
-	r := chatTurn(t, c, growth, map[string]any{"message": "which clients are at risk of churning?"})
+	r := chatTurn(t, c, owner, map[string]any{"message": "which clients are at risk of churning?"})
 	other := c.Do(t, http.MethodPost, "/api/chat", free, map[string]any{"message": "why is that?", "sessionId": r.JSON["sessionId"]})
 	other.Expect(t, http.StatusNotFound)
 	require.Equal(t, false, other.JSON["ok"])

@@ -72,14 +72,14 @@ func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) 
 		return ChatResult{}, err
 	}
 
-	tools := h.Tools.For(cmd.Token, cmd.ClientIP)
-	if err := h.checkAllowance(ctx, tools); err != nil {
-		return ChatResult{}, err
-	}
-
+	// The session first: another account's session id is "not found" whatever the allowance.
 	now := h.Now()
 	session, history, created, err := h.session(ctx, cmd.AccountID, cmd.SessionID, now)
 	if err != nil {
+		return ChatResult{}, err
+	}
+	tools := h.Tools.For(cmd.Token, cmd.ClientIP)
+	if err := h.checkAllowance(ctx, tools); err != nil {
 		return ChatResult{}, err
 	}
 	answer, err := h.Model.Reply(ctx, Conversation{

@@ -311,9 +311,14 @@ func TestTheSameQuestionIsAnsweredFromEachAccountsData(t *testing.T) {
 	require.Contains(t, a.body["reply"], "chat 12 of 100 (12%)")
 	require.Contains(t, a.body["reply"], "lead scoring 0 (unlimited)")
 
+	a = s.chat(t, aliceToken, map[string]any{"message": "what should I do next to grow?"})
+	require.Contains(t, a.body["reply"], "login recency (15/100)")
+	require.Contains(t, a.body["reply"], "call Quiet Bakery first (81% churn risk, health 22)")
+
 	b = s.chat(t, bobToken, map[string]any{"message": "what should I do next to grow?"})
 	require.Contains(t, b.body["reply"], "feature adoption (70/100)")
 	require.Contains(t, b.body["reply"], "leads sheet is empty")
+	require.NotContains(t, b.body["reply"], "churn risk", "bob's plan has no churn prediction")
 }
 
 func TestASessionBelongsToOneAccount(t *testing.T) {

@@ -297,6 +297,10 @@ func (ad *Advisor) growth(ctx context.Context, why bool, prev domain.State, tool
 	} else {
 		missing = append(missing, "your plan usage")
 	}
+	if c, err := tools.ChurnRisks(ctx, churnThreshold, 1); err == nil && len(c.Clients) > 0 {
+		top := c.Clients[0]
+		steps = append(steps, fmt.Sprintf("Keep your clients: call %s first (%d%% churn risk, health %d)", top.BusinessName, top.ChurnProbability, top.HealthScore))
+	}
 	if leads, err := tools.RecentLeads(ctx, 10); err == nil {
 		a.fact("leads", strconv.Itoa(len(leads)))
 		if len(leads) == 0 {
