@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +77,30 @@ func benchHTTP(b *testing.B, s *stack, method, path, token, body string) {
 func BenchmarkLogUsageHTTP(b *testing.B) {
 	s := newBenchStack(b)
 	benchHTTP(b, s, http.MethodPost, "/api/log-usage", s.token(b, "acc_bench", "growth"), `{"feature":"chat","action":"send_message","meta":{"page":"/dashboard"}}`)
+	m := scrape(b, s.base+"/metrics")
+	b.ReportMetric(m["bizassist_analytics_usage_batch_events_sum"]/m["bizassist_analytics_usage_batch_events_count"], "events/batch")
+	b.ReportMetric(1000*m["bizassist_analytics_usage_batch_seconds_sum"]/m["bizassist_analytics_usage_batch_seconds_count"], "ms/batch")
+}
+
+// scrape reads the unlabelled samples of a Prometheus text exposition.
+func scrape(b *testing.B, url string) map[string]float64 {
+	resp, err := http.Get(url) //nolint:noctx // test-local URL
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "#") || strings.Contains(name, "{") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			out[name] = v
+		}
+	}
+	return out
 }
 
 // BenchmarkHealthScoreHTTP is health-score through the in-process server.

@@ -57,7 +57,7 @@ func (a *Accounts) Created(ctx context.Context, tx pgx.Tx, n app.NewAccount) err
 	if err != nil {
 		return fmt.Errorf("project account.created: %w", err)
 	}
-	return markDirty(ctx, tx, n.AccountID)
+	return markDirty(ctx, tx, laneProjection, n.AccountID)
 }
 
 // LoggedIn records a login at at.
@@ -78,7 +78,7 @@ func (a *Accounts) PlanChanged(ctx context.Context, tx pgx.Tx, accountID, plan s
 	if err != nil {
 		return fmt.Errorf("project account.plan_changed: %w", err)
 	}
-	return markDirty(ctx, tx, accountID)
+	return markDirty(ctx, tx, laneProjection, accountID)
 }
 
 // Payment applies a processor event to the account's payment state. Events older than the
@@ -106,7 +106,7 @@ func (a *Accounts) Payment(ctx context.Context, tx pgx.Tx, accountID string, e h
 		WHERE account_id = $1`, accountID, next.Status, next.Failures, at); err != nil {
 		return fmt.Errorf("project payment: %w", err)
 	}
-	return markDirty(ctx, tx, accountID)
+	return markDirty(ctx, tx, laneProjection, accountID)
 }
 
 // Activity counts one login, lead written or inbound event on at's UTC day.
@@ -116,11 +116,10 @@ func (a *Accounts) Activity(ctx context.Context, tx pgx.Tx, accountID string, ki
 	if err != nil {
 		return fmt.Errorf("project %s activity: %w", kind, err)
 	}
-	return markDirty(ctx, tx, accountID)
+	return markDirty(ctx, tx, laneProjection, accountID)
 }
 
 // UsageRecorded stores a usage event another service reported; a repeat of its id is a no-op.
 func (a *Accounts) UsageRecorded(ctx context.Context, tx pgx.Tx, e usage.Event) error {
-	_, err := insertEvents(ctx, tx, []usage.Event{e}, SourceEvent)
-	return err
+	return storeRecorded(ctx, tx, e)
 }

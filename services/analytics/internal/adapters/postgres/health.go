@@ -32,7 +32,8 @@ type Health struct {
 func NewHealth(pool *pgxpool.Pool) *Health { return &Health{pool: pool} }
 
 func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update func([]app.AccountFacts) []app.ScoreUpdate) error {
-	return pgkit.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+	alerts := 0
+	err := pgkit.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, recomputeLock); err != nil {
 			return fmt.Errorf("lock recompute: %w", err)
 		}
@@ -48,8 +49,19 @@ func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update
 		if err := storeScores(ctx, tx, updates, previous); err != nil {
 			return err
 		}
+		alerts = 0
+		for _, u := range updates {
+			if u.Alert != nil {
+				alerts++
+			}
+		}
 		return enqueueAlerts(ctx, tx, updates)
 	})
+	if err == nil {
+		recomputed.Add(float64(len(ids)))
+		criticalAlerts.Add(float64(alerts))
+	}
+	return err
 }
 
 // stored is the part of an account's current score that decides whether history grows.
@@ -264,7 +276,10 @@ func enqueueAlerts(ctx context.Context, tx pgx.Tx, updates []app.ScoreUpdate) er
 		}
 		envs = append(envs, env)
 	}
-	return events.Enqueue(ctx, tx, envs...)
+	if err := events.Enqueue(ctx, tx, envs...); err != nil {
+		return err
+	}
+	return nil
 }
 
 func (h *Health) Current(ctx context.Context, accountID string) (health.Score, bool, error) {
@@ -344,7 +359,7 @@ func (h *Health) AtRisk(ctx context.Context, ownerID string, threshold, limit in
 }
 
 func (h *Health) Dirty(ctx context.Context, limit int) ([]string, error) {
-	return h.ids(ctx, `SELECT account_id FROM dirty_accounts ORDER BY marked_at, account_id LIMIT $1`, limit)
+	return h.ids(ctx, `SELECT account_id FROM dirty_accounts GROUP BY account_id ORDER BY min(marked_at), account_id LIMIT $1`, limit)
 }
 
 func (h *Health) AccountsAfter(ctx context.Context, after string, limit int) ([]string, error) {

@@ -72,8 +72,8 @@ func TestWriterStoresConcurrentEventsAndTheirRollup(t *testing.T) {
 	close(ids)
 	require.Len(t, ids, n)
 	require.Equal(t, n, count(t, pool, `SELECT count(*) FROM usage_events WHERE account_id = 'acc_a' AND source = 'api'`))
-	require.Equal(t, n/3, count(t, pool, `SELECT uses FROM usage_daily WHERE account_id = 'acc_a' AND feature = 'chat'`))
-	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM dirty_accounts WHERE account_id = 'acc_a'`))
+	require.Equal(t, n/3, count(t, pool, `SELECT sum(uses)::int FROM usage_daily WHERE account_id = 'acc_a' AND feature = 'chat'`))
+	require.Equal(t, 1, count(t, pool, `SELECT count(DISTINCT account_id)::int FROM dirty_accounts WHERE account_id = 'acc_a'`))
 
 	used, err := postgres.NewAllowances(pool).MonthlyUse(ctx, "acc_a", now.AddDate(0, 0, -1), now.AddDate(0, 0, 1))
 	require.NoError(t, err)
@@ -113,7 +113,7 @@ func TestWriterReplaysAnIdempotencyKey(t *testing.T) {
 		require.Equal(t, first, r)
 	}
 	require.Equal(t, 1, count(t, pool, `SELECT count(*) FROM usage_events WHERE account_id = 'acc_k'`))
-	require.Equal(t, 1, count(t, pool, `SELECT uses FROM usage_daily WHERE account_id = 'acc_k'`))
+	require.Equal(t, 1, count(t, pool, `SELECT sum(uses)::int FROM usage_daily WHERE account_id = 'acc_k'`))
 
 	// Another account may use the same key; a different request may not.
 	_, err := w.Record(ctx, newEvent(t, "acc_other", "chat", time.Now()), idem)

@@ -20,12 +20,18 @@ const (
 	SourceEvent = "event" // usage.recorded from another service
 )
 
-// insertEvents stores events not stored before and, for those, bumps the daily rollup and marks
-// their accounts dirty, all in tx. It returns how many were new.
-func insertEvents(ctx context.Context, tx pgx.Tx, events []usage.Event, source string) (int, error) {
-	if len(events) == 0 {
-		return 0, nil
-	}
+// laneProjection is the rollup and dirty-mark lane of everything but the usage writer's workers,
+// which use 0 to Workers-1 (see migration 002).
+const laneProjection int16 = -1
+
+const insertEventsSQL = `INSERT INTO usage_events (event_id, account_id, feature, action, uses, meta, source, occurred_at)
+	SELECT id, account, feature, action, uses, meta::jsonb, $8, at
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::timestamptz[])
+		AS r(id, account, feature, action, uses, meta, at)
+	ON CONFLICT (event_id) DO NOTHING`
+
+// eventArgs are insertEventsSQL's arguments: events as column arrays.
+func eventArgs(events []usage.Event, source string) []any {
 	n := len(events)
 	ids, accounts, features, actions, metas := make([]string, n), make([]string, n), make([]string, n), make([]*string, n), make([]*string, n)
 	counts, ats := make([]int32, n), make([]time.Time, n)
@@ -39,35 +45,55 @@ func insertEvents(ctx context.Context, tx pgx.Tx, events []usage.Event, source s
 			metas[i] = &s
 		}
 	}
-	rows, err := tx.Query(ctx, `INSERT INTO usage_events (event_id, account_id, feature, action, uses, meta, source, occurred_at)
-		SELECT id, account, feature, action, uses, meta::jsonb, $8, at
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::timestamptz[])
-			AS r(id, account, feature, action, uses, meta, at)
-		ON CONFLICT (event_id) DO NOTHING
-		RETURNING event_id`, ids, accounts, features, actions, counts, metas, ats, source)
+	return []any{ids, accounts, features, actions, counts, metas, ats, source}
+}
+
+// batchSender is a transaction, or a pool that runs a batch as one implicit transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// storeNew stores events whose ids are new (the API's own ULIDs) with their rollup and dirty
+// marks in one round trip and one transaction: db's, or the batch's implicit one.
+func storeNew(ctx context.Context, db batchSender, events []usage.Event, source string, lane int16) error {
+	if len(events) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	b.Queue(insertEventsSQL, eventArgs(events, source)...)
+	queueDerived(b, events, lane)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("store usage events: %w", err)
+	}
+	return nil
+}
+
+// storeRecorded stores an event another service reported; a repeat of its id changes nothing.
+func storeRecorded(ctx context.Context, tx pgx.Tx, e usage.Event) error {
+	tag, err := tx.Exec(ctx, insertEventsSQL, eventArgs([]usage.Event{e}, SourceEvent)...)
 	if err != nil {
-		return 0, fmt.Errorf("insert usage events: %w", err)
+		return fmt.Errorf("store usage event: %w", err)
 	}
-	inserted, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return 0, fmt.Errorf("insert usage events: %w", err)
+	if tag.RowsAffected() == 0 {
+		return nil
 	}
-	if len(inserted) == 0 {
-		return 0, nil
+	b := &pgx.Batch{}
+	queueDerived(b, []usage.Event{e}, laneProjection)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("store usage event: %w", err)
 	}
-	fresh := make(map[string]bool, len(inserted))
-	for _, id := range inserted {
-		fresh[id] = true
-	}
+	return nil
+}
+
+// queueDerived adds what follows from new events: dirty marks and the daily rollup, both in lane.
+func queueDerived(b *pgx.Batch, events []usage.Event, lane int16) {
 	type dayKey struct {
 		account, feature string
 		day              time.Time
 	}
 	daily := map[dayKey]int64{}
 	for _, e := range events {
-		if fresh[e.ID()] {
-			daily[dayKey{e.AccountID(), e.Feature(), dayOf(e.At())}] += int64(e.Count())
-		}
+		daily[dayKey{e.AccountID(), e.Feature(), dayOf(e.At())}] += int64(e.Count())
 	}
 	keys := make([]dayKey, 0, len(daily))
 	for k := range daily {
@@ -87,16 +113,12 @@ func insertEvents(ctx context.Context, tx pgx.Tx, events []usage.Event, source s
 	for i, k := range keys {
 		dAcc[i], dDay[i], dFeat[i], dUses[i] = k.account, k.day, k.feature, daily[k]
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO usage_daily (account_id, day, feature, uses)
-		SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::bigint[])
-		ON CONFLICT (account_id, day, feature) DO UPDATE SET uses = usage_daily.uses + excluded.uses`,
-		dAcc, dDay, dFeat, dUses); err != nil {
-		return 0, fmt.Errorf("update usage_daily: %w", err)
-	}
-	if err := markDirty(ctx, tx, dAcc...); err != nil {
-		return 0, err
-	}
-	return len(inserted), nil
+	queueDirty(b, lane, dAcc...)
+	// Last before commit: the rollup rows stay locked for as short a time as possible.
+	b.Queue(`INSERT INTO usage_daily (account_id, day, feature, uses, lane)
+		SELECT a, d, f, u, $5 FROM unnest($1::text[], $2::date[], $3::text[], $4::bigint[]) AS r(a, d, f, u)
+		ON CONFLICT (account_id, day, feature, lane) DO UPDATE SET uses = usage_daily.uses + excluded.uses`,
+		dAcc, dDay, dFeat, dUses, lane)
 }
 
 // dayOf is the UTC calendar day of t, as midnight UTC.
@@ -105,15 +127,22 @@ func dayOf(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
+const markDirtySQL = `INSERT INTO dirty_accounts (account_id, lane)
+	SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`
+
 // markDirty queues accounts for the health worker.
-func markDirty(ctx context.Context, tx pgx.Tx, accountIDs ...string) error {
-	ids := slices.Compact(slices.Sorted(slices.Values(accountIDs)))
-	if _, err := tx.Exec(ctx, `INSERT INTO dirty_accounts (account_id)
-		SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, ids); err != nil {
+func markDirty(ctx context.Context, tx pgx.Tx, lane int16, accountIDs ...string) error {
+	if _, err := tx.Exec(ctx, markDirtySQL, sortedUnique(accountIDs), lane); err != nil {
 		return fmt.Errorf("mark accounts dirty: %w", err)
 	}
 	return nil
 }
+
+func queueDirty(b *pgx.Batch, lane int16, accountIDs ...string) {
+	b.Queue(markDirtySQL, sortedUnique(accountIDs), lane)
+}
+
+func sortedUnique(ids []string) []string { return slices.Compact(slices.Sorted(slices.Values(ids))) }
 
 // Allowances reads monthly use and plan limits.
 type Allowances struct {

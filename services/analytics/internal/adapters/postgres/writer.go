@@ -69,8 +69,8 @@ type writeResult struct {
 func NewUsageWriter(pool *pgxpool.Pool, cfg WriterConfig) *UsageWriter {
 	w := &UsageWriter{pool: pool, cfg: cfg, queue: make(chan *write, cfg.MaxBatch*cfg.Workers), stop: make(chan struct{})}
 	w.wg.Add(cfg.Workers)
-	for range cfg.Workers {
-		go w.work()
+	for lane := range cfg.Workers {
+		go w.work(int16(lane)) //nolint:gosec // a handful of workers
 	}
 	return w
 }
@@ -111,7 +111,7 @@ func (w *UsageWriter) Close() {
 	w.wg.Wait()
 }
 
-func (w *UsageWriter) work() {
+func (w *UsageWriter) work(lane int16) {
 	defer w.wg.Done()
 	for {
 		var first *write
@@ -124,10 +124,10 @@ func (w *UsageWriter) work() {
 				if len(batch) == 0 {
 					return
 				}
-				w.flush(batch)
+				w.flush(batch, lane)
 			}
 		}
-		w.flush(w.take(first))
+		w.flush(w.take(first), lane)
 	}
 }
 
@@ -148,20 +148,30 @@ func (w *UsageWriter) take(first *write) []*write {
 	return batch
 }
 
-func (w *UsageWriter) flush(batch []*write) {
+func (w *UsageWriter) flush(batch []*write, lane int16) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.Timeout)
 	defer cancel()
 	var results []writeResult
 	var err error
+	start := time.Now()
 	// A deadlock between two batches over idempotency keys is retried; one of them always wins.
 	for attempt := 0; attempt < 3; attempt++ {
-		err = pgkit.InTx(ctx, w.pool, func(tx pgx.Tx) error {
-			results, err = writeBatch(ctx, tx, batch)
-			return err
-		})
+		if keyed(batch) {
+			err = pgkit.InTx(ctx, w.pool, func(tx pgx.Tx) error {
+				results, err = writeBatch(ctx, tx, batch, lane)
+				return err
+			})
+		} else {
+			results, err = writePlain(ctx, w.pool, batch, lane)
+		}
 		if !isRetryable(err) {
 			break
 		}
+	}
+	batchSeconds.Observe(time.Since(start).Seconds())
+	batchSize.Observe(float64(len(batch)))
+	if err != nil {
+		batchErrors.Inc()
 	}
 	for i, wr := range batch {
 		if err != nil {
@@ -170,6 +180,29 @@ func (w *UsageWriter) flush(batch []*write) {
 		}
 		wr.done <- results[i]
 	}
+}
+
+func keyed(batch []*write) bool {
+	for _, wr := range batch {
+		if wr.idem != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writePlain stores a batch without idempotency keys in a single round trip.
+func writePlain(ctx context.Context, pool *pgxpool.Pool, batch []*write, lane int16) ([]writeResult, error) {
+	events := make([]usage.Event, len(batch))
+	results := make([]writeResult, len(batch))
+	for i, wr := range batch {
+		events[i] = wr.event
+		results[i] = writeResult{logged: app.Logged{EventID: wr.event.ID(), At: wr.event.At()}}
+	}
+	if err := storeNew(ctx, pool, events, SourceAPI, lane); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 func isRetryable(err error) bool {
@@ -181,7 +214,7 @@ type keyRef struct{ account, key string }
 
 // writeBatch stores the batch's events in tx and returns each write's result. A write with an
 // idempotency key already stored (or seen earlier in the batch) gets the stored result instead.
-func writeBatch(ctx context.Context, tx pgx.Tx, batch []*write) ([]writeResult, error) {
+func writeBatch(ctx context.Context, tx pgx.Tx, batch []*write, lane int16) ([]writeResult, error) {
 	results := make([]writeResult, len(batch))
 	firstOfKey := map[keyRef]int{} // the write that claims each key
 	var claims []int
@@ -220,7 +253,7 @@ func writeBatch(ctx context.Context, tx pgx.Tx, batch []*write) ([]writeResult, 
 		events = append(events, wr.event)
 		results[i] = writeResult{logged: app.Logged{EventID: wr.event.ID(), At: wr.event.At()}}
 	}
-	if _, err := insertEvents(ctx, tx, events, SourceAPI); err != nil {
+	if err := storeNew(ctx, tx, events, SourceAPI, lane); err != nil {
 		return nil, err
 	}
 	return results, nil
