@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
@@ -54,24 +52,19 @@ func (h ScoreBatch) Handle(ctx context.Context, in BatchInput) (BatchResult, err
 	if err := validateBatch(in.Leads); err != nil {
 		return BatchResult{}, err
 	}
-	results := make([]BatchScore, len(in.Leads))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for i, l := range in.Leads {
-		g.Go(func() error {
-			r, err := h.Qualifier.Assess(gctx, l)
-			results[i] = BatchScore{Email: strings.TrimSpace(l.Email), Score: r.Score, Qualified: r.Qualified}
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	assessed, err := h.Qualifier.AssessAll(ctx, in.Leads)
+	if err != nil {
 		return BatchResult{}, err
+	}
+	results := make([]BatchScore, len(in.Leads))
+	for i, r := range assessed {
+		results[i] = BatchScore{Email: strings.TrimSpace(in.Leads[i].Email), Score: r.Score, Qualified: r.Qualified}
 	}
 
 	now := h.Now()
 	n := len(in.Leads)
 	var remaining int
-	err := h.Allowances.Update(ctx, in.AccountID, in.Plan, sheet.MonthOf(now), func(a *sheet.Allowance) ([]events.Envelope, error) {
+	err = h.Allowances.Update(ctx, in.AccountID, in.Plan, sheet.MonthOf(now), func(a *sheet.Allowance) ([]events.Envelope, error) {
 		if err := a.Consume(n); err != nil {
 			return nil, err
 		}

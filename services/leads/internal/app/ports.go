@@ -35,8 +35,8 @@ type Catalog interface {
 	SearchVertical(ctx context.Context, q SearchQuery) ([]Found, error)
 	// SearchText returns the best businesses outside q.Verticals whose text matches q.Text.
 	SearchText(ctx context.Context, q SearchQuery) ([]Found, error)
-	// Match looks for a business with this email domain, phone or exact name.
-	Match(ctx context.Context, m MatchQuery) (Match, error)
+	// MatchAll looks, for each query, for a business with its email domain, phone or exact name.
+	MatchAll(ctx context.Context, qs []MatchQuery) ([]Match, error)
 	// Stats aggregates the catalog.
 	Stats(ctx context.Context, now time.Time) (Stats, error)
 	// Version changes whenever the catalog's content does.

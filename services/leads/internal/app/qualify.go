@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
@@ -15,43 +17,70 @@ type LeadInput struct {
 	Email, BusinessName, Phone string
 }
 
-// Qualifier gathers the facts about a lead (DNS, catalog) and has the domain weigh them. It is
+// Qualifier gathers the facts about leads (DNS, catalog) and has the domain weigh them. It is
 // shared by lead-qualify and lead-quality-batch.
 type Qualifier struct {
 	Catalog  Catalog
 	Resolver Resolver
 }
 
-// Assess scores one lead. Only a failing catalog (our own database) is an error; DNS that does
-// not answer makes its checks unknown.
+// dnsParallelism bounds the DNS questions one batch has in flight.
+const dnsParallelism = 8
+
+// Assess scores one lead.
 func (q Qualifier) Assess(ctx context.Context, in LeadInput) (qualify.Result, error) {
-	var f qualify.Facts
-	f.Email, f.EmailErr = contact.ParseEmail(in.Email)
-	if strings.TrimSpace(in.Phone) != "" {
-		f.PhoneGiven = true
-		f.Phone, f.PhoneErr = contact.ParsePhone(in.Phone)
+	rs, err := q.AssessAll(ctx, []LeadInput{in})
+	if err != nil {
+		return qualify.Result{}, err
 	}
-	m := MatchQuery{BusinessName: strings.Join(strings.Fields(in.BusinessName), " ")}
-	if f.EmailErr == nil && !qualify.IsFreeMail(f.Email.Domain) {
-		m.Domain = f.Email.Domain
-	}
-	if f.PhoneGiven && f.PhoneErr == nil {
-		m.Phone = f.Phone.E164
-	}
-	if f.EmailErr == nil {
-		f.MX = q.Resolver.MX(ctx, f.Email.Domain)
-		if !qualify.IsFreeMail(f.Email.Domain) {
-			f.DomainResolves = q.Resolver.Resolves(ctx, f.Email.Domain)
+	return rs[0], nil
+}
+
+// AssessAll scores leads with one catalog query for all of them and their DNS questions in
+// parallel. Only a failing catalog (our own database) is an error; DNS that does not answer
+// makes its checks unknown.
+func (q Qualifier) AssessAll(ctx context.Context, ins []LeadInput) ([]qualify.Result, error) {
+	facts := make([]qualify.Facts, len(ins))
+	matches := make([]MatchQuery, len(ins))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(dnsParallelism)
+	for i, in := range ins {
+		f := &facts[i]
+		f.Email, f.EmailErr = contact.ParseEmail(in.Email)
+		if strings.TrimSpace(in.Phone) != "" {
+			f.PhoneGiven = true
+			f.Phone, f.PhoneErr = contact.ParsePhone(in.Phone)
 		}
-	}
-	if m != (MatchQuery{}) {
-		match, err := q.Catalog.Match(ctx, m)
-		if err != nil {
-			return qualify.Result{}, fmt.Errorf("catalog match: %w", err)
+		matches[i] = MatchQuery{BusinessName: strings.Join(strings.Fields(in.BusinessName), " ")}
+		if f.PhoneGiven && f.PhoneErr == nil {
+			matches[i].Phone = f.Phone.E164
 		}
-		f.Listed, f.ListedWebsite = match.Found, match.HasWebsite
+		if f.EmailErr != nil {
+			continue
+		}
+		free := qualify.IsFreeMail(f.Email.Domain)
+		if !free {
+			matches[i].Domain = f.Email.Domain
+		}
+		g.Go(func() error {
+			f.MX = q.Resolver.MX(gctx, f.Email.Domain)
+			if !free {
+				f.DomainResolves = q.Resolver.Resolves(gctx, f.Email.Domain)
+			}
+			return nil
+		})
 	}
-	return qualify.Assess(f), nil
+	found, err := q.Catalog.MatchAll(ctx, matches)
+	_ = g.Wait() // DNS failures are unknowns, not errors
+	if err != nil {
+		return nil, fmt.Errorf("catalog match: %w", err)
+	}
+	results := make([]qualify.Result, len(ins))
+	for i := range facts {
+		facts[i].Listed, facts[i].ListedWebsite = found[i].Found, found[i].HasWebsite
+		results[i] = qualify.Assess(facts[i])
+	}
+	return results, nil
 }
 
 // QualifyLead is GET /api/lead-qualify. A malformed email is scored (low), not refused.

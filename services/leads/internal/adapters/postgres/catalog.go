@@ -3,7 +3,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -110,45 +109,47 @@ func (c *Catalog) found(ctx context.Context, sql string, a args) ([]app.Found, e
 	})
 }
 
-// Match finds a business by the lead's email domain (as email or website domain), phone or exact
-// name; one index probe per given field.
-func (c *Catalog) Match(ctx context.Context, m app.MatchQuery) (app.Match, error) {
-	sql, a := matchSQL(m)
-	if sql == "" {
-		return app.Match{}, nil
+// MatchAll finds, for every query at once, a business with the lead's email domain (as email or
+// website domain), phone or exact name: one statement, index probes per query row. Absent fields
+// are NULL, which matches nothing (an empty string would match every row without one).
+func (c *Catalog) MatchAll(ctx context.Context, qs []app.MatchQuery) ([]app.Match, error) {
+	domains, phones, names := make([]*string, len(qs)), make([]*string, len(qs)), make([]*string, len(qs))
+	for i, q := range qs {
+		domains[i], phones[i], names[i] = nonEmpty(q.Domain), nonEmpty(q.Phone), nonEmpty(strings.ToLower(q.BusinessName))
 	}
-	var hasWebsite bool
-	err := c.pool.QueryRow(ctx, sql, a...).Scan(&hasWebsite)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return app.Match{}, nil
-	}
+	rows, err := c.pool.Query(ctx, matchSQL, domains, phones, names)
 	if err != nil {
-		return app.Match{}, fmt.Errorf("match catalog: %w", err)
+		return nil, fmt.Errorf("match catalog: %w", err)
 	}
-	return app.Match{Found: true, HasWebsite: hasWebsite}, nil
+	out := make([]app.Match, len(qs))
+	var (
+		i     int
+		found bool
+		site  bool
+	)
+	_, err = pgx.ForEachRow(rows, []any{&i, &found, &site}, func() error {
+		out[i-1] = app.Match{Found: found, HasWebsite: site}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("match catalog: %w", err)
+	}
+	return out, nil
 }
 
-// matchSQL returns "" when the query names nothing to match.
-func matchSQL(m app.MatchQuery) (string, args) {
-	var (
-		a     args
-		conds []string
-	)
-	if m.Domain != "" {
-		p := a.add(m.Domain)
-		conds = append(conds, "email_domain = "+p, "website_domain = "+p)
+const matchSQL = `SELECT q.i, m.found, m.has_website
+	FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q(domain, phone, name, i),
+	LATERAL (SELECT count(*) > 0 AS found, coalesce(bool_or(website <> ''), false) AS has_website
+		FROM (SELECT website FROM businesses b
+			WHERE b.email_domain = q.domain OR b.website_domain = q.domain OR b.phone = q.phone
+				OR lower(b.name) = q.name
+			LIMIT 20) hit) m`
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
 	}
-	if m.Phone != "" {
-		conds = append(conds, "phone = "+a.add(m.Phone))
-	}
-	if m.BusinessName != "" {
-		conds = append(conds, "lower(name) = "+a.add(strings.ToLower(m.BusinessName)))
-	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return "SELECT bool_or(website <> '') FROM (SELECT website FROM businesses WHERE " +
-		strings.Join(conds, " OR ") + " LIMIT 20) m HAVING count(*) > 0", a
+	return &s
 }
 
 // Version reads the counter every import bumps.

@@ -111,10 +111,14 @@ func TestCatalogMatch(t *testing.T) {
 		{app.MatchQuery{Domain: "other.com", Phone: "+15125550000", BusinessName: "Nobody"}, app.Match{}},
 		{app.MatchQuery{}, app.Match{}},
 	}
-	for _, tc := range cases {
-		got, err := c.Match(ctx, tc.q)
-		require.NoError(t, err)
-		require.Equal(t, tc.want, got, "%+v", tc.q)
+	qs := make([]app.MatchQuery, len(cases))
+	for i, tc := range cases {
+		qs[i] = tc.q
+	}
+	got, err := c.MatchAll(ctx, qs)
+	require.NoError(t, err)
+	for i, tc := range cases {
+		require.Equal(t, tc.want, got[i], "%+v", tc.q)
 	}
 }
 

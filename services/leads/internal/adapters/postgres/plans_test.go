@@ -73,8 +73,9 @@ func TestSearchShapesUseIndexes(t *testing.T) {
 		"text only (unknown industry) + city": func() (string, args) {
 			return textSearchSQL(app.SearchQuery{TextTerms: []string{"sushi"}, Location: catalog.Location{City: "City7"}, Limit: 10})
 		},
-		"qualify match": func() (string, args) {
-			return matchSQL(app.MatchQuery{Domain: "d77.com", Phone: "+15120000077", BusinessName: "Biz 77 Plumbing"})
+		"qualify match, batch of 3": func() (string, args) {
+			return matchSQL, args{[]*string{ptr("d77.com"), nil, nil}, []*string{ptr("+15120000077"), ptr("+15120000078"), nil},
+				[]*string{ptr("biz 77 plumbing"), nil, ptr("biz 79 hvac")}}
 		},
 	}
 	for name, shape := range shapes {
@@ -87,6 +88,8 @@ func TestSearchShapesUseIndexes(t *testing.T) {
 		require.True(t, indexed, "%s: no index scan of businesses:\n%s", name, raw)
 	}
 }
+
+func ptr(s string) *string { return &s }
 
 // scans walks a JSON plan and reports whether businesses is read sequentially and through an index.
 func scans(node map[string]any) (seq, indexed bool) {
