@@ -1,0 +1,96 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// TestCommittedDocsAreFresh fails when a service's api/openapi.yaml changed and libs/apidocs was
+// not regenerated (go run ./tools/apidocs).
+func TestCommittedDocsAreFresh(t *testing.T) {
+	files, err := Generate("../..")
+	require.NoError(t, err)
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join("../../libs/apidocs", name))
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), "libs/apidocs/%s is stale: run go run ./tools/apidocs", name)
+	}
+}
+
+func spec(t *testing.T, service, doc string) Spec {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(doc), &m))
+	return Spec{Service: service, Doc: m}
+}
+
+const alpha = `
+info: {description: alpha things}
+paths:
+  /api/a:
+    get:
+      responses:
+        "200": {$ref: "#/components/responses/Error"}
+components:
+  responses:
+    Error: {description: err, content: {application/json: {schema: {$ref: "#/components/schemas/Error"}}}}
+  schemas:
+    Error: {type: object, properties: {code: {type: string}}}
+    Shared: {type: string}
+`
+
+const beta = `
+info: {description: beta things}
+paths:
+  /api/b:
+    post:
+      responses:
+        "200": {$ref: "#/components/responses/Error"}
+components:
+  responses:
+    Error: {description: err, content: {application/json: {schema: {$ref: "#/components/schemas/Error"}}}}
+  schemas:
+    Error: {type: object, properties: {code: {type: string}, field: {type: string}}}
+    Shared: {type: string}
+`
+
+// A schema two services spell differently is kept per service, and so is the response that
+// points at it although its own text is the same; identical components are shared.
+func TestMergeRenamesConflictsAndTheirReferrers(t *testing.T) {
+	doc, err := Merge([]Spec{spec(t, "alpha", alpha), spec(t, "beta", beta)}, "9")
+	require.NoError(t, err)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	require.Contains(t, schemas, "alpha.Error")
+	require.Contains(t, schemas, "beta.Error")
+	require.Contains(t, schemas, "Shared")
+	require.NotContains(t, schemas, "Error")
+	responses := doc["components"].(map[string]any)["responses"].(map[string]any)
+	require.Contains(t, responses, "alpha.Error")
+	require.Contains(t, responses, "beta.Error")
+
+	get := doc["paths"].(map[string]any)["/api/a"].(map[string]any)["get"].(map[string]any)
+	require.Equal(t, []any{"alpha"}, get["tags"])
+	require.Equal(t, "#/components/responses/alpha.Error", get["responses"].(map[string]any)["200"].(map[string]any)["$ref"])
+}
+
+func TestMergeRefusesAPathInTwoServices(t *testing.T) {
+	_, err := Merge([]Spec{spec(t, "alpha", alpha), spec(t, "gamma", strings.ReplaceAll(beta, "/api/b", "/api/a"))}, "9")
+	require.ErrorContains(t, err, "path /api/a is in more than one service")
+}
+
+func TestPageListsEveryOperation(t *testing.T) {
+	doc, err := Merge([]Spec{spec(t, "alpha", alpha), spec(t, "beta", beta)}, "9")
+	require.NoError(t, err)
+	page, err := RenderHTML(doc)
+	require.NoError(t, err)
+	html := string(page)
+	require.Contains(t, html, `<span class="method">get</span> <span class="path">/api/a</span>`)
+	require.Contains(t, html, `<span class="method">post</span> <span class="path">/api/b</span>`)
+	require.Contains(t, html, `id="schema-beta.Error"`)
+	require.Contains(t, html, `<code>field</code>`)
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Spec is one service's OpenAPI document.
+type Spec struct {
+	Service string
+	Doc     map[string]any
+}
+
+// LoadSpecs reads services/*/api/openapi.yaml under root, sorted by service name.
+func LoadSpecs(root string) ([]Spec, error) {
+	paths, err := filepath.Glob(filepath.Join(root, "services", "*", "api", "openapi.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	specs := make([]Spec, 0, len(paths))
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(raw, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		specs = append(specs, Spec{Service: filepath.Base(filepath.Dir(filepath.Dir(p))), Doc: doc})
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("no services/*/api/openapi.yaml under %s", root)
+	}
+	return specs, nil
+}
+
+// Merge joins the services' documents into one. Paths must not overlap. A component that every
+// defining service spells the same way is shared; otherwise each service's version is renamed
+// <service>.<Name> and that service's references follow it. Every operation is tagged with its
+// service.
+func Merge(specs []Spec, version string) (map[string]any, error) {
+	// renamed[service] holds the component refs ("#/components/schemas/Error") that service
+	// renames; it grows until the rewritten components agree (a shared response may point at a
+	// schema that turned out to differ).
+	renamed := map[string]map[string]bool{}
+	for _, s := range specs {
+		renamed[s.Service] = map[string]bool{}
+	}
+	var docs map[string]map[string]any
+	for {
+		docs = map[string]map[string]any{}
+		for _, s := range specs {
+			doc := rewrite(s.Doc, s.Service, renamed[s.Service]).(map[string]any)
+			renameComponents(doc, s.Service, renamed[s.Service])
+			docs[s.Service] = doc
+		}
+		if !markConflicts(specs, docs, renamed) {
+			break
+		}
+	}
+
+	paths := map[string]any{}
+	components := map[string]any{}
+	tags := []any{}
+	for _, s := range specs {
+		doc := docs[s.Service]
+		info, _ := doc["info"].(map[string]any)
+		tags = append(tags, map[string]any{"name": s.Service, "description": info["description"]})
+		docPaths, _ := doc["paths"].(map[string]any)
+		for path, item := range docPaths {
+			if _, dup := paths[path]; dup {
+				return nil, fmt.Errorf("path %s is in more than one service (second: %s)", path, s.Service)
+			}
+			for _, op := range item.(map[string]any) {
+				if op, ok := op.(map[string]any); ok {
+					op["tags"] = []any{s.Service}
+				}
+			}
+			paths[path] = item
+		}
+		docComponents, _ := doc["components"].(map[string]any)
+		for section, entries := range docComponents {
+			merged, _ := components[section].(map[string]any)
+			if merged == nil {
+				merged = map[string]any{}
+				components[section] = merged
+			}
+			for name, body := range entries.(map[string]any) {
+				merged[name] = body
+			}
+		}
+	}
+	return map[string]any{
+		"openapi": "3.0.3",
+		"info": map[string]any{
+			"title":       "bizassist API",
+			"version":     version,
+			"description": "Every public route of the bizassist services, merged from services/*/api/openapi.yaml by tools/apidocs. Operations are tagged with the service that answers them.",
+		},
+		"servers":    []any{map[string]any{"url": "/"}},
+		"tags":       tags,
+		"paths":      paths,
+		"components": components,
+	}, nil
+}
+
+// markConflicts renames, in every service that has it, a component whose rewritten body is not
+// the same in all of them. It reports whether anything new was renamed.
+func markConflicts(specs []Spec, docs map[string]map[string]any, renamed map[string]map[string]bool) bool {
+	type variant struct {
+		service string
+		body    any
+	}
+	byRef := map[string][]variant{}
+	for _, s := range specs {
+		components, _ := docs[s.Service]["components"].(map[string]any)
+		for section, entries := range components {
+			for name, body := range entries.(map[string]any) {
+				if strings.HasPrefix(name, s.Service+".") {
+					continue
+				}
+				ref := "#/components/" + section + "/" + name
+				byRef[ref] = append(byRef[ref], variant{s.Service, body})
+			}
+		}
+	}
+	changed := false
+	for ref, vs := range byRef {
+		same := true
+		for _, v := range vs[1:] {
+			same = same && reflect.DeepEqual(v.body, vs[0].body)
+		}
+		if same {
+			continue
+		}
+		for _, v := range vs {
+			renamed[v.service][ref] = true
+		}
+		changed = true
+	}
+	return changed
+}
+
+// renameComponents moves the renamed components of a (rewritten) document to <service>.<Name>.
+func renameComponents(doc map[string]any, service string, renames map[string]bool) {
+	components, _ := doc["components"].(map[string]any)
+	for section, entries := range components {
+		entries, ok := entries.(map[string]any)
+		if !ok {
+			continue
+		}
+		var names []string
+		for name := range entries {
+			if renames["#/components/"+section+"/"+name] {
+				names = append(names, name)
+			}
+		}
+		for _, name := range names {
+			entries[service+"."+name] = entries[name]
+			delete(entries, name)
+		}
+	}
+}
+
+// rewrite deep-copies a document, pointing the refs to renamed components at their new names.
+func rewrite(node any, service string, renames map[string]bool) any {
+	switch n := node.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(n))
+		for k, v := range n {
+			if k == "$ref" {
+				if ref, ok := v.(string); ok && renames[ref] {
+					i := strings.LastIndex(ref, "/")
+					v = ref[:i+1] + service + "." + ref[i+1:]
+				}
+			}
+			out[k] = rewrite(v, service, renames)
+		}
+		return out
+	case []any:
+		out := make([]any, len(n))
+		for i, v := range n {
+			out[i] = rewrite(v, service, renames)
+		}
+		return out
+	default:
+		return n
+	}
+}
