@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
@@ -96,6 +98,9 @@ type PublicFeed struct {
 	Store FeedStore
 	Cache FeedCache
 	Now   Clock
+
+	// flight makes concurrent requests share one cache read or render instead of stampeding.
+	flight singleflight.Group
 }
 
 type feedItem struct {
@@ -111,6 +116,14 @@ type feedBody struct {
 }
 
 func (h *PublicFeed) Handle(ctx context.Context) ([]byte, error) {
+	v, err, _ := h.flight.Do("feed", func() (any, error) { return h.load(context.WithoutCancel(ctx)) })
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
+}
+
+func (h *PublicFeed) load(ctx context.Context) ([]byte, error) {
 	if body, ok := h.Cache.Get(ctx); ok {
 		return body, nil
 	}

@@ -86,12 +86,16 @@ func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, ms
 				return domain.ErrSessionNotFound
 			}
 		}
-		for _, m := range msgs {
-			if _, err := tx.Exec(ctx,
-				`INSERT INTO messages (session_id, role, content, tokens, created_at) VALUES ($1, $2, $3, $4, $5)`,
-				s.ID(), string(m.Role), m.Content, m.Tokens, m.At); err != nil {
-				return err
-			}
+		roles, contents, tokens, ats := make([]string, len(msgs)), make([]string, len(msgs)), make([]int32, len(msgs)), make([]time.Time, len(msgs))
+		for i, m := range msgs {
+			roles[i], contents[i], tokens[i], ats[i] = string(m.Role), m.Content, int32(m.Tokens), m.At
+		}
+		// One statement for the exchange; ordinality keeps the question before the reply.
+		if _, err := tx.Exec(ctx, `INSERT INTO messages (session_id, role, content, tokens, created_at)
+			SELECT $1, r.role, r.content, r.tokens, r.at
+			FROM unnest($2::text[], $3::text[], $4::int[], $5::timestamptz[]) WITH ORDINALITY AS r(role, content, tokens, at, n)
+			ORDER BY r.n`, s.ID(), roles, contents, tokens, ats); err != nil {
+			return err
 		}
 		return events.Enqueue(ctx, tx, envs...)
 	})

@@ -1,0 +1,83 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/postgres"
+	"github.com/bizassist/bizassist/services/assistant/internal/app"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+	"github.com/bizassist/bizassist/services/assistant/migrations"
+)
+
+func TestSessionsRoundTripAndStayWithTheirAccount(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "assistant", events.Migrations, migrations.Source)
+	repo := postgres.NewSessions(pool)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+
+	s, err := domain.NewSession("acc_a", now)
+	require.NoError(t, err)
+	s.Advance(domain.State{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}, Facts: map[string]string{"top": "Barton Creek"}})
+	turn := func(q, a string) []domain.Message {
+		return []domain.Message{{Role: domain.RoleUser, Content: q, Tokens: 3, At: now}, {Role: domain.RoleAssistant, Content: a, Tokens: 5, At: now}}
+	}
+	env, err := events.New(ctx, "usage.recorded", "acc_a", map[string]any{"feature": "chat"})
+	require.NoError(t, err)
+	require.NoError(t, repo.Save(ctx, s, true, turn("q1", "a1"), env))
+	require.NoError(t, repo.Save(ctx, s, false, turn("q2", "a2")))
+
+	got, history, err := repo.Load(ctx, "acc_a", s.ID(), 3)
+	require.NoError(t, err)
+	require.Equal(t, s.State(), got.State())
+	require.Equal(t, []string{"a1", "q2", "a2"}, contents(history), "the newest messages, oldest first")
+
+	_, _, err = repo.Load(ctx, "acc_b", s.ID(), 10)
+	require.ErrorIs(t, err, domain.ErrSessionNotFound)
+	other := domain.RestoreSession(s.ID(), "acc_b", domain.State{}, now)
+	require.ErrorIs(t, repo.Save(ctx, other, false, turn("x", "y")), domain.ErrSessionNotFound)
+
+	var outbox int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&outbox))
+	require.Equal(t, 1, outbox)
+}
+
+func contents(ms []domain.Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Content
+	}
+	return out
+}
+
+func TestFeedKeepsTheWindowNewestFirstAndSkipsRepeats(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "assistant", events.Migrations, migrations.Source)
+	feed := postgres.NewFeed(pool)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	ev := func(summary string, ago time.Duration) domain.FeedEvent {
+		return domain.FeedEvent{Module: "Voice", EventType: "CallAnswered", Summary: summary, At: now.Add(-ago)}
+	}
+	n, err := feed.Add(ctx, []app.SourcedEvent{
+		{SourceID: "evt_1", Event: ev("one hour", time.Hour)},
+		{SourceID: "evt_1", Event: ev("repeat", time.Minute)},
+		{Event: ev("two days", 48*time.Hour)},
+		{Event: ev("a minute", time.Minute)},
+	})
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+
+	got, err := feed.Recent(ctx, now.Add(-domain.FeedWindow), 10)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, "a minute", got[0].Summary)
+	require.Equal(t, "one hour", got[1].Summary)
+	require.Equal(t, now.Add(-time.Minute), got[0].At)
+}
