@@ -23,13 +23,17 @@ type Config struct {
 	DeliveryConcurrency  int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"100"`
 	DeliveryPollInterval time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
 	DeliveryCooldown     time.Duration `env:"INTEGRATIONS_DELIVERY_FETCH_COOLDOWN" envDefault:"20ms"`
+
 	// EventConsumers is how many consumers of the group this process runs; each handles one
 	// event at a time, so more of them plan deliveries for more events at once.
-	EventConsumers int           `env:"INTEGRATIONS_EVENT_CONSUMERS" envDefault:"4"`
-	RetryBase      time.Duration `env:"INTEGRATIONS_RETRY_BASE" envDefault:"30s"`
-	RetryCap       time.Duration `env:"INTEGRATIONS_RETRY_CAP" envDefault:"6h"`
-	RetryWindow    time.Duration `env:"INTEGRATIONS_RETRY_WINDOW" envDefault:"72h"`
-	DisableAfter   time.Duration `env:"INTEGRATIONS_DISABLE_AFTER" envDefault:"72h"`
+	EventConsumers int `env:"INTEGRATIONS_EVENT_CONSUMERS" envDefault:"4"`
+
+	RetryBase    time.Duration `env:"INTEGRATIONS_RETRY_BASE" envDefault:"30s"`
+	RetryCap     time.Duration `env:"INTEGRATIONS_RETRY_CAP" envDefault:"6h"`
+	RetryWindow  time.Duration `env:"INTEGRATIONS_RETRY_WINDOW" envDefault:"72h"`
+	DisableAfter time.Duration `env:"INTEGRATIONS_DISABLE_AFTER" envDefault:"72h"`
+	// LogRetention is how long finished deliveries, their attempts and payment-event ids are kept.
+	LogRetention time.Duration `env:"INTEGRATIONS_LOG_RETENTION" envDefault:"720h"`
 
 	// StripeWebhookSecret is the endpoint secret (whsec_...) of the Stripe webhook; the payment
 	// route answers 503 without it.
@@ -47,6 +51,9 @@ func (c Config) Validate() error {
 	}
 	if c.EventConsumers < 1 {
 		errs = append(errs, errors.New("INTEGRATIONS_EVENT_CONSUMERS must be at least 1"))
+	}
+	if c.LogRetention < c.RetryWindow {
+		errs = append(errs, errors.New("INTEGRATIONS_LOG_RETENTION must be at least INTEGRATIONS_RETRY_WINDOW"))
 	}
 	if c.RetryBase <= 0 || c.RetryCap < c.RetryBase || c.RetryWindow <= 0 || c.DisableAfter <= 0 {
 		errs = append(errs, errors.New("INTEGRATIONS_RETRY_BASE, _CAP, _WINDOW and INTEGRATIONS_DISABLE_AFTER must be positive, with CAP >= BASE"))

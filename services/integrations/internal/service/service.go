@@ -83,7 +83,8 @@ func build(rt *platform.Runtime, cfg Config) (*Service, error) {
 		Deliver:        app.Deliver{Store: store, Sender: sender, Policy: cfg.RetryPolicy(), Now: now},
 		ReceivePayment: app.ReceivePayment{Tx: store, Payments: store, Outbox: store, Planner: store},
 	}
-	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, delivery.WorkerConfig{
+	prune := app.Prune{Store: store, Retention: cfg.LogRetention, Now: now}
+	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, delivery.WorkerConfig{
 		Concurrency: cfg.DeliveryConcurrency, Policy: cfg.RetryPolicy(),
 		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
 	})

@@ -75,6 +75,31 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, deliveryIDs ...string)
 	return err
 }
 
+// PruneArgs is the periodic job that keeps the delivery log to its retention.
+type PruneArgs struct{}
+
+func (PruneArgs) Kind() string { return "integrations.prune" }
+
+func (PruneArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueName, UniqueOpts: river.UniqueOpts{ByPeriod: pruneEvery}}
+}
+
+// pruneEvery is how often the (leader-elected) River scheduler enqueues a prune.
+const pruneEvery = time.Hour
+
+type pruneWorker struct {
+	river.WorkerDefaults[PruneArgs]
+	prune app.Prune
+}
+
+func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
+	n, err := w.prune.Handle(ctx)
+	if n > 0 {
+		slog.InfoContext(ctx, "pruned delivery log", "rows", n)
+	}
+	return err
+}
+
 // WorkerConfig sizes the delivery workers.
 type WorkerConfig struct {
 	Concurrency  int
@@ -85,10 +110,14 @@ type WorkerConfig struct {
 	FetchCooldown time.Duration
 }
 
-// NewWorkers returns a River client that runs deliveries; Start and Stop it with the process.
-func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, cfg WorkerConfig) (*river.Client[pgx.Tx], error) {
+// NewWorkers returns a River client that runs deliveries and the hourly prune; Start and Stop
+// it with the process.
+func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg WorkerConfig) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &pruneWorker{prune: prune}); err != nil {
 		return nil, err
 	}
 	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
@@ -99,6 +128,8 @@ func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, cfg WorkerConfig) (*riv
 		JobTimeout:        time.Minute, // above the sender's 15 s timeout plus recording
 		FetchCooldown:     min(cfg.FetchCooldown, cfg.PollInterval),
 		FetchPollInterval: cfg.PollInterval,
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil }, nil)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)

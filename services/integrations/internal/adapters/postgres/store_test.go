@@ -19,21 +19,33 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/migrations"
 )
 
-// newStore is a store on a fresh schema with one owner account, acc_1, and a count helper.
+// newStore is a store on a fresh schema with one owner account, acc_1, and a helper that runs a
+// statement and returns the integer it selects (or 0 for a statement without a result).
 func newStore(t *testing.T) (*postgres.Store, func(sql string, args ...any) int) {
 	t.Helper()
 	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
-	store := postgres.New(pool, nil)
+	store := postgres.New(pool, noJobs{})
 	require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx) error {
 		return store.SaveAccount(context.Background(), tx, app.AccountCreated{AccountID: "acc_1", Email: "a@example.com", Role: "owner"}, domain.HashSecret("s"))
 	}))
-	count := func(sql string, args ...any) int {
-		var n int
-		require.NoError(t, pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	sqlInt := func(sql string, args ...any) int {
+		rows, err := pool.Query(context.Background(), sql, args...)
+		require.NoError(t, err)
+		defer rows.Close()
+		n := 0
+		if rows.Next() && len(rows.FieldDescriptions()) > 0 {
+			require.NoError(t, rows.Scan(&n))
+		}
+		require.NoError(t, rows.Err())
 		return n
 	}
-	return store, count
+	return store, sqlInt
 }
+
+// noJobs stands in for River: these tests look at rows, not at job execution.
+type noJobs struct{}
+
+func (noJobs) EnqueueTx(context.Context, pgx.Tx, ...string) error { return nil }
 
 func record(key string, hash byte) app.InboundRecord {
 	return app.InboundRecord{ID: ids.New("svc"), AccountID: "acc_1", Event: domain.InboundNewLead,
@@ -51,7 +63,7 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 	for name, key := range map[string]string{"by idempotency key": "k-1", "by body": ""} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			store, count := newStore(t)
+			store, sqlInt := newStore(t)
 			var wg sync.WaitGroup
 			results := make(chan app.InboundRecord, 8)
 			created := make(chan bool, 8)
@@ -80,15 +92,15 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 				}
 			}
 			require.Equal(t, 1, n)
-			require.Equal(t, 1, count(`SELECT count(*) FROM inbox`))
-			require.Equal(t, 1, count(`SELECT count(*) FROM outbox WHERE type = 'inbound.new_lead'`))
+			require.Equal(t, 1, sqlInt(`SELECT count(*) FROM inbox`))
+			require.Equal(t, 1, sqlInt(`SELECT count(*) FROM outbox WHERE type = 'inbound.new_lead'`))
 		})
 	}
 }
 
 func TestTheSameBodyAfterTheWindowIsANewEvent(t *testing.T) {
 	t.Parallel()
-	store, count := newStore(t)
+	store, sqlInt := newStore(t)
 	old := record("", 9)
 	old.ReceivedAt = time.Now().Add(-25 * time.Hour)
 	_, created, err := store.Accept(context.Background(), old, time.Now().Add(-24*time.Hour), pub(old))
@@ -98,7 +110,7 @@ func TestTheSameBodyAfterTheWindowIsANewEvent(t *testing.T) {
 	_, created, err = store.Accept(context.Background(), fresh, time.Now().Add(-24*time.Hour), pub(fresh))
 	require.NoError(t, err)
 	require.True(t, created)
-	require.Equal(t, 2, count(`SELECT count(*) FROM inbox`))
+	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM inbox`))
 }
 
 func TestSecretsAreOnlyForKnownOwners(t *testing.T) {
@@ -117,4 +129,32 @@ func TestSecretsAreOnlyForKnownOwners(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "acc_1", owner)
 	require.True(t, domain.SecretMatches(stored, "new"))
+}
+
+func TestPruneKeepsQueuedAndRecentDeliveries(t *testing.T) {
+	t.Parallel()
+	store, sqlInt := newStore(t)
+	ctx := context.Background()
+	sub, err := domain.NewSubscription("acc_1", domain.OutboundNewLead, "https://h.example/x", domain.TargetPolicy{}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, store.CreateSubscription(ctx, sub))
+	msg, err := domain.NewLeadMessage(domain.LeadWritten{LeadID: "lead_1", Name: "x", Email: "x@example.com"})
+	require.NoError(t, err)
+	for range 4 {
+		require.NoError(t, store.InTx(ctx, func(tx pgx.Tx) error { _, err := store.Plan(ctx, tx, "acc_1", msg); return err }))
+	}
+	require.Equal(t, 4, sqlInt(`SELECT count(*) FROM deliveries`))
+	// Two old finished deliveries, one old still queued, one recent finished.
+	for _, q := range []string{
+		`UPDATE deliveries SET status = 'delivered', created_at = now() - interval '40 days' WHERE id IN (SELECT id FROM deliveries ORDER BY id LIMIT 2)`,
+		`UPDATE deliveries SET created_at = now() - interval '40 days' WHERE id = (SELECT id FROM deliveries WHERE status = 'pending' ORDER BY id LIMIT 1)`,
+		`UPDATE deliveries SET status = 'failed' WHERE id = (SELECT id FROM deliveries WHERE status = 'pending' ORDER BY id DESC LIMIT 1)`,
+	} {
+		sqlInt(q)
+	}
+	pruned, err := app.Prune{Store: store, Retention: 30 * 24 * time.Hour, Now: time.Now}.Handle(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, pruned)
+	require.Equal(t, 1, sqlInt(`SELECT count(*) FROM deliveries WHERE status = 'pending'`))
+	require.Equal(t, 1, sqlInt(`SELECT count(*) FROM deliveries WHERE status = 'failed'`))
 }

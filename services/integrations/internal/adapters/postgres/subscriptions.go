@@ -174,3 +174,19 @@ func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
 		return tx.SendBatch(ctx, batch).Close()
 	}))
 }
+
+// Prune implements app.Pruner. Queued deliveries are kept whatever their age.
+func (s *Store) Prune(ctx context.Context, before time.Time, limit int) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM deliveries WHERE id IN (
+		SELECT id FROM deliveries WHERE status <> 'pending' AND created_at < $1 LIMIT $2)`, before, limit)
+	if err != nil {
+		return 0, wrap("prune deliveries", err)
+	}
+	n := int(tag.RowsAffected())
+	tag, err = s.pool.Exec(ctx, `DELETE FROM payment_events WHERE id IN (
+		SELECT id FROM payment_events WHERE received_at < $1 LIMIT $2)`, before, limit)
+	if err != nil {
+		return n, wrap("prune payment events", err)
+	}
+	return n + int(tag.RowsAffected()), nil
+}
