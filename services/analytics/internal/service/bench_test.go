@@ -11,10 +11,9 @@ import (
 	"time"
 )
 
-// benchHTTP sends b.N requests from 64 concurrent keep-alive clients and reports requests/s and
+// benchHTTP sends b.N requests from concurrent keep-alive clients and reports requests/s and
 // the 99th-percentile latency.
-func benchHTTP(b *testing.B, s *stack, method, path, token, body string) {
-	const clients = 64
+func benchHTTP(b *testing.B, s *stack, clients int, method, path, token, body string) {
 	transport := &http.Transport{MaxIdleConnsPerHost: clients}
 	client := &http.Client{Transport: transport}
 	defer transport.CloseIdleConnections()
@@ -70,13 +69,13 @@ func benchHTTP(b *testing.B, s *stack, method, path, token, body string) {
 	}
 }
 
-// BenchmarkLogUsageHTTP is log-usage through the in-process server: token check, validation and
+// BenchmarkLogUsageHTTP is log-usage from 128 clients through the in-process server: token check, validation and
 // a durable commit per request (group commit).
 //
 //	go test -run '^$' -bench LogUsageHTTP -benchtime 20000x ./internal/service
 func BenchmarkLogUsageHTTP(b *testing.B) {
 	s := newBenchStack(b)
-	benchHTTP(b, s, http.MethodPost, "/api/log-usage", s.token(b, "acc_bench", "growth"), `{"feature":"chat","action":"send_message","meta":{"page":"/dashboard"}}`)
+	benchHTTP(b, s, 128, http.MethodPost, "/api/log-usage", s.token(b, "acc_bench", "growth"), `{"feature":"chat","action":"send_message","meta":{"page":"/dashboard"}}`)
 	m := scrape(b, s.base+"/metrics")
 	b.ReportMetric(m["bizassist_analytics_usage_batch_events_sum"]/m["bizassist_analytics_usage_batch_events_count"], "events/batch")
 	b.ReportMetric(1000*m["bizassist_analytics_usage_batch_seconds_sum"]/m["bizassist_analytics_usage_batch_seconds_count"], "ms/batch")
@@ -103,10 +102,10 @@ func scrape(b *testing.B, url string) map[string]float64 {
 	return out
 }
 
-// BenchmarkHealthScoreHTTP is health-score through the in-process server.
+// BenchmarkHealthScoreHTTP is health-score from 8 clients through the in-process server.
 //
 //	go test -run '^$' -bench HealthScoreHTTP -benchtime 20000x ./internal/service
 func BenchmarkHealthScoreHTTP(b *testing.B) {
 	s := newBenchStack(b)
-	benchHTTP(b, s, http.MethodGet, "/api/health-score", s.token(b, "acc_bench", "growth"), "")
+	benchHTTP(b, s, 8, http.MethodGet, "/api/health-score", s.token(b, "acc_bench", "growth"), "")
 }

@@ -43,9 +43,9 @@ type Allowance struct {
 // NewAllowance works out pct; over-use shows as more than 100.
 func NewAllowance(used, limit int) Allowance {
 	a := Allowance{Used: used, Limit: limit}
-	switch {
-	case limit == Unlimited:
-	case limit == 0:
+	switch limit {
+	case Unlimited:
+	case 0:
 		if used > 0 {
 			a.Pct = 100
 		}
