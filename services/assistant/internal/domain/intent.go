@@ -133,7 +133,7 @@ func Recognize(message string, prev State, hints Slots) Turn {
 // the raw phrase of a "find X leads" request when the table does not know it.
 func findVertical(lower string) string {
 	words := strings.FieldsFunc(lower, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r == '-' || r == '&')
+		return (r < 'a' || r > 'z') && r != '-' && r != '&'
 	})
 	for n := 3; n >= 1; n-- { // longest phrase first: "real estate agents" before "agents"
 		for i := 0; i+n <= len(words); i++ {

@@ -86,9 +86,9 @@ func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, ms
 				return domain.ErrSessionNotFound
 			}
 		}
-		roles, contents, tokens, ats := make([]string, len(msgs)), make([]string, len(msgs)), make([]int32, len(msgs)), make([]time.Time, len(msgs))
+		roles, contents, tokens, ats := make([]string, len(msgs)), make([]string, len(msgs)), make([]int, len(msgs)), make([]time.Time, len(msgs))
 		for i, m := range msgs {
-			roles[i], contents[i], tokens[i], ats[i] = string(m.Role), m.Content, int32(m.Tokens), m.At
+			roles[i], contents[i], tokens[i], ats[i] = string(m.Role), m.Content, m.Tokens, m.At
 		}
 		// One statement for the exchange; ordinality keeps the question before the reply.
 		if _, err := tx.Exec(ctx, `INSERT INTO messages (session_id, role, content, tokens, created_at)
