@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,6 +36,8 @@ type Config struct {
 	// HealthSweepEvery is how often every account is rescored, so scores drift with time alone.
 	HealthSweepEvery time.Duration `env:"HEALTH_SWEEP_INTERVAL" envDefault:"1h"`
 	HealthBatchSize  int           `env:"HEALTH_BATCH_SIZE" envDefault:"1000"`
+	// IdempotencyKeyTTL is how long log-usage remembers an Idempotency-Key.
+	IdempotencyKeyTTL time.Duration `env:"IDEMPOTENCY_KEY_TTL" envDefault:"168h"`
 }
 
 // Validate checks analytics' settings and the shared ones.
@@ -43,8 +46,8 @@ func (c Config) Validate() error {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("UPGRADE_URL %q must be an absolute http(s) URL", c.UpgradeURL)
 	}
-	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 {
-		return errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL and HEALTH_BATCH_SIZE must be positive")
+	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 || c.IdempotencyKeyTTL <= 0 {
+		return errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL, HEALTH_BATCH_SIZE and IDEMPOTENCY_KEY_TTL must be positive")
 	}
 	return errors.Join(c.Writer.Validate(), c.Config.Validate())
 }
@@ -71,6 +74,9 @@ type Service struct {
 	Recompute    app.Recompute
 	Worker       app.Worker
 	SeedDemo     app.SeedDemo
+
+	keyTTL time.Duration
+	now    app.Clock
 }
 
 // New opens analytics' dependencies and wires the use cases. The caller must call Close.
@@ -97,6 +103,8 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 		Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
 			SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
 		SeedDemo: app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
+		keyTTL:   cfg.IdempotencyKeyTTL,
+		now:      o.now,
 	}, nil
 }
 
@@ -128,5 +136,25 @@ func (s *Service) EventHandlers() map[string]events.Handler {
 // ctx ends.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers(),
-		platform.Worker{Name: "health worker", Run: s.Worker.Run})
+		platform.Worker{Name: "health worker", Run: s.Worker.Run},
+		platform.Worker{Name: "idempotency key expiry", Run: s.expireKeys})
+}
+
+// expireKeys forgets old idempotency keys once an hour.
+func (s *Service) expireKeys(ctx context.Context) error {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			n, err := s.Writer.ExpireKeys(ctx, s.now().Add(-s.keyTTL))
+			if err != nil && ctx.Err() == nil {
+				slog.ErrorContext(ctx, "expire idempotency keys", "error", err)
+			} else if n > 0 {
+				slog.InfoContext(ctx, "expired idempotency keys", "keys", n)
+			}
+		}
+	}
 }

@@ -120,6 +120,14 @@ func TestWriterReplaysAnIdempotencyKey(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.Record(ctx, newEvent(t, "acc_k", "chat", time.Now()), &app.Idempotency{Key: "retry-1", Fingerprint: []byte("other")})
 	require.Equal(t, apperr.KindConflict, apperr.KindOf(err))
+
+	// Once expired, the key is free: the same request is a new event.
+	n, err := w.ExpireKeys(ctx, time.Now().Add(time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, int64(2), n)
+	again, err := w.Record(ctx, newEvent(t, "acc_k", "chat", time.Now()), idem)
+	require.NoError(t, err)
+	require.NotEqual(t, first.EventID, again.EventID)
 }
 
 func TestWriterCommitsQueuedEventsOnCloseAndRefusesLaterOnes(t *testing.T) {

@@ -344,3 +344,12 @@ func storedKeys(ctx context.Context, tx pgx.Tx, batch []*write, idx []int, claim
 	}
 	return out, nil
 }
+
+// ExpireKeys forgets idempotency keys stored before before: a retry later than that is a new event.
+func (w *UsageWriter) ExpireKeys(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := w.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, before)
+	if err != nil {
+		return 0, fmt.Errorf("expire idempotency keys: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
