@@ -57,7 +57,7 @@ func (f *fixture) startWorkers(policy domain.RetryPolicy) *river.Client[pgx.Tx] 
 		Policy: policy, Now: time.Now,
 	}
 	prune := app.Prune{Store: f.store, Retention: 30 * 24 * time.Hour, Now: time.Now}
-	c, err := delivery.NewWorkers(f.pool, deliver, prune, delivery.WorkerConfig{Concurrency: 4, Policy: policy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+	c, err := delivery.NewWorkers(f.pool, deliver, prune, delivery.WorkerConfig{Concurrency: 4, AttemptTimeout: 2 * time.Second, Policy: policy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
 	require.NoError(f.t, err)
 	require.NoError(f.t, c.Start(context.Background()))
 	f.t.Cleanup(func() { stop(f.t, c) })

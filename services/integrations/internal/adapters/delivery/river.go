@@ -100,11 +100,15 @@ func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
 	return err
 }
 
+// Timeout lets a prune of a large backlog run longer than one delivery attempt.
+func (w *pruneWorker) Timeout(*river.Job[PruneArgs]) time.Duration { return 10 * time.Minute }
+
 // WorkerConfig sizes the delivery workers.
 type WorkerConfig struct {
-	Concurrency  int
-	Policy       domain.RetryPolicy
-	PollInterval time.Duration // how often to look for due retries besides insert notifications
+	Concurrency    int
+	AttemptTimeout time.Duration // the sender's timeout; a job gets a little more to record it
+	Policy         domain.RetryPolicy
+	PollInterval   time.Duration // how often to look for due retries besides insert notifications
 	// FetchCooldown is the least time between two fetches of new jobs; it bounds the delay
 	// between an insert notification and the job starting.
 	FetchCooldown time.Duration
@@ -125,7 +129,7 @@ func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg Wo
 		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Concurrency}},
 		Workers:           workers,
 		RetryPolicy:       retryPolicy{cfg.Policy},
-		JobTimeout:        time.Minute, // above the sender's 15 s timeout plus recording
+		JobTimeout:        cfg.AttemptTimeout + 30*time.Second,
 		FetchCooldown:     min(cfg.FetchCooldown, cfg.PollInterval),
 		FetchPollInterval: cfg.PollInterval,
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
