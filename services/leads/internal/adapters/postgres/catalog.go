@@ -71,11 +71,24 @@ func (c *Catalog) SearchText(ctx context.Context, q app.SearchQuery) ([]app.Foun
 	return c.found(ctx, sql, a)
 }
 
+// verticalSearchSQL reads each vertical's best rows in index order (vertical = $n, not = ANY,
+// which PostgreSQL cannot scan in order) and merges them; a LIMIT stops each scan early.
 func verticalSearchSQL(q app.SearchQuery) (string, args) {
 	var a args
-	sql := foundColumns + fmt.Sprintf("%d + quality FROM businesses WHERE vertical = ANY(%s)", catalog.VerticalMatchPoints, a.add(q.Verticals)) +
-		filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit)
-	return sql, a
+	limit := a.add(q.Limit)
+	one := func(vertical, sortKeys string) string {
+		return foundColumns + fmt.Sprintf("%d + quality AS rank%s FROM businesses WHERE vertical = %s",
+			catalog.VerticalMatchPoints, sortKeys, a.add(vertical)) + filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + limit
+	}
+	if len(q.Verticals) == 1 {
+		return one(q.Verticals[0], ""), a
+	}
+	parts := make([]string, len(q.Verticals))
+	for i, v := range q.Verticals {
+		parts[i] = "(" + one(v, ", quality, id") + ")"
+	}
+	return "SELECT name, owner_name, email, phone, source, rank FROM (" + strings.Join(parts, " UNION ALL ") +
+		") best ORDER BY quality DESC, id LIMIT " + limit, a
 }
 
 func textSearchSQL(q app.SearchQuery) (string, args) {
