@@ -151,7 +151,8 @@ func findVertical(lower string) string {
 	return ""
 }
 
-var stopIndustry = map[string]bool{"me": true, "more": true, "some": true, "new": true, "good": true, "the": true, "best": true, "any": true, "local": true}
+var stopIndustry = setOf(`me more some new good the best any local leads lead prospects businesses companies
+	customers clients`)
 
 func findLocation(text string) string {
 	if m := locationRe.FindStringSubmatch(text); m != nil {

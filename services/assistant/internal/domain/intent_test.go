@@ -20,6 +20,7 @@ func TestRecognizeFreshMessages(t *testing.T) {
 		{"any dentist leads near 78701?", domain.IntentFindLeads, domain.Slots{"dental", "78701"}, false},
 		{"show me roofing companies in denver please", domain.IntentFindLeads, domain.Slots{"roofing", "denver"}, false},
 		{"find taxidermy leads in Boise", domain.IntentFindLeads, domain.Slots{"taxidermy", "Boise"}, false},
+		{"find me leads in Boise", domain.IntentFindLeads, domain.Slots{"", "Boise"}, false},
 		{"How is my health score?", domain.IntentHealth, domain.Slots{}, false},
 		{"why is my health score so low", domain.IntentHealth, domain.Slots{}, true},
 		{"Am I close to my plan limits?", domain.IntentUsage, domain.Slots{}, false},

@@ -47,7 +47,6 @@ func (ad *Advisor) Reply(ctx context.Context, c app.Conversation, tools app.Tool
 	turn := domain.Recognize(c.Message, c.State, c.Hints)
 	a := &answer{}
 	state := domain.State{Intent: turn.Intent, Slots: turn.Slots}
-	topic := turn.Intent
 
 	switch turn.Intent {
 	case domain.IntentFindLeads:
@@ -67,8 +66,8 @@ func (ad *Advisor) Reply(ctx context.Context, c app.Conversation, tools app.Tool
 	default:
 		a.say("I'm not sure what you are asking. ")
 		ad.help(ctx, false, tools, a)
-		state = c.State // keep the thread for a follow-up to the previous answer
-		topic = domain.IntentHelp
+		// Keep the thread: a later "why?" still refers to the previous answer.
+		return app.Answer{Text: strings.TrimSpace(a.b.String()), State: c.State, Topic: domain.IntentHelp}, ctx.Err()
 	}
 	if err := ctx.Err(); err != nil {
 		return app.Answer{}, err
@@ -77,7 +76,7 @@ func (ad *Advisor) Reply(ctx context.Context, c app.Conversation, tools app.Tool
 		a.facts = c.State.Facts // explaining keeps the figures explained
 	}
 	state.Facts = a.facts
-	return app.Answer{Text: strings.TrimSpace(a.b.String()), State: state, Topic: topic}, nil
+	return app.Answer{Text: strings.TrimSpace(a.b.String()), State: state, Topic: turn.Intent}, nil
 }
 
 func (ad *Advisor) findLeads(ctx context.Context, turn domain.Turn, prev domain.State, tools app.Tools, a *answer) {

@@ -1,0 +1,106 @@
+package advisor_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/advisor"
+	"github.com/bizassist/bizassist/services/assistant/internal/app"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+)
+
+// tools answers from fixed data; a non-nil err field makes that tool fail.
+type tools struct {
+	leads                       app.LeadResults
+	health                      app.Health
+	usage                       app.Usage
+	searchErr, healthErr, usErr error
+	searches                    []app.LeadSearch
+}
+
+func (f *tools) FindLeads(_ context.Context, q app.LeadSearch) (app.LeadResults, error) {
+	f.searches = append(f.searches, q)
+	return f.leads, f.searchErr
+}
+func (f *tools) RecentLeads(context.Context, int) ([]app.SheetLead, error) { return nil, nil }
+func (f *tools) Health(context.Context) (app.Health, error)                { return f.health, f.healthErr }
+func (f *tools) Usage(context.Context) (app.Usage, error)                  { return f.usage, f.usErr }
+func (f *tools) ChurnRisks(context.Context, int, int) (app.Churn, error) {
+	return app.Churn{}, &app.ToolError{Tool: "churn prediction", Status: 403, Code: "plan_upgrade_required", Message: "growth plan required"}
+}
+
+var ad = &advisor.Advisor{UpgradeURL: "https://bizassist.test/pricing"}
+
+func reply(t *testing.T, f *tools, msg string, prev domain.State) app.Answer {
+	t.Helper()
+	a, err := ad.Reply(context.Background(), app.Conversation{Message: msg, State: prev, Plan: "free"}, f)
+	require.NoError(t, err)
+	return a
+}
+
+func TestLeadSearchAsksForTheIndustryItDoesNotKnow(t *testing.T) {
+	t.Parallel()
+	f := &tools{}
+	a := reply(t, f, "find me leads in Boise", domain.State{})
+	require.Contains(t, a.Text, "Which kind of business should I look for in Boise?")
+	require.Empty(t, f.searches)
+	require.Equal(t, domain.Slots{Location: "Boise"}, a.State.Slots)
+
+	// The place is remembered: naming the industry next completes the search.
+	reply(t, f, "plumbers", a.State)
+	require.Equal(t, []app.LeadSearch{{Industry: "plumbing", Location: "Boise", Limit: 5}}, f.searches)
+}
+
+func TestToolFailuresAreExplainedNotFatal(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{&app.ToolError{Tool: "lead finder", Status: 400, Message: "location: not a US city, state or ZIP"}, "I couldn't search for leads: location: not a US city, state or ZIP."},
+		{&app.ToolError{Tool: "lead finder", Status: 402, Message: "lead_finder allowance spent", UpgradeURL: "https://x.test/up"}, "Upgrade for more: https://x.test/up"},
+		{&app.ToolError{Tool: "lead finder", Message: "connection refused"}, "did not answer"},
+		{errors.New("boom"), "did not answer"},
+	}
+	for _, tc := range cases {
+		a := reply(t, &tools{searchErr: tc.err}, "find plumbers in Austin", domain.State{})
+		require.Contains(t, a.Text, tc.want)
+		require.NotContains(t, a.Text, "connection refused", "transport details stay out of replies")
+	}
+}
+
+func TestAnUnrecognisedMessageKeepsTheThread(t *testing.T) {
+	t.Parallel()
+	prev := domain.State{Intent: domain.IntentHealth, Facts: map[string]string{"score": "42"}}
+	a := reply(t, &tools{health: app.Health{Score: 42, Tier: "at_risk"}}, "the weather is nice", prev)
+	require.Contains(t, a.Text, "I'm not sure what you are asking.")
+	require.Contains(t, a.Text, "42/100")
+	require.Equal(t, prev, a.State, "a later \"why?\" still refers to the health score")
+	require.Equal(t, domain.IntentHelp, a.Topic)
+}
+
+func TestUsageNamesTheFeatureClosestToItsLimit(t *testing.T) {
+	t.Parallel()
+	f := &tools{usage: app.Usage{NearLimit: true, UsagePercent: 92, Features: map[string]app.FeatureUsage{
+		"chat":         {Used: 46, Limit: 50, Pct: 92},
+		"lead_finder":  {Used: 3, Limit: 10, Pct: 30},
+		"lead_scoring": {Used: 7, Limit: app.Unlimited},
+	}}}
+	a := reply(t, f, "how much of my plan have I used?", domain.State{})
+	require.Contains(t, a.Text, "chat 46 of 50 (92%); lead finder 3 of 10 (30%); lead scoring 7 (unlimited)")
+	require.Contains(t, a.Text, "close to the limit on chat")
+	require.Contains(t, a.Text, "https://bizassist.test/pricing", "the advisor's URL when analytics sends none")
+
+	why := reply(t, f, "why?", a.State)
+	require.Contains(t, why.Text, "Chat is the feature closest to its monthly limit: 46 of 50 used (92%)")
+}
+
+func TestChurnOnAPlanWithoutItOffersTheUpgrade(t *testing.T) {
+	t.Parallel()
+	a := reply(t, &tools{}, "who is likely to churn?", domain.State{})
+	require.Contains(t, a.Text, "growth and full stack plans (you are on free)")
+	require.Contains(t, a.Text, "https://bizassist.test/pricing")
+}
