@@ -48,7 +48,7 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, erro
 	if err != nil {
 		return nil, fmt.Errorf("search verticals: %w", err)
 	}
-	// Text-only matches never outrank a vertical match (see catalog.Quality), so they only fill
+	// Text-only matches never outrank a vertical match (the rank in package catalog), so they only fill
 	// what the verticals leave.
 	if len(found) < q.Limit {
 		rest := q
