@@ -48,7 +48,7 @@ type backends struct {
 	forwarded []string // X-Forwarded-For of every call
 }
 
-func newBackends(t *testing.T, iss *jwttest.Issuer, data map[string]business) *backends {
+func newBackends(t testing.TB, iss *jwttest.Issuer, data map[string]business) *backends {
 	t.Helper()
 	verifier, err := authjwt.NewVerifier(iss.Config())
 	require.NoError(t, err)
@@ -166,7 +166,7 @@ type stack struct {
 	contract *openapitest.Contract
 }
 
-func newStack(t *testing.T, extra map[string]string) *stack {
+func newStack(t testing.TB, extra map[string]string) *stack {
 	t.Helper()
 	iss := jwttest.NewIssuer(t)
 	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol})
