@@ -102,8 +102,8 @@ func Recognize(message string, prev State, hints Slots) Turn {
 	}
 
 	// "and in Dallas?" / "what about roofers?": the subject changes, the question does not.
-	if intent == IntentNone || intent == IntentFindLeads && slots.Vertical == "" && slots.Location != "" {
-		if m := aboutRe.FindStringSubmatch(text); m != nil && slots.Vertical == "" && slots.Location == "" {
+	if intent == IntentNone && slots.Vertical == "" && slots.Location == "" {
+		if m := aboutRe.FindStringSubmatch(text); m != nil {
 			slots.Location = cleanLocation(m[1])
 		}
 	}

@@ -51,6 +51,9 @@ func TestRecognizeResolvesFollowUpsFromTheSession(t *testing.T) {
 	got = domain.Recognize("what about roofers?", leads, domain.Slots{})
 	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{"roofing", "Austin, TX"}, FollowUp: true}, got)
 
+	got = domain.Recognize("what about Denver?", leads, domain.Slots{})
+	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{"plumbing", "Denver"}, FollowUp: true}, got)
+
 	got = domain.Recognize("why is that?", domain.State{Intent: domain.IntentHealth}, domain.Slots{})
 	require.Equal(t, domain.Turn{Intent: domain.IntentHealth, Why: true, FollowUp: true}, got)
 

@@ -66,11 +66,13 @@ func (ad *Advisor) Reply(ctx context.Context, c app.Conversation, tools app.Tool
 	default:
 		a.say("I'm not sure what you are asking. ")
 		ad.help(ctx, false, tools, a)
-		// Keep the thread: a later "why?" still refers to the previous answer.
-		return app.Answer{Text: strings.TrimSpace(a.b.String()), State: c.State, Topic: domain.IntentHelp}, ctx.Err()
 	}
 	if err := ctx.Err(); err != nil {
 		return app.Answer{}, err
+	}
+	if turn.Intent == domain.IntentNone {
+		// Keep the thread: a later "why?" still refers to the previous answer.
+		return app.Answer{Text: strings.TrimSpace(a.b.String()), State: c.State, Topic: domain.IntentHelp}, nil
 	}
 	if turn.Why && len(a.facts) == 0 {
 		a.facts = c.State.Facts // explaining keeps the figures explained
