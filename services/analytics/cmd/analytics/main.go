@@ -11,6 +11,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/service"
 )
 
@@ -19,6 +20,7 @@ func main() {
 		"serve":   {Summary: "serve the HTTP API, the event consumer, the outbox relay and the health worker", Run: serve},
 		"migrate": {Summary: "apply database migrations", Run: migrate},
 		"demo":    {Summary: "seed: give the demo owners of make up clients with varied histories (idempotent)", Run: demo},
+		"churn":   {Summary: "fit: refit the churn model from observed cancellations (used from the next recompute)", Run: churn},
 	})
 }
 
@@ -84,5 +86,27 @@ func demo(ctx context.Context, args []string) error {
 			break
 		}
 	}
+	return nil
+}
+
+func churn(ctx context.Context, args []string) error {
+	if len(args) != 1 || args[0] != "fit" {
+		return svc.Usagef("usage: analytics churn fit")
+	}
+	s, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	fitted, err := s.FitChurn.Handle(ctx)
+	if errors.Is(err, health.ErrTooFewChurnSamples) {
+		slog.Info("churn model kept", "reason", err.Error())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	slog.Info("churn model fitted", "churned", fitted.Churned, "retained", fitted.Retained,
+		"intercept", fitted.Model.Intercept, "coefficients", fitted.Model.Coefficients)
 	return nil
 }

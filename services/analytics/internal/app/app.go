@@ -128,3 +128,12 @@ const (
 	ActivityLead    Activity = "lead"    // a lead written: leadActivity
 	ActivityInbound Activity = "inbound" // an inbound webhook event: integrationUse
 )
+
+// ChurnModels keeps the churn models fitted from observed cancellations.
+type ChurnModels interface {
+	// Current returns the newest fitted model; false when none was fitted yet.
+	Current(ctx context.Context) (health.ChurnModel, bool, error)
+	Save(ctx context.Context, m health.ChurnModel, churned, retained int, at time.Time) error
+	// Samples are accounts' signals a horizon before they cancelled or before now.
+	Samples(ctx context.Context, now time.Time, horizon time.Duration) ([]health.ChurnSample, error)
+}

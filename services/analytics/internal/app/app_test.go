@@ -44,6 +44,13 @@ func (s *store) AtRisk(context.Context, string, int, int) ([]app.AtRiskClient, i
 	return nil, 0, nil
 }
 
+// defaultModel has never fitted a churn model.
+type defaultModel struct{ app.ChurnModels }
+
+func (defaultModel) Current(context.Context) (health.ChurnModel, bool, error) {
+	return health.ChurnModel{}, false, nil
+}
+
 func TestPredictChurnRefusesPlansWithoutIt(t *testing.T) {
 	t.Parallel()
 	h := app.PredictChurn{Store: &store{}, Accounts: accounts{"acc_down": "free"}, UpgradeURL: "https://x.test/pricing"}
@@ -137,7 +144,7 @@ func TestRecomputeAlertsOnlyForClientsDroppingIntoCritical(t *testing.T) {
 		{AccountID: "acc_c3", OwnerID: "acc_o", Facts: quiet},
 		{AccountID: "acc_o", Facts: quiet, PreviousTier: health.Healthy},
 	}}
-	require.NoError(t, app.Recompute{Store: s, Now: clock}.Handle(context.Background(), []string{"acc_c1", "acc_c2", "acc_c3", "acc_o"}))
+	require.NoError(t, app.Recompute{Store: s, Models: defaultModel{}, Now: clock}.Handle(context.Background(), []string{"acc_c1", "acc_c2", "acc_c3", "acc_o"}))
 	require.Len(t, s.updates, 4)
 	for _, u := range s.updates {
 		require.Equal(t, health.Critical, u.Score.Tier, u.AccountID)

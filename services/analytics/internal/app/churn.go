@@ -94,3 +94,42 @@ func (h PredictChurn) Handle(ctx context.Context, c Caller, in PredictChurnInput
 	}
 	return out, nil
 }
+
+// ChurnHorizon is how far ahead the fitted model predicts: it learns from signals this long
+// before a cancellation.
+const ChurnHorizon = 14 * 24 * time.Hour
+
+// FittedChurn reports a fit.
+type FittedChurn struct {
+	Model             health.ChurnModel
+	Churned, Retained int
+}
+
+// FitChurnModel refits the churn model from observed cancellations and stores it; scores use it
+// from their next recompute. With too few of either outcome it stores nothing and says so
+// (health.ErrTooFewChurnSamples).
+type FitChurnModel struct {
+	Models ChurnModels
+	Now    Clock
+}
+
+func (h FitChurnModel) Handle(ctx context.Context) (FittedChurn, error) {
+	now := h.Now()
+	samples, err := h.Models.Samples(ctx, now, ChurnHorizon)
+	if err != nil {
+		return FittedChurn{}, err
+	}
+	m, err := health.FitChurn(samples)
+	if err != nil {
+		return FittedChurn{}, err
+	}
+	out := FittedChurn{Model: m}
+	for _, s := range samples {
+		if s.Churned {
+			out.Churned++
+		} else {
+			out.Retained++
+		}
+	}
+	return out, h.Models.Save(ctx, m, out.Churned, out.Retained, now)
+}

@@ -12,26 +12,34 @@ import (
 // Recompute scores accounts from their current facts, stores the scores and raises
 // health.critical for each client that has just entered the critical tier.
 type Recompute struct {
-	Store HealthStore
-	Now   Clock
+	Store  HealthStore
+	Models ChurnModels
+	Now    Clock
 }
 
 func (h Recompute) Handle(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	model, fitted, err := h.Models.Current(ctx)
+	if err != nil {
+		return err
+	}
+	if !fitted {
+		model = health.DefaultChurnModel
+	}
 	now := h.Now()
 	return h.Store.Update(ctx, ids, now, func(accounts []AccountFacts) []ScoreUpdate {
 		out := make([]ScoreUpdate, 0, len(accounts))
 		for _, a := range accounts {
-			out = append(out, score(a, now))
+			out = append(out, score(a, now, model))
 		}
 		return out
 	})
 }
 
-func score(a AccountFacts, now time.Time) ScoreUpdate {
-	s := health.Evaluate(a.Facts, now)
+func score(a AccountFacts, now time.Time, model health.ChurnModel) ScoreUpdate {
+	s := health.Evaluate(a.Facts, now, model)
 	u := ScoreUpdate{AccountID: a.AccountID, Score: s}
 	// Only clients raise the alert: it goes to the owner who looks after them.
 	if a.OwnerID != "" && health.EntersCritical(a.PreviousTier, s.Tier) {

@@ -74,6 +74,7 @@ type Service struct {
 	Recompute    app.Recompute
 	Worker       app.Worker
 	SeedDemo     app.SeedDemo
+	FitChurn     app.FitChurnModel
 
 	keyTTL time.Duration
 	now    app.Clock
@@ -91,7 +92,8 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 	}
 	accounts, store := postgres.NewAccounts(rt.Pool), postgres.NewHealth(rt.Pool)
 	writer := postgres.NewUsageWriter(rt.Pool, cfg.Writer)
-	recompute := app.Recompute{Store: store, Now: o.now}
+	models := postgres.NewChurnModels(rt.Pool)
+	recompute := app.Recompute{Store: store, Models: models, Now: o.now}
 	return &Service{
 		Runtime: rt, Accounts: accounts, Health: store, Writer: writer,
 		LogUsage: app.LogUsage{Store: writer, Now: o.now},
@@ -103,6 +105,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 		Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
 			SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
 		SeedDemo: app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
+		FitChurn: app.FitChurnModel{Models: models, Now: o.now},
 		keyTTL:   cfg.IdempotencyKeyTTL,
 		now:      o.now,
 	}, nil

@@ -242,7 +242,7 @@ func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
 	ctx := context.Background()
 	clk := &clock{now: time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)}
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
-	recompute := app.Recompute{Store: store, Now: clk.Now}
+	recompute := app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: clk.Now}
 
 	project(t, pool, func(tx pgx.Tx) error {
 		if err := accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
@@ -323,7 +323,7 @@ func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"acc_c1", "acc_c2", "acc_c3"}, unscored)
 
-	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Now: func() time.Time { return now }}, BatchSize: 2}
+	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}, BatchSize: 2}
 	n, err := w.RecomputeDirty(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 4, n)
@@ -364,8 +364,66 @@ func TestPaymentEventsMoveThePaymentSignal(t *testing.T) {
 		// An older event arriving late changes nothing.
 		return accounts.Payment(ctx, tx, "acc_p", health.PaymentEvent{Type: "invoice.paid"}, now.Add(-time.Hour))
 	})
-	require.NoError(t, app.Recompute{Store: store, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_p"}))
+	require.NoError(t, app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_p"}))
 	s, _, err := store.Current(ctx, "acc_p")
 	require.NoError(t, err)
 	require.Equal(t, 40, s.Signals[health.PaymentHealth])
+}
+
+func TestChurnModelIsFittedFromObservedCancellations(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	ctx := context.Background()
+	now := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	models := postgres.NewChurnModels(pool)
+	fit := app.FitChurnModel{Models: models, Now: func() time.Time { return now }}
+
+	_, err := fit.Handle(ctx)
+	require.ErrorIs(t, err, health.ErrTooFewChurnSamples)
+	_, fitted, err := models.Current(ctx)
+	require.NoError(t, err)
+	require.False(t, fitted)
+
+	// 60 cancelled accounts that had mostly stopped logging in three weeks before cancelling,
+	// 60 still paying that mostly had not; a demo account and a history row newer than the
+	// horizon must not count.
+	for _, sql := range []string{
+		`INSERT INTO accounts (account_id, plan, created_at, payment_status, payment_at, demo)
+		SELECT 'acc_' || i, 'growth', $1::timestamptz - interval '1 year',
+			CASE WHEN i <= 60 THEN 'canceled' ELSE 'active' END, $1::timestamptz - interval '5 days', i = 121
+		FROM generate_series(1, 121) AS i`,
+		`INSERT INTO health_scores (account_id, computed_at, score, tier, churn, signals)
+		SELECT 'acc_' || i, $1::timestamptz - interval '40 days', 50, 'at_risk', 20,
+			jsonb_build_object('loginRecency', CASE WHEN (i <= 60) = (i % 6 <> 0) THEN 0 ELSE 100 END,
+				'paymentHealth', 100, 'tenure', 100)
+		FROM generate_series(1, 121) AS i`,
+		`INSERT INTO health_scores (account_id, computed_at, score, tier, churn, signals)
+		SELECT 'acc_' || i, $1::timestamptz - interval '1 day', 0, 'critical', 99, '{"loginRecency": 0}'
+		FROM generate_series(61, 120) AS i`,
+	} {
+		_, err = pool.Exec(ctx, sql, now)
+		require.NoError(t, err)
+	}
+
+	got, err := fit.Handle(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 60, got.Churned)
+	require.Equal(t, 60, got.Retained)
+	require.Less(t, got.Model.Coefficients[health.LoginRecency], -1.0, "not logging in predicts cancelling")
+
+	stored, fitted, err := models.Current(ctx)
+	require.NoError(t, err)
+	require.True(t, fitted)
+	require.InDelta(t, got.Model.Intercept, stored.Intercept, 1e-9)
+
+	// Recomputes use the fitted model from now on.
+	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
+	project(t, pool, func(tx pgx.Tx) error {
+		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_new", Plan: "growth", CreatedAt: now.AddDate(-1, 0, 0)})
+	})
+	require.NoError(t, app.Recompute{Store: store, Models: models, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_new"}))
+	s, _, err := store.Current(ctx, "acc_new")
+	require.NoError(t, err)
+	require.Equal(t, stored.Probability(s.Signals), s.Churn)
+	require.NotEqual(t, health.DefaultChurnModel.Probability(s.Signals), s.Churn)
 }

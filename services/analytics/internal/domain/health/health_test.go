@@ -1,6 +1,7 @@
 package health_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestWeightsCoverEverySignalAndSumTo100(t *testing.T) {
 		require.True(t, ok, "no weight for %s", s)
 		require.Positive(t, w)
 		sum += w
-		_, ok = health.ChurnCoefficients[s]
+		_, ok = health.DefaultChurnModel.Coefficients[s]
 		require.True(t, ok, "no churn coefficient for %s", s)
 	}
 	require.Len(t, health.Weights, len(health.Signals))
@@ -49,7 +50,7 @@ func active(now time.Time) health.Facts {
 
 func TestAnActiveAccountScoresFullMarks(t *testing.T) {
 	t.Parallel()
-	s := health.Evaluate(active(t0), t0)
+	s := health.Evaluate(active(t0), t0, health.DefaultChurnModel)
 	for _, sig := range health.Signals {
 		require.Equal(t, 100, s.Signals[sig], sig)
 	}
@@ -104,7 +105,7 @@ func TestSignalThresholds(t *testing.T) {
 			t.Parallel()
 			f := active(t0)
 			tc.edit(&f)
-			require.Equal(t, tc.want, health.Evaluate(f, t0).Signals[tc.signal])
+			require.Equal(t, tc.want, health.Evaluate(f, t0, health.DefaultChurnModel).Signals[tc.signal])
 		})
 	}
 }
@@ -130,7 +131,7 @@ func TestPaymentStateFollowsProcessorEvents(t *testing.T) {
 func TestAnIdleAccountDriftsDownTheTiers(t *testing.T) {
 	t.Parallel()
 	facts := active(t0)
-	start := health.Evaluate(facts, t0)
+	start := health.Evaluate(facts, t0, health.DefaultChurnModel)
 	require.Equal(t, health.Healthy, start.Tier)
 
 	// Time moves on; nothing new happens, so windowed counts fall away as the clock passes them.
@@ -149,7 +150,7 @@ func TestAnIdleAccountDriftsDownTheTiers(t *testing.T) {
 			f.LoginDays, f.FeaturesUsed, f.LeadsWritten, f.InboundEvents = 0, 0, 0, 0
 			f.Metered = []health.Metered{{Limit: 1000}, {Limit: -1}}
 		}
-		s := health.Evaluate(f, now)
+		s := health.Evaluate(f, now, health.DefaultChurnModel)
 		require.LessOrEqual(t, s.Value, prev.Value, "day %d: score rose with no activity", day)
 		require.GreaterOrEqual(t, s.Churn, prev.Churn, "day %d", day)
 		if s.Tier != seen[len(seen)-1] {
@@ -177,8 +178,8 @@ func TestChurnModelEndpoints(t *testing.T) {
 	for _, s := range health.Signals {
 		zero[s], half[s] = 0, 50
 	}
-	require.Equal(t, 95, health.ChurnProbability(zero))
-	require.Equal(t, 21, health.ChurnProbability(half))
+	require.Equal(t, 95, health.DefaultChurnModel.Probability(zero))
+	require.Equal(t, 21, health.DefaultChurnModel.Probability(half))
 }
 
 func TestRecommendationNamesTheWeakestSignals(t *testing.T) {
@@ -201,4 +202,41 @@ func TestRecommendationNamesTheWeakestSignals(t *testing.T) {
 	}
 	v[health.IntegrationUse], v[health.PaymentHealth] = 0, 15
 	require.True(t, strings.HasPrefix(health.Recommendation(v), "Weakest signals: paymentHealth 15/100, integrationUse 0/100."))
+}
+
+// Synthetic accounts whose churn depends on login recency and payment health only: the fit finds
+// those two and leaves the rest near zero.
+func TestFitChurnRecoversTheSignalsThatMatter(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	truth := health.ChurnModel{Intercept: 2, Coefficients: map[health.Signal]float64{health.LoginRecency: -5, health.PaymentHealth: -3}}
+	var samples []health.ChurnSample
+	for range 2000 {
+		v := health.Values{}
+		for _, s := range health.Signals {
+			v[s] = rng.IntN(101)
+		}
+		churned := rng.Float64()*100 < float64(truth.Probability(v))
+		samples = append(samples, health.ChurnSample{Signals: v, Churned: churned})
+	}
+	m, err := health.FitChurn(samples)
+	require.NoError(t, err)
+	require.InDelta(t, -5, m.Coefficients[health.LoginRecency], 1)
+	require.InDelta(t, -3, m.Coefficients[health.PaymentHealth], 1)
+	for _, s := range []health.Signal{health.ChatEngagement, health.LoginFrequency, health.Tenure, health.UsageTrend, health.IntegrationUse} {
+		require.InDelta(t, 0, m.Coefficients[s], 0.6, s)
+	}
+	gone, fine := health.Values{health.LoginRecency: 0, health.PaymentHealth: 0}, health.Values{health.LoginRecency: 100, health.PaymentHealth: 100}
+	require.Greater(t, m.Probability(gone), 70)
+	require.Less(t, m.Probability(fine), 10)
+}
+
+func TestFitChurnNeedsEnoughOfEachOutcome(t *testing.T) {
+	t.Parallel()
+	samples := make([]health.ChurnSample, 500)
+	for i := range health.MinChurnClass - 1 {
+		samples[i].Churned = true
+	}
+	_, err := health.FitChurn(samples)
+	require.ErrorIs(t, err, health.ErrTooFewChurnSamples)
 }

@@ -40,15 +40,15 @@ type Score struct {
 	Signals Values
 	Value   int
 	Tier    Tier
-	// Churn is the probability, in percent, that the account leaves (see ChurnProbability).
+	// Churn is the probability, in percent, that the account leaves (see ChurnModel).
 	Churn      int
 	ComputedAt time.Time
 }
 
-// Evaluate scores f as of now.
-func Evaluate(f Facts, now time.Time) Score {
+// Evaluate scores f as of now, with churn from model m.
+func Evaluate(f Facts, now time.Time, m ChurnModel) Score {
 	v := evaluate(f, now)
-	return Score{Signals: v, Value: Composite(v), Tier: TierOf(Composite(v)), Churn: ChurnProbability(v), ComputedAt: now}
+	return Score{Signals: v, Value: Composite(v), Tier: TierOf(Composite(v)), Churn: m.Probability(v), ComputedAt: now}
 }
 
 // Composite is the weighted mean of the signals, rounded to an integer 0-100.
