@@ -73,8 +73,11 @@ func New(cfg Config) (*Resolver, error) {
 	server := cfg.Server
 	if server == "" {
 		cc, err := dns.ClientConfigFromFile("/etc/resolv.conf")
-		if err != nil || len(cc.Servers) == 0 {
-			return nil, fmt.Errorf("LEADS_DNS_SERVER is empty and /etc/resolv.conf names no server: %v", err)
+		if err != nil {
+			return nil, fmt.Errorf("LEADS_DNS_SERVER is empty and /etc/resolv.conf cannot be read: %w", err)
+		}
+		if len(cc.Servers) == 0 {
+			return nil, errors.New("LEADS_DNS_SERVER is empty and /etc/resolv.conf names no server")
 		}
 		server = net.JoinHostPort(cc.Servers[0], cc.Port)
 	}
