@@ -30,6 +30,7 @@ func TestNewFeedEventRendersTemplates(t *testing.T) {
 		{"Chat", "ChatConversation", map[string]any{"topic": "churn"}, "An owner asked the assistant about clients at risk of churning"},
 		{"the service", "LeadCaptured", map[string]any{"source": "organic"}, "New lead captured from organic"},
 		{"the service", "LeadCaptured", map[string]any{"source": "Jane Roe"}, "New lead captured"},
+		{"Recall", "CustomerReplyReceived", map[string]any{"text": "Zyx here. Can you come earlier?"}, "Customer replied: “[name] here. Can you come earlier?”"},
 		{"Confirm", "NoShowPrevented", nil, "No show prevented"},
 	}
 	for _, tc := range cases {
@@ -87,7 +88,7 @@ func pii(r *rand.Rand) (text string, secrets []string) {
 	parts := []string{
 		"this is " + first + " " + last, "call " + phone, email, "I live at " + addr,
 		"account " + tenant, pick(fillers), "ask for Mr. " + last, "Thanks, " + first,
-		"zip " + fmt.Sprint(10000+r.IntN(89999)),
+		"zip " + fmt.Sprint(10000+r.IntN(89999)), first + " here", last + " called",
 	}
 	r.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
 	n := 1 + r.IntN(len(parts))

@@ -125,14 +125,13 @@ func scrubNames(s string) string {
 	for i, w := range words {
 		core := strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
 		core = strings.TrimSuffix(strings.TrimSuffix(core, "'s"), "'")
-		next := i+1 < len(words) && isCapitalised(strings.TrimLeft(words[i+1], `"'(`))
 		switch {
 		case core == "" || strings.HasPrefix(w, "["):
 		case commonNames[strings.ToLower(core)]:
 			words[i] = replaceCore(w, core)
 		case isCapitalised(core) && !capitalisedOK[strings.ToLower(core)] &&
-			(!sentenceStart || next && !sentenceStarters[strings.ToLower(core)]):
-			// At the start of a sentence only a run of capitalised words ("Jane Roe called") is a name.
+			(!sentenceStart || !sentenceStarters[strings.ToLower(core)]):
+			// At the start of a sentence only words that commonly open one are kept.
 			words[i] = replaceCore(w, core)
 		}
 		sentenceStart = strings.ContainsAny(w[len(w)-1:], ".!?:") || w == "-"
@@ -175,9 +174,18 @@ func setOf(words string) map[string]bool {
 }
 
 // sentenceStarters are words that open a sentence and are not names even before one.
-var sentenceStarters = setOf(`hi hello hey dear thanks thank please can could would will we my our the a an
-	is are do does did yes no sorry good just need want when what where how why who hope looking calling
-	it this that there here hola ok okay great sure`)
+var sentenceStarters = setOf(`hi hello hey hiya dear thanks thank thx ty please yes yeah yep no nope ok okay
+	sure great perfect awesome cool good fine wonderful excellent lovely nice sorry unfortunately
+	can could would will shall should may might must is are was were am be been do does did have has had
+	i i'm i'll i've i'd we we're we'll our my me you your you're they their he she it it's its this that
+	these those there here the a an and but so or if then also actually maybe just still not any all some
+	what what's when when's where where's how how's why who which whose let let's see sounds got get
+	need needs want wanted looking running calling checking following confirming confirm confirmed
+	cancel cancelled canceled reschedule rescheduled book booked booking done received paid payment
+	invoice appointment quote estimate price cost service question quick call text email message
+	morning afternoon evening tonight today tomorrow yesterday next last soon later now after before
+	around about for from in on at to with of by hope hoping appreciate appreciated love loved happy
+	glad interested wondering oh wow hmm absolutely definitely thx np sounds`)
 
 // capitalisedOK are capitalised words that name no one.
 var capitalisedOK = setOf(`i i'm i'll i've i'd ok okay am pm monday tuesday wednesday thursday friday
