@@ -38,8 +38,8 @@ var (
 // Scrub removes from free text everything that could identify a person, a business or a tenant:
 // emails, links and domains, identifiers, phone numbers in any common format, street addresses,
 // numbers of three digits or more, and names (honorifics, introductions, a list of common names,
-// and every capitalised word that does not start a sentence). It errs on the side of removing
-// too much: the public feed only ever needs the gist.
+// and every capitalised word but weekdays, months and common sentence openers). It errs on the
+// side of removing too much: the public feed only ever needs the gist.
 func Scrub(text string) string {
 	s := norm.NFKC.String(strings.ToValidUTF8(text, " "))
 	s = strings.Map(func(r rune) rune {
@@ -117,8 +117,8 @@ var introStop = setOf(`a an the my your our his her their to for about regarding
 	booking free busy done ready good great also only now today tomorrow that this it what who you we
 	me us them all any no yes please`)
 
-// scrubNames replaces listed names in any case and capitalised words that do not start a sentence
-// and are not common capitalised words (weekdays, months, "I").
+// scrubNames replaces listed names in any case and capitalised words other than common ones
+// (weekdays, months, "I") and, at the start of a sentence, common openers.
 func scrubNames(s string) string {
 	words := strings.Fields(s)
 	sentenceStart := true
