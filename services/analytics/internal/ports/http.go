@@ -203,7 +203,7 @@ func intParam(q map[string][]string, name string, dst *int) error {
 	n, err := strconv.Atoi(vals[0])
 	if err != nil || len(vals) > 1 {
 		return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: name,
-			Message: name + ": must be one integer"}
+			Message: name + ": must be an integer"}
 	}
 	*dst = n
 	return nil
