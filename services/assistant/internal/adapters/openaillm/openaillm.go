@@ -114,6 +114,9 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 		}
 		msg := comp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || round >= m.cfg.MaxToolRounds {
+			if strings.TrimSpace(msg.Content) == "" {
+				return app.Answer{}, apperr.Unavailable("model_unavailable", "the language model returned an empty answer")
+			}
 			state := c.State
 			state.Intent = domain.IntentConversation
 			return app.Answer{Text: strings.TrimSpace(msg.Content), Tokens: total, State: state, Topic: domain.IntentConversation}, nil
