@@ -11,6 +11,14 @@ GOLANGCI_LINT_VERSION := v2.6.2
 GOLANGCI_LINT_DIR := $(HOME)/.cache/bizassist/golangci-lint/$(GOLANGCI_LINT_VERSION)
 GOLANGCI_LINT := $(GOLANGCI_LINT_DIR)/golangci-lint
 
+##@ General
+
+.PHONY: help
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} \
+		/^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2 } \
+		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
 ##@ Local stack
 
 .PHONY: deps
@@ -69,10 +77,5 @@ fmt: ## gofmt -w every module
 tidy: ## go mod tidy in every module
 	@for m in $(MODULES); do echo "==> go mod tidy $$m"; (cd $$m && go mod tidy); done
 
-##@ Help
-
-.PHONY: help
-help: ## Show this help
-	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} \
-		/^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2 } \
-		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+# Kubernetes: images, chart tests, kind (owned with the charts).
+include mk/kube.mk
