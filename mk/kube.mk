@@ -5,7 +5,7 @@ KUBE_CACHE := $(HOME)/.cache/bizassist
 KUBE_STATE := $(KUBE_CACHE)/kube-test
 IMAGES_DIR := $(KUBE_CACHE)/images
 IMAGE_TAG ?= dev
-SERVICES := identity leads assistant analytics integrations
+KUBE_SERVICES := identity leads assistant analytics integrations
 # The Prometheus operator release whose CRDs (ServiceMonitor, PrometheusRule) the chart tests
 # install into the test API server; fetched once through the Go module proxy.
 PROM_OPERATOR := github.com/prometheus-operator/prometheus-operator@v0.79.2
@@ -17,13 +17,13 @@ INGRESS_NGINX_MANIFEST := https://raw.githubusercontent.com/kubernetes/ingress-n
 .PHONY: images
 images: ## Build every service image as an OCI layout + kind archive in ~/.cache/bizassist/images (no container engine)
 	@mkdir -p $(IMAGES_DIR)/bin
-	@for s in $(SERVICES); do echo "==> go build $$s (static)"; \
+	@for s in $(KUBE_SERVICES); do echo "==> go build $$s (static)"; \
 	  (cd services/$$s && CGO_ENABLED=0 GOWORK=off go build -trimpath -ldflags='-s -w' -o $(IMAGES_DIR)/bin/$$s ./cmd/$$s); done
-	@cd tools/images && GOWORK=off go run . -bin $(IMAGES_DIR)/bin -out $(IMAGES_DIR) -tag $(IMAGE_TAG) $(SERVICES)
+	@cd tools/images && GOWORK=off go run . -bin $(IMAGES_DIR)/bin -out $(IMAGES_DIR) -tag $(IMAGE_TAG) $(KUBE_SERVICES)
 
 .PHONY: images-test
 images-test: images ## Check each image: entrypoint, non-root user, static binary, size bound
-	@cd tools/images && IMAGES_DIR=$(IMAGES_DIR) GOWORK=off go test -count=1 ./...
+	@cd tools/images && GOWORK=off go vet ./... && IMAGES_DIR=$(IMAGES_DIR) GOWORK=off go test -count=1 ./...
 
 .PHONY: k8s-tools
 k8s-tools: ## Build helm, kube-apiserver and promtool (pinned in tools/kube/go.mod) into the cache, install etcd
@@ -31,27 +31,26 @@ k8s-tools: ## Build helm, kube-apiserver and promtool (pinned in tools/kube/go.m
 
 .PHONY: test-charts
 test-charts: ## helm lint, golden renders, schema refusals, promtool, and install into a real kube-apiserver + etcd
-	@bin=$$(tools/kube/build.sh); \
-	crds=$$(cd / && GOWORK=off GOFLAGS= go mod download -json $(PROM_OPERATOR) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p')/example/prometheus-operator-crd; \
-	tools/kube/apiserver.sh start $(KUBE_STATE) $$bin; \
-	trap 'tools/kube/apiserver.sh stop $(KUBE_STATE)' EXIT; \
-	cd tools/kube && KUBE_BIN=$$bin KUBECONFIG=$(KUBE_STATE)/kubeconfig PROM_OPERATOR_CRDS=$$crds \
-	  GOWORK=off go test -count=1 ./...
+	@export KUBE_BIN=$$(tools/kube/build.sh) KUBECONFIG=$(KUBE_STATE)/kubeconfig; \
+	export PROM_OPERATOR_CRDS=$$(cd / && GOWORK=off GOFLAGS= go mod download -json $(PROM_OPERATOR) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p')/example/prometheus-operator-crd; \
+	tools/kube/apiserver.sh start $(KUBE_STATE) $$KUBE_BIN; \
+	trap '$(CURDIR)/tools/kube/apiserver.sh stop $(KUBE_STATE)' EXIT; \
+	cd tools/kube && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...
 
 .PHONY: test-k8s
 test-k8s: test-charts images-test ## Every Kubernetes check that runs without a container engine
 
 .PHONY: k8s-golden
 k8s-golden: ## Rewrite tools/kube/testdata/golden from the charts (review the diff!)
-	@bin=$$(tools/kube/build.sh helm); cd tools/kube && KUBE_BIN=$$bin GOWORK=off go test -count=1 -run 'TestGoldenRenders' ./... -update
+	@export KUBE_BIN=$$(tools/kube/build.sh helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' ./... -update
 
 .PHONY: kind-up
 kind-up: images ## Create a kind cluster, load the images, install ingress-nginx and the chart; prints the URL
 	@kind get clusters | grep -qx $(KIND_CLUSTER) || kind create cluster --name $(KIND_CLUSTER) --config k8s/kind/cluster.yaml
-	@for s in $(SERVICES); do kind load image-archive --name $(KIND_CLUSTER) $(IMAGES_DIR)/$$s.tar; done
+	@for s in $(KUBE_SERVICES); do kind load image-archive --name $(KIND_CLUSTER) $(IMAGES_DIR)/$$s.tar; done
 	@kubectl --context kind-$(KIND_CLUSTER) apply -f $(INGRESS_NGINX_MANIFEST)
 	@kubectl --context kind-$(KIND_CLUSTER) -n ingress-nginx wait --for=condition=Available deployment/ingress-nginx-controller --timeout=180s
-	@bin=$$(tools/kube/build.sh helm); for c in $(SERVICES) bizassist; do $$bin/helm dependency build --skip-refresh charts/$$c >/dev/null; done; \
+	@bin=$$(tools/kube/build.sh helm); for c in $(KUBE_SERVICES) bizassist; do $$bin/helm dependency build --skip-refresh charts/$$c >/dev/null; done; \
 	  $$bin/helm upgrade --install bizassist charts/bizassist --kube-context kind-$(KIND_CLUSTER) \
 	    --namespace bizassist --create-namespace --values charts/bizassist/values-kind.yaml --wait --timeout 10m
 	@echo "bizassist is up: http://127.0.0.1/api/auth (kubectl --context kind-$(KIND_CLUSTER) -n bizassist get pods)"

@@ -92,16 +92,10 @@ imagePullSecrets:
 {{- end }}
 {{- end -}}
 
-{{/* Refuses values the schema cannot express. */}}
+{{/* Refuses values the schema cannot express (it cannot compare two values). */}}
 {{- define "bizassist-lib.validate" -}}
-{{- $v := .ctx.Values -}}
-{{- if $v.autoscaling.enabled -}}
-{{- $r := $v.resources | default dict -}}
-{{- if not (and (($r.requests).cpu) (($r.limits).cpu) (($r.limits).memory)) -}}
-{{- fail (printf "%s: autoscaling.enabled needs resources.requests.cpu, resources.limits.cpu and resources.limits.memory (the HPA scales on CPU utilisation of the request)" .component) -}}
-{{- end -}}
-{{- if lt (int $v.autoscaling.maxReplicas) (int $v.autoscaling.minReplicas) -}}
-{{- fail (printf "%s: autoscaling.maxReplicas (%d) is below autoscaling.minReplicas (%d)" .component (int $v.autoscaling.maxReplicas) (int $v.autoscaling.minReplicas)) -}}
-{{- end -}}
+{{- $a := .ctx.Values.autoscaling -}}
+{{- if and $a.enabled (lt (int $a.maxReplicas) (int $a.minReplicas)) -}}
+{{- fail (printf "%s: autoscaling.maxReplicas (%d) is below autoscaling.minReplicas (%d)" .component (int $a.maxReplicas) (int $a.minReplicas)) -}}
 {{- end -}}
 {{- end -}}
