@@ -74,7 +74,7 @@ func benchHTTP(b *testing.B, s *stack, clients int, method, path, token, body st
 //
 //	go test -run '^$' -bench LogUsageHTTP -benchtime 20000x ./internal/service
 func BenchmarkLogUsageHTTP(b *testing.B) {
-	s := newBenchStack(b)
+	s := newBenchStack(b, "HEALTH_DIRTY_INTERVAL", "5s")
 	benchHTTP(b, s, 128, http.MethodPost, "/api/log-usage", s.token(b, "acc_bench", "growth"), `{"feature":"chat","action":"send_message","meta":{"page":"/dashboard"}}`)
 	m := scrape(b, s.base+"/metrics")
 	b.ReportMetric(m["bizassist_analytics_usage_batch_events_sum"]/m["bizassist_analytics_usage_batch_events_count"], "events/batch")

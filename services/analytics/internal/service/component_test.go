@@ -65,12 +65,16 @@ type stack struct {
 
 func newStack(t *testing.T) *stack { return newBenchStack(t) }
 
-func newBenchStack(t testing.TB) *stack {
+// newBenchStack starts a stack; env are extra KEY, value pairs.
+func newBenchStack(t testing.TB, env ...string) *stack {
 	t.Helper()
 	issuer := jwttest.NewIssuer(t)
 	environ := platformtest.Env(t, service.Name, issuer.JWKSURL())
 	environ["RATELIMIT_EXEMPT_CIDRS"] = "10.99.0.0/16"
 	environ["HEALTH_DIRTY_INTERVAL"] = "50ms"
+	for i := 0; i+1 < len(env); i += 2 {
+		environ[env[i]] = env[i+1]
+	}
 	s := &stack{issuer: issuer, contract: openapitest.Load(t, api.OpenAPI), environ: environ,
 		clock: &clock{now: time.Now().UTC()}}
 	s.start(t)

@@ -32,14 +32,16 @@ type Health struct {
 func NewHealth(pool *pgxpool.Pool) *Health { return &Health{pool: pool} }
 
 func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update func([]app.AccountFacts) []app.ScoreUpdate) error {
+	// The marks are cleared, in a statement of their own, before the facts are read: a change
+	// committed after this marks its account again. Clearing them inside the long recompute
+	// transaction would hold up every usage write of these accounts until it commits.
+	if _, err := h.pool.Exec(ctx, `DELETE FROM dirty_accounts WHERE account_id = ANY($1)`, ids); err != nil {
+		return fmt.Errorf("clear dirty marks: %w", err)
+	}
 	alerts := 0
 	err := pgkit.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, recomputeLock); err != nil {
 			return fmt.Errorf("lock recompute: %w", err)
-		}
-		// Cleared before the facts are read: a change committed after this is marked again.
-		if _, err := tx.Exec(ctx, `DELETE FROM dirty_accounts WHERE account_id = ANY($1)`, ids); err != nil {
-			return fmt.Errorf("clear dirty marks: %w", err)
 		}
 		facts, previous, err := gatherFacts(ctx, tx, ids, now)
 		if err != nil {
@@ -57,11 +59,16 @@ func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update
 		}
 		return enqueueAlerts(ctx, tx, updates)
 	})
-	if err == nil {
-		recomputed.Add(float64(len(ids)))
-		criticalAlerts.Add(float64(alerts))
+	if err != nil {
+		// Marked again so the next round retries them; were this to fail too, the sweep would.
+		if _, markErr := h.pool.Exec(context.WithoutCancel(ctx), markDirtySQL, sortedUnique(ids), laneProjection); markErr != nil {
+			err = errors.Join(err, fmt.Errorf("re-mark dirty accounts: %w", markErr))
+		}
+		return err
 	}
-	return err
+	recomputed.Add(float64(len(ids)))
+	criticalAlerts.Add(float64(alerts))
+	return nil
 }
 
 // stored is the part of an account's current score that decides whether history grows.
