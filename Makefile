@@ -62,7 +62,7 @@ lint: $(GOLANGCI_LINT) ## gofmt check, go vet and golangci-lint on every module
 	@echo "==> gofmt"
 	@unformatted=$$(gofmt -l $(MODULES)); if [ -n "$$unformatted" ]; then echo "not gofmt-clean (run make fmt):"; echo "$$unformatted"; exit 1; fi
 	@for m in $(MODULES); do echo "==> go vet $$m"; (cd $$m && go vet ./...); done
-	@for m in $(MODULES); do echo "==> golangci-lint $$m"; (cd $$m && $(GOLANGCI_LINT) run ./...); done
+	@for m in $(MODULES); do echo "==> golangci-lint $$m"; (cd $$m && $(GOLANGCI_LINT) run --allow-parallel-runners ./...); done
 
 $(GOLANGCI_LINT):
 	@echo "==> installing golangci-lint $(GOLANGCI_LINT_VERSION) into $(GOLANGCI_LINT_DIR) (once)"

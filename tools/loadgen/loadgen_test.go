@@ -98,10 +98,11 @@ func TestPercentileNearestRank(t *testing.T) {
 }
 
 func TestRunCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
-	var hits atomic.Int64
+	var hits, logins atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/auth":
+			logins.Add(1)
 			_, _ = w.Write([]byte(`{"ok":true,"token":"tok"}`))
 		default:
 			if r.Header.Get("Authorization") != "Bearer tok" {
@@ -118,11 +119,17 @@ func TestRunCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
 	sc := Scenario{Name: "t", Path: "/x", Login: &Login{Email: "a", Password: "b"}, Duration: time.Minute}
 	require.NoError(t, sc.normalize())
 	sc.Concurrency = 3
-	res, err := Run(context.Background(), srv.Client(), srv.URL, sc, 40)
+	tokens := &Logins{}
+	res, err := Run(context.Background(), srv.Client(), srv.URL, sc, 40, tokens)
 	require.NoError(t, err)
 	require.Equal(t, 40, res.Requests)
 	require.Equal(t, 20, res.Errors)
 	require.Len(t, res.Latencies, 20)
 	require.Contains(t, res.FirstError, "status 418, want 200")
 	require.Positive(t, res.RPS())
+
+	// A second scenario with the same account reuses the token.
+	_, err = Run(context.Background(), srv.Client(), srv.URL, sc, 2, tokens)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), logins.Load())
 }

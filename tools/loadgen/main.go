@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -66,6 +67,8 @@ func run() error {
 	defer stop()
 	fmt.Printf("==> load against %s from %s\n", env["BASE_URL"], source)
 	var results []Result
+	var failed []string
+	logins := &Logins{}
 	for _, sc := range scenarios {
 		if !match.MatchString(sc.Name) {
 			continue
@@ -77,9 +80,12 @@ func run() error {
 			sc.Concurrency = *concurrency
 		}
 		fmt.Printf("    %s: %s %s, %d workers for %s\n", sc.Name, sc.Method, sc.Path, sc.Concurrency, sc.Duration)
-		res, err := Run(ctx, hc, env["BASE_URL"], sc, *maxRequests)
+		res, err := Run(ctx, hc, env["BASE_URL"], sc, *maxRequests, logins)
 		if err != nil {
-			return fmt.Errorf("%s: %w", sc.Name, err)
+			// One broken scenario should not hide the others' numbers.
+			fmt.Printf("    %s: %v\n", sc.Name, err)
+			failed = append(failed, sc.Name)
+			continue
 		}
 		results = append(results, res)
 		tr.CloseIdleConnections()
@@ -87,10 +93,16 @@ func run() error {
 			break
 		}
 	}
-	if len(results) == 0 {
+	if len(results) == 0 && len(failed) == 0 {
 		return fmt.Errorf("no scenario matches -run %q", *filter)
 	}
-	return report(os.Stdout, results)
+	if err := report(os.Stdout, results); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("scenarios that could not run: %s", strings.Join(failed, ", "))
+	}
+	return nil
 }
 
 func report(w io.Writer, results []Result) error {

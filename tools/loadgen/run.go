@@ -44,9 +44,34 @@ func (r Result) Percentile(p float64) time.Duration {
 	return r.Latencies[max(rank, 1)-1]
 }
 
+// Logins keeps one token per account for the whole run: identity allows only a few logins per
+// email a minute, and many scenarios use the same demo account.
+type Logins struct {
+	mu     sync.Mutex
+	tokens map[Login]string
+}
+
+// Token returns the cached token for l, logging in on first use.
+func (ls *Logins) Token(ctx context.Context, hc *http.Client, base string, l Login) (string, error) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if tok, ok := ls.tokens[l]; ok {
+		return tok, nil
+	}
+	tok, err := login(ctx, hc, base, l)
+	if err != nil {
+		return "", err
+	}
+	if ls.tokens == nil {
+		ls.tokens = map[Login]string{}
+	}
+	ls.tokens[l] = tok
+	return tok, nil
+}
+
 // Run sends sc's request from sc.Concurrency workers until sc.Duration has passed or maxRequests
 // have been sent, whichever comes first.
-func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequests int) (Result, error) {
+func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequests int, logins *Logins) (Result, error) {
 	headers := http.Header{}
 	for k, v := range sc.Headers {
 		headers.Set(k, v)
@@ -55,7 +80,7 @@ func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequ
 		headers.Set("Content-Type", "application/json")
 	}
 	if sc.Login != nil {
-		tok, err := login(ctx, hc, base, *sc.Login)
+		tok, err := logins.Token(ctx, hc, base, *sc.Login)
 		if err != nil {
 			return Result{}, err
 		}
