@@ -21,8 +21,9 @@ func NewDemo(pool *pgxpool.Pool) *Demo { return &Demo{pool: pool} }
 
 func (d *Demo) OwnerByEmail(ctx context.Context, email string) (string, bool, error) {
 	var id string
+	// The newest owner with the email: after identity's data is reset, the old one is gone.
 	err := d.pool.QueryRow(ctx, `SELECT account_id FROM accounts WHERE email = $1 AND owner_id IS NULL
-		ORDER BY created_at LIMIT 1`, email).Scan(&id)
+		ORDER BY created_at DESC LIMIT 1`, email).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", false, nil
 	}
