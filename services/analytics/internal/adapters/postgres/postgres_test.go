@@ -427,3 +427,38 @@ func TestChurnModelIsFittedFromObservedCancellations(t *testing.T) {
 	require.Equal(t, stored.Probability(s.Signals), s.Churn)
 	require.NotEqual(t, health.DefaultChurnModel.Probability(s.Signals), s.Churn)
 }
+
+func TestDemoSeedGivesTheOwnerASpreadOfClientsOnce(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	ctx := context.Background()
+	now := time.Date(2026, 5, 20, 15, 0, 0, 0, time.UTC)
+	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
+	seed := app.SeedDemo{Store: postgres.NewDemo(pool), Now: func() time.Time { return now },
+		Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}}
+
+	_, err := seed.Handle(ctx, "demo-growth@bizassist.local")
+	require.ErrorIs(t, err, app.ErrDemoOwnerUnknown, "the owner has not been projected yet")
+
+	project(t, pool, func(tx pgx.Tx) error {
+		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_demo_owner", Email: "demo-growth@bizassist.local", Plan: "growth", CreatedAt: now})
+	})
+	n, err := seed.Handle(ctx, "demo-growth@bizassist.local")
+	require.NoError(t, err)
+	require.Equal(t, 8, n)
+	n, err = seed.Handle(ctx, "demo-growth@bizassist.local")
+	require.NoError(t, err)
+	require.Zero(t, n, "idempotent")
+
+	clients, total, err := store.AtRisk(ctx, "acc_demo_owner", 0, 100)
+	require.NoError(t, err)
+	require.Equal(t, 8, total)
+	tiers := map[health.Tier]int{}
+	for _, c := range clients {
+		tiers[c.Score.Tier]++
+	}
+	require.Positive(t, tiers[health.Healthy], tiers)
+	require.Positive(t, tiers[health.AtRisk], tiers)
+	require.Positive(t, tiers[health.Critical], tiers)
+	require.Equal(t, 8, count(t, pool, `SELECT count(*) FROM accounts WHERE demo AND owner_id = 'acc_demo_owner'`))
+}
