@@ -41,12 +41,13 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long to publish")
 	subs := flag.Int("subs", 5, "subscriptions to new_lead on the account (fan-out per event)")
 	workers := flag.Int("workers", 100, "delivery workers (INTEGRATIONS_DELIVERY_CONCURRENCY)")
+	consumers := flag.Int("consumers", 4, "event consumers (INTEGRATIONS_EVENT_CONSUMERS)")
 	keep := flag.Bool("keep", false, "keep the database afterwards, to inspect outbox, deliveries and attempts")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := run(ctx, *adminURL, *redisURL, *rate, *duration, *subs, *workers, *keep); err != nil {
+	if err := run(ctx, *adminURL, *redisURL, *rate, *duration, *subs, *workers, *consumers, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "integrations-bench:", err)
 		os.Exit(1)
 	}
@@ -59,7 +60,7 @@ func envOr(key, def string) string {
 	return def
 }
 
-func run(ctx context.Context, adminURL, redisURL string, rate int, duration time.Duration, subs, workers int, keep bool) error {
+func run(ctx context.Context, adminURL, redisURL string, rate int, duration time.Duration, subs, workers, consumers int, keep bool) error {
 	if rate < subs || subs < 1 {
 		return errors.New("-rate must be at least -subs, and -subs at least 1")
 	}
@@ -94,7 +95,7 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 		"EVENTS_RELAY_POLL_INTERVAL": "20ms", "EVENTS_CONSUMER_BLOCK": "100ms", "EVENTS_CONSUMER_BATCH_SIZE": "10",
 		"JWT_JWKS_URL": "http://127.0.0.1:1/unused", "LOG_LEVEL": "warn",
 		"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
-		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(workers),
+		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(workers), "INTEGRATIONS_EVENT_CONSUMERS": fmt.Sprint(consumers),
 	}
 	var cfg service.Config
 	if err := svc.LoadConfigFrom(&cfg, environ); err != nil {
@@ -127,8 +128,8 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 
 	eventsPerSec := rate / subs
 	total := int(duration.Seconds() * float64(eventsPerSec))
-	fmt.Printf("integrations bench: %d events/s x %d subscriptions = %d deliveries/s offered for %s (%d deliveries), %d workers\n",
-		eventsPerSec, subs, eventsPerSec*subs, duration, total*subs, workers)
+	fmt.Printf("integrations bench: %d events/s x %d subscriptions = %d deliveries/s offered for %s (%d deliveries), %d workers, %d consumers\n",
+		eventsPerSec, subs, eventsPerSec*subs, duration, total*subs, workers, consumers)
 	start := time.Now()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
