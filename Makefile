@@ -7,6 +7,8 @@ export PATH := /usr/local/go/bin:$(PATH)
 # Every module in go.work (libs, services/*, tools), relative to the repository root.
 MODULES := $(patsubst $(CURDIR)/%,%,$(shell go list -m -f '{{.Dir}}'))
 
+SHELL_SCRIPTS = .ci/run $(wildcard tools/*/*.sh services/*/*.sh)
+
 GOLANGCI_LINT_VERSION := v2.6.2
 GOLANGCI_LINT_DIR := $(HOME)/.cache/bizassist/golangci-lint/$(GOLANGCI_LINT_VERSION)
 GOLANGCI_LINT := $(GOLANGCI_LINT_DIR)/golangci-lint
@@ -58,11 +60,13 @@ bench: up ## make up, then the load scenarios in tools/loadgen/scenarios (BENCH_
 ##@ Code hygiene
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## gofmt check, go vet and golangci-lint on every module
+lint: $(GOLANGCI_LINT) ## gofmt check, go vet and golangci-lint on every module; shellcheck
 	@echo "==> gofmt"
 	@unformatted=$$(gofmt -l $(MODULES)); if [ -n "$$unformatted" ]; then echo "not gofmt-clean (run make fmt):"; echo "$$unformatted"; exit 1; fi
 	@for m in $(MODULES); do echo "==> go vet $$m"; (cd $$m && go vet ./...); done
 	@for m in $(MODULES); do echo "==> golangci-lint $$m"; (cd $$m && $(GOLANGCI_LINT) run --allow-parallel-runners ./...); done
+	@if command -v shellcheck >/dev/null; then echo "==> shellcheck"; shellcheck -S warning -x -P SCRIPTDIR $(SHELL_SCRIPTS); \
+	else echo "==> shellcheck is not installed: shell scripts not checked (apt-get install shellcheck)"; fi
 
 $(GOLANGCI_LINT):
 	@echo "==> installing golangci-lint $(GOLANGCI_LINT_VERSION) into $(GOLANGCI_LINT_DIR) (once)"

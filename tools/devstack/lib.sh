@@ -1,5 +1,5 @@
 # Shared helpers for the devstack scripts; sourced, never run.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the settings below are used by the scripts that source this file
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DEVSTACK_DIR="$ROOT/.devstack"
