@@ -462,3 +462,37 @@ func TestDemoSeedGivesTheOwnerASpreadOfClientsOnce(t *testing.T) {
 	require.Positive(t, tiers[health.Critical], tiers)
 	require.Equal(t, 8, count(t, pool, `SELECT count(*) FROM accounts WHERE demo AND owner_id = 'acc_demo_owner'`))
 }
+
+// One request's value that PostgreSQL refuses fails only that request, not its batch-mates.
+func TestWriterIsolatesARefusedEventFromItsBatch(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	w := postgres.NewUsageWriter(pool, postgres.WriterConfig{Workers: 1, MaxBatch: 100, Timeout: 10 * time.Second})
+	defer w.Close()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 41)
+	record := func(at time.Time) {
+		defer wg.Done()
+		_, err := w.Record(ctx, newEvent(t, "acc_mix", "chat", at), nil)
+		errs <- err
+	}
+	wg.Add(41)
+	for range 20 {
+		go record(time.Now())
+	}
+	go record(time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC)) // beyond PostgreSQL's timestamptz
+	for range 20 {
+		go record(time.Now())
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if err != nil {
+			failed++
+		}
+	}
+	require.Equal(t, 1, failed)
+	require.Equal(t, 40, count(t, pool, `SELECT count(*) FROM usage_events WHERE account_id = 'acc_mix'`))
+}

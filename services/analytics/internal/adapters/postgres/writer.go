@@ -172,6 +172,14 @@ func (w *UsageWriter) flush(batch []*write, lane int16) {
 	batchSize.Observe(float64(len(batch)))
 	if err != nil {
 		batchErrors.Inc()
+		// Data PostgreSQL refuses fails the whole transaction; one request's bad data must not
+		// fail the others, so each is tried alone.
+		if isDataError(err) && len(batch) > 1 {
+			for _, wr := range batch {
+				w.flush([]*write{wr}, lane)
+			}
+			return
+		}
 	}
 	for i, wr := range batch {
 		if err != nil {
@@ -203,6 +211,12 @@ func writePlain(ctx context.Context, pool *pgxpool.Pool, batch []*write, lane in
 		return nil, err
 	}
 	return results, nil
+}
+
+// isDataError is a value PostgreSQL refused (class 22, data exception).
+func isDataError(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22")
 }
 
 func isRetryable(err error) bool {

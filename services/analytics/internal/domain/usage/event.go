@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
@@ -50,6 +51,8 @@ func NewEvent(accountID, feature, action string, meta json.RawMessage, now time.
 		meta: compact, at: now.UTC().Truncate(time.Millisecond)}, nil
 }
 
+// compactMeta checks meta's size on its compact encoding and returns it re-encoded: valid UTF-8
+// throughout (an unpaired surrogate escape becomes U+FFFD), which PostgreSQL's jsonb accepts.
 func compactMeta(meta json.RawMessage) (json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(meta)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
@@ -65,7 +68,43 @@ func compactMeta(meta json.RawMessage) (json.RawMessage, error) {
 	if buf.Len() > MaxMetaBytes {
 		return nil, apperr.InvalidField("meta", "must be at most 2048 bytes as compact JSON")
 	}
-	return buf.Bytes(), nil
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, apperr.InvalidField("meta", "must be a JSON object")
+	}
+	if hasNUL(v) {
+		return nil, apperr.InvalidField("meta", "must not contain the character U+0000")
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, apperr.InvalidField("meta", "must be a JSON object")
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+// hasNUL reports a U+0000 in any key or string of v; PostgreSQL cannot store one.
+func hasNUL(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.ContainsRune(t, 0)
+	case []any:
+		for _, e := range t {
+			if hasNUL(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range t {
+			if strings.ContainsRune(k, 0) || hasNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Recorded is a usage event reported by another service (usage.recorded); its id and time are

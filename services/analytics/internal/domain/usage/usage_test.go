@@ -33,6 +33,11 @@ func TestNewEventAcceptsAValidEvent(t *testing.T) {
 	require.Equal(t, `{"rows":12}`, string(e.Meta()), "meta is stored compact")
 	require.Equal(t, now.Truncate(time.Millisecond), e.At())
 
+	// Stored as valid UTF-8: a lone surrogate escape is replaced, an escaped backslash is not a NUL.
+	e, err = usage.NewEvent("acc_1", "chat", "", json.RawMessage(`{"s":"\ud800","b":"\\u0000","n":1.50,"h":"<a&b>"}`), now)
+	require.NoError(t, err)
+	require.Equal(t, `{"b":"\\u0000","h":"<a&b>","n":1.50,"s":"`+"\uFFFD"+`"}`, string(e.Meta()))
+
 	e, err = usage.NewEvent("acc_1", "chat", "", json.RawMessage(`null`), now)
 	require.NoError(t, err)
 	require.Nil(t, e.Meta())
@@ -56,6 +61,8 @@ func TestNewEventRejectsBadInput(t *testing.T) {
 		{"meta one byte over", "chat", "", metaOf(usage.MaxMetaBytes + 1), "meta", apperr.CodeInvalidField},
 		{"meta an array", "chat", "", json.RawMessage(`[1]`), "meta", apperr.CodeInvalidField},
 		{"meta a string", "chat", "", json.RawMessage(`"x"`), "meta", apperr.CodeInvalidField},
+		{"meta with a NUL", "chat", "", json.RawMessage(`{"a":"x\u0000y"}`), "meta", apperr.CodeInvalidField},
+		{"meta key with a NUL", "chat", "", json.RawMessage(`{"a":{"\u0000":1}}`), "meta", apperr.CodeInvalidField},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
