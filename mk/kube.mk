@@ -18,7 +18,7 @@ INGRESS_NGINX_MANIFEST := https://raw.githubusercontent.com/kubernetes/ingress-n
 images: ## Build every service image as an OCI layout + kind archive in ~/.cache/bizassist/images (no container engine)
 	@mkdir -p $(IMAGES_DIR)/bin
 	@for s in $(KUBE_SERVICES); do echo "==> go build $$s (static)"; \
-	  (cd services/$$s && CGO_ENABLED=0 GOWORK=off go build -trimpath -ldflags='-s -w' -o $(IMAGES_DIR)/bin/$$s ./cmd/$$s); done
+	  CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o $(IMAGES_DIR)/bin/$$s ./services/$$s/cmd/$$s; done
 	@cd tools/images && GOWORK=off go run . -bin $(IMAGES_DIR)/bin -out $(IMAGES_DIR) -tag $(IMAGE_TAG) $(KUBE_SERVICES)
 
 .PHONY: images-test
