@@ -35,6 +35,10 @@ up: ## Build and (re)start the stack behind https://127.0.0.1:8443; writes .devs
 down: ## Stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
 	@tools/devstack/down.sh
 
+.PHONY: reset
+reset: ## make down, drop the stack's database and Redis keys, remove .devstack (next make up starts clean)
+	@tools/devstack/reset.sh
+
 ##@ Build and test
 
 .PHONY: build

@@ -17,9 +17,9 @@ flock -n 9 || die "another make up or make down is running on $DEVSTACK_DIR"
 "$ROOT/tools/devstack/tls.sh" 9>&-
 
 # --- generated secrets, made once -------------------------------------------------------------
-fresh_state=false
+# The database may outlive .devstack (another clone, rm -rf .devstack): the seeds converge on
+# these values, so new secrets and old data agree after the run.
 if [ ! -s "$STATE_DIR/secrets.env" ]; then
-  fresh_state=true
   say "generating local secrets in $STATE_DIR"
   (
     umask 077
@@ -74,14 +74,6 @@ mv "$DEVSTACK_DIR/bin.new" "$DEVSTACK_BIN"
 rm -rf "$DEVSTACK_BIN.old"
 
 # --- database and redis ---------------------------------------------------------------------------
-if $fresh_state; then
-  say "fresh .devstack state: recreating database $DB_NAME and clearing the stack's Redis keys"
-  psql_admin -d postgres -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)"
-  for pattern in 'bizassist:*' 'rate:rl:*'; do
-    redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" --scan --pattern "$pattern" |
-      xargs -r redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" del >/dev/null
-  done
-fi
 # Each role owns its schema and has no grant on the others'. CREATE on the database is there
 # because migrations run CREATE SCHEMA IF NOT EXISTS and CREATE EXTENSION (trusted ones, such as
 # pg_trgm), which PostgreSQL checks against it even when the object exists; TEMPORARY for the
