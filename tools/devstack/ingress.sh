@@ -29,12 +29,8 @@ if pid=$(nginx_pid); then
   say "reloading the ingress (nginx pid $pid)"
   "${nginx_cmd[@]}" -c "$conf" -s reload
 else
-  for port in "$HTTP_PORT" "$HTTPS_PORT"; do
-    if port_open 127.0.0.1 "$port"; then
-      ss -Hltnp "sport = :$port" 2>/dev/null | sed 's/^/    /' >&2 || true
-      die "port $port for the ingress is taken by a process that is not part of this stack"
-    fi
-  done
+  free_port "$HTTP_PORT" "the ingress"
+  free_port "$HTTPS_PORT" "the ingress"
   say "starting the ingress on https://127.0.0.1:$HTTPS_PORT and http://127.0.0.1:$HTTP_PORT"
   "${nginx_cmd[@]}" -c "$conf"
 fi

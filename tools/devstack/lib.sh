@@ -139,3 +139,57 @@ nginx_pid() {
   [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$NGINX_DIR/nginx.conf" || return 1
   echo "$pid"
 }
+
+# stack_pids DIR [nginx] prints the pids of processes run from DIR/.devstack: its binaries, their
+# dev-procs helpers (which run $DEVSTACK_BIN/... too) and, with "nginx", its nginx master.
+stack_pids() {
+  local dir=$1 with_nginx=${2:-} f pid args parts
+  for f in /proc/[0-9]*/cmdline; do
+    pid=${f#/proc/}
+    pid=${pid%/cmdline}
+    mapfile -d '' -t parts 2>/dev/null <"$f" || continue
+    args="${parts[*]}"
+    if [[ "$args" == *"$dir/.devstack/bin/"* ]] ||
+      { [ -n "$with_nginx" ] && [[ "$args" == *"$dir/.devstack/nginx/nginx.conf"* ]]; }; then
+      proc_start_time "$pid" >/dev/null && echo "$pid"
+    fi
+  done
+}
+
+# kill_pids NAME PID... sends SIGTERM, waits up to 10 s, then SIGKILL.
+kill_pids() {
+  local name=$1 pid i alive
+  shift
+  [ $# -gt 0 ] || return 0
+  note "stopping $name (pid $*)"
+  kill -TERM "$@" 2>/dev/null || true
+  for ((i = 0; i < 40; i++)); do
+    alive=()
+    for pid in "$@"; do proc_start_time "$pid" >/dev/null && alive+=("$pid"); done
+    [ ${#alive[@]} -gt 0 ] || return 0
+    sleep 0.25
+  done
+  kill -KILL "${alive[@]}" 2>/dev/null || true
+}
+
+# free_port PORT WHAT makes sure nothing listens on PORT. A bizassist stack of another checkout
+# (only one can run per machine) is stopped with its own down.sh; anything else is an error.
+free_port() {
+  local port=$1 what=$2 pid args dir=""
+  port_open 127.0.0.1 "$port" || return 0
+  for pid in $(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u); do
+    args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+    if [[ "$args" =~ (/[^ ]*)/\.devstack/(bin/|nginx/nginx\.conf) ]]; then dir=${BASH_REMATCH[1]}; fi
+  done
+  if [ -n "$dir" ] && [ "$dir" != "$ROOT" ] && [ -x "$dir/tools/devstack/down.sh" ]; then
+    say "port $port is held by the bizassist stack in $dir; stopping it"
+    "$dir/tools/devstack/down.sh" 9>&- | sed 's/^/    /'
+  fi
+  if [ -n "$dir" ] && port_open 127.0.0.1 "$port"; then
+    # shellcheck disable=SC2046
+    kill_pids "the stack of $dir" $(stack_pids "$dir" nginx)
+  fi
+  port_open 127.0.0.1 "$port" || return 0
+  ss -Hltnp "sport = :$port" 2>/dev/null | sed 's/^/    /' >&2 || true
+  die "port $port for $what is taken by a process that is not part of a bizassist stack"
+}

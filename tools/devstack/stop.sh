@@ -18,6 +18,10 @@ for f in "$RUN_DIR"/*.proc.*.pid; do
   stop_pidfile "$f" "${name/.proc./ helper }"
 done
 
+# Processes of this stack whose pid files are gone (rm -rf .devstack while it ran).
+# shellcheck disable=SC2046
+kill_pids "untracked processes of this stack" $(stack_pids "$ROOT")
+
 if [ "$what" = all ] && pid=$(nginx_pid); then
   note "stopping the ingress (nginx pid $pid)"
   kill -QUIT "$pid" 2>/dev/null || true
@@ -26,4 +30,8 @@ if [ "$what" = all ] && pid=$(nginx_pid); then
     sleep 0.25
   done
   if nginx_pid >/dev/null; then kill -TERM "$pid" 2>/dev/null || true; fi
+fi
+if [ "$what" = all ]; then
+  # shellcheck disable=SC2046
+  kill_pids "an untracked ingress of this stack" $(stack_pids "$ROOT" nginx)
 fi

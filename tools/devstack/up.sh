@@ -144,10 +144,7 @@ start_bg() {
 
 start_service() {
   local svc=$1 port=${port_of[$1]} line name cmd
-  if port_open 127.0.0.1 "$port"; then
-    ss -Hltnp "sport = :$port" 2>/dev/null | sed 's/^/    /' >&2 || true
-    die "port $port for $svc is taken by a process that is not part of this stack"
-  fi
+  free_port "$port" "$svc"
   if [ -f "services/$svc/dev-procs" ]; then
     while IFS= read -r line || [ -n "$line" ]; do
       case "$line" in '' | '#'*) continue ;; esac
@@ -273,7 +270,7 @@ done
 
 echo
 if [ ${#absent[@]} -gt 0 ]; then
-  say "not built yet (their routes answer 502): ${absent[*]}"
+  say "not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: ${absent[*]}"
 fi
 say "bizassist is up at https://127.0.0.1:$HTTPS_PORT ($((SECONDS - started_at))s; services: ${running[*]:-none})"
 note "settings: $DEVSTACK_DIR/env    logs: $LOG_DIR    stop: make down"
