@@ -88,12 +88,14 @@ type Worker struct {
 	BatchSize  int
 }
 
-// Run works until ctx is done.
+// Run works until ctx is done. It sweeps once at start too: a service restarted more often than
+// SweepEvery would otherwise never let quiet accounts drift.
 func (w Worker) Run(ctx context.Context) error {
 	dirty := time.NewTicker(w.DirtyEvery)
 	defer dirty.Stop()
 	sweep := time.NewTicker(w.SweepEvery)
 	defer sweep.Stop()
+	w.sweep(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -103,12 +105,18 @@ func (w Worker) Run(ctx context.Context) error {
 				slog.ErrorContext(ctx, "recompute dirty accounts", "error", err)
 			}
 		case <-sweep.C:
-			if n, err := w.RecomputeAll(ctx); err != nil && ctx.Err() == nil {
-				slog.ErrorContext(ctx, "health sweep", "error", err, "accounts", n)
-			} else {
-				slog.InfoContext(ctx, "health sweep done", "accounts", n)
-			}
+			w.sweep(ctx)
 		}
+	}
+}
+
+func (w Worker) sweep(ctx context.Context) {
+	n, err := w.RecomputeAll(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		slog.ErrorContext(ctx, "health sweep", "error", err, "accounts", n)
+	case err == nil:
+		slog.InfoContext(ctx, "health sweep done", "accounts", n)
 	}
 }
 
