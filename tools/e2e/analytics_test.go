@@ -141,7 +141,12 @@ func TestAnalyticsChurnPredictRanksTheDemoClients(t *testing.T) {
 		require.ElementsMatch(t, []string{"ok", "atRisk", "clients"}, analyticsKeys(r.JSON))
 		clients := r.JSON["clients"].([]any)
 		require.GreaterOrEqual(t, len(clients), 8, "make up seeds demo clients: %s", r.Raw)
-		require.Equal(t, float64(len(clients)), r.JSON["atRisk"])
+		// Other suites add clients through the inbound webhook; atRisk counts beyond the page.
+		atRisk := r.JSON["atRisk"].(float64)
+		require.GreaterOrEqual(t, atRisk, float64(len(clients)))
+		if atRisk <= 100 {
+			require.Equal(t, float64(len(clients)), atRisk)
+		}
 		tiers := map[bool]int{}
 		prev := 101.0
 		for _, raw := range clients {
