@@ -8,7 +8,10 @@ set -euo pipefail
 missing=()
 command -v pg_ctlcluster >/dev/null || missing+=(postgresql postgresql-contrib)
 command -v redis-server >/dev/null || missing+=(redis-server)
-command -v nginx >/dev/null || missing+=(nginx-light)
+if ! command -v nginx >/dev/null; then
+  # nginx-light (Debian) has all the stack needs; distributions without it ship one nginx.
+  if apt-cache show nginx-light >/dev/null 2>&1; then missing+=(nginx-light); else missing+=(nginx); fi
+fi
 command -v openssl >/dev/null || missing+=(openssl)
 command -v curl >/dev/null || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
