@@ -8,16 +8,15 @@ set -euo pipefail
 missing=()
 command -v pg_ctlcluster >/dev/null || missing+=(postgresql postgresql-contrib)
 command -v redis-server >/dev/null || missing+=(redis-server)
-if ! command -v nginx >/dev/null; then
-  # nginx-light (Debian) has all the stack needs; distributions without it ship one nginx.
-  if apt-cache show nginx-light >/dev/null 2>&1; then missing+=(nginx-light); else missing+=(nginx); fi
-fi
+command -v nginx >/dev/null || missing+=(nginx)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v curl >/dev/null || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
   command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
-  say "installing ${missing[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  # nginx-light (Debian) has all the stack needs; distributions without it ship one nginx.
+  if apt-cache show nginx-light >/dev/null 2>&1; then missing=("${missing[@]/#nginx/nginx-light}"); fi
+  say "installing ${missing[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
