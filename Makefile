@@ -5,7 +5,10 @@ SHELL := bash
 export PATH := /usr/local/go/bin:$(PATH)
 
 # Every module in go.work (libs, services/*, tools), relative to the repository root.
-MODULES := $(patsubst $(CURDIR)/%,%,$(shell go list -m -f '{{.Dir}}'))
+MODULES := $(patsubst $(CURDIR)/%,%,$(shell PATH="$(PATH)" go list -m -f '{{.Dir}}'))
+ifeq ($(MODULES),)
+$(error cannot list the modules of go.work: is Go installed (/usr/local/go/bin)?)
+endif
 
 SHELL_SCRIPTS = .ci/run $(wildcard tools/*/*.sh services/*/*.sh)
 
