@@ -77,7 +77,9 @@ func (r *memRepo) Update(ctx context.Context, id string, fn func(*account.Accoun
 	return a, nil
 }
 
-func (r *memRepo) List(context.Context, account.ListFilter) ([]*account.Account, error) { return nil, nil }
+func (r *memRepo) List(context.Context, account.ListFilter) ([]*account.Account, error) {
+	return nil, nil
+}
 
 func (r *memRepo) eventTypes() []string {
 	r.mu.Lock()

@@ -3,7 +3,7 @@ package domain
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"net"
+	"strconv"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -116,7 +116,7 @@ func ValidateHookURL(raw string, policy TargetPolicy) error {
 		return apperr.InvalidField("hookUrl", "must point at a public address")
 	}
 	if port := u.Port(); port != "" {
-		if _, err := net.LookupPort("tcp", port); err != nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			return apperr.InvalidField("hookUrl", "has an invalid port")
 		}
 	}
