@@ -3,10 +3,10 @@ package domain
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"strconv"
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
