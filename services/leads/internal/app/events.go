@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
@@ -36,15 +37,12 @@ type UsageRecorded struct {
 	At      string `json:"at"`
 }
 
-// Timestamp renders t the way every response and event does: UTC, milliseconds.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 func leadWrittenEvents(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error) {
 	envs := make([]events.Envelope, 0, len(added))
 	for _, l := range added {
 		env, err := events.New(ctx, EventLeadWritten, l.AccountID(), LeadWritten{
 			LeadID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(), Source: l.Source(),
-			BusinessName: l.BusinessName(), Timestamp: Timestamp(l.CreatedAt()),
+			BusinessName: l.BusinessName(), Timestamp: httpx.Timestamp(l.CreatedAt()),
 		})
 		if err != nil {
 			return nil, err
@@ -56,6 +54,6 @@ func leadWrittenEvents(ctx context.Context, added []sheet.Lead) ([]events.Envelo
 
 func usageEvent(ctx context.Context, accountID, feature, action string, count int, at time.Time) (events.Envelope, error) {
 	return events.New(ctx, EventUsageRecorded, accountID, UsageRecorded{
-		EventID: ids.New("evt"), Feature: feature, Action: action, Count: count, At: Timestamp(at),
+		EventID: ids.New("evt"), Feature: feature, Action: action, Count: count, At: httpx.Timestamp(at),
 	})
 }

@@ -182,7 +182,7 @@ func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
 	leads := make([]sheetLeadJSON, len(page.Leads))
 	for i, l := range page.Leads {
 		leads[i] = sheetLeadJSON{ID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(),
-			BusinessName: l.BusinessName(), Source: l.Source(), CreatedAt: app.Timestamp(l.CreatedAt())}
+			BusinessName: l.BusinessName(), Source: l.Source(), CreatedAt: httpx.Timestamp(l.CreatedAt())}
 	}
 	var next *string
 	if page.NextCursor != "" {
@@ -215,7 +215,7 @@ func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
 	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt"})
 	err = h.App.ExportSheet.Handle(r.Context(), c.AccountID, func(l sheet.Lead) error {
 		return cw.Write([]string{l.ID(), csvSafe(l.Name()), csvSafe(l.Email()), l.Phone(),
-			csvSafe(l.BusinessName()), csvSafe(l.Source()), app.Timestamp(l.CreatedAt())})
+			csvSafe(l.BusinessName()), csvSafe(l.Source()), httpx.Timestamp(l.CreatedAt())})
 	})
 	cw.Flush()
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 )
@@ -178,7 +179,7 @@ const topN = 10
 // Stats aggregates the whole catalog in one snapshot.
 func (c *Catalog) Stats(ctx context.Context, now time.Time) (app.Stats, error) {
 	s := app.Stats{ByVertical: map[string]int{}, TopCities: []app.CityCount{}, TopStates: []app.StateCount{},
-		UpdatedAt: app.Timestamp(now)}
+		UpdatedAt: httpx.Timestamp(now)}
 	err := pgx.BeginTxFunc(ctx, c.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var (
 			avg              float64
@@ -192,7 +193,7 @@ func (c *Catalog) Stats(ctx context.Context, now time.Time) (app.Stats, error) {
 		}
 		s.AvgGapScore = math.Round(avg*10) / 10
 		if earliest != nil {
-			e, l := app.Timestamp(*earliest), app.Timestamp(*latest)
+			e, l := httpx.Timestamp(*earliest), httpx.Timestamp(*latest)
 			s.DateRange = app.DateRange{Earliest: &e, Latest: &l}
 		}
 		rows, _ := tx.Query(ctx, `SELECT vertical, count(*) FROM businesses GROUP BY vertical`)
