@@ -19,10 +19,12 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
@@ -46,8 +48,11 @@ const testCatalog = `{"id":"p1","name":"Acme Plumbing","owner":"Ann Lee","email"
 `
 
 type harness struct {
-	t    *testing.T
-	srv  *httptest.Server
+	t      *testing.T
+	svc    *service.Service
+	rdb    *redis.Client
+	prefix string // of this test's Redis keys, event streams included
+	srv    *httptest.Server
 	iss  *jwttest.Issuer
 	pool *pgxpool.Pool
 	spec routers.Router
@@ -73,6 +78,8 @@ func newHarness(t *testing.T, ip string) *harness {
 		JWT:        iss.Config(),
 		RateLimit:  ratelimit.Config{TrustedProxies: []string{"127.0.0.1/32"}, KeyPrefix: prefix + "rl"},
 		DNS:        dnsresolver.Config{Server: dnstest.Start(t, service.DNSZone(pool)), Timeout: time.Second, CacheSize: 1000, MinTTL: time.Minute, MaxTTL: time.Hour, NegativeTTL: time.Minute},
+		Relay:      events.RelayConfig{StreamPrefix: prefix + "ev"},
+		Consumer:   events.ConsumerConfig{StreamPrefix: prefix + "ev", Block: 100 * time.Millisecond},
 		UpgradeURL: "https://bizassist.test/pricing",
 	}
 	s, err := service.Build(pool, rdb, cfg, prefix)
@@ -86,7 +93,7 @@ func newHarness(t *testing.T, ip string) *harness {
 	doc.Servers = nil // match any host
 	spec, err := gorillamux.NewRouter(doc)
 	require.NoError(t, err)
-	return &harness{t: t, srv: srv, iss: iss, pool: pool, spec: spec, ip: ip}
+	return &harness{t: t, svc: s, rdb: rdb, prefix: prefix, srv: srv, iss: iss, pool: pool, spec: spec, ip: ip}
 }
 
 func (h *harness) token(plan string) string {
@@ -423,4 +430,56 @@ func TestScoutStats(t *testing.T) {
 	fresh := h.do("GET", "/api/scout-stats", "", nil)
 	require.EqualValues(t, 7, fresh.json["total"])
 	require.NotEqual(t, etag, fresh.header.Get("ETag"))
+}
+
+func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.8")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.svc.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+
+	// What integrations publishes for a lead received on its webhook.
+	owner := ids.New("acc")
+	env, err := events.New(ctx, "inbound.new_lead", owner, app.InboundLead{InboundID: ids.New("inb"),
+		Name: "Erin Inbound", Email: "erin@inbound.test", Phone: "512-472-3999", Source: "webhook"})
+	require.NoError(t, err)
+	raw, err := json.Marshal(env)
+	require.NoError(t, err)
+	require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.prefix + "ev:inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())
+
+	var leadID string
+	require.Eventually(t, func() bool {
+		err := h.pool.QueryRow(ctx, "SELECT id FROM sheet_leads WHERE account_id = $1 AND email = 'erin@inbound.test'", owner).Scan(&leadID)
+		return err == nil
+	}, 20*time.Second, 50*time.Millisecond, "the inbound lead reaches the owner's sheet")
+
+	var written events.Envelope
+	require.Eventually(t, func() bool {
+		msgs, err := h.rdb.XRange(ctx, h.prefix+"ev:lead.written", "-", "+").Result()
+		if err != nil || len(msgs) == 0 {
+			return false
+		}
+		return json.Unmarshal([]byte(msgs[0].Values["envelope"].(string)), &written) == nil
+	}, 20*time.Second, 50*time.Millisecond, "the relay publishes lead.written")
+	require.Equal(t, owner, written.AccountID)
+	var data app.LeadWritten
+	require.NoError(t, json.Unmarshal(written.Data, &data))
+	require.Equal(t, app.LeadWritten{LeadID: leadID, Name: "Erin Inbound", Email: "erin@inbound.test",
+		Phone: "+15124723999", Source: "webhook", BusinessName: "", Timestamp: data.Timestamp}, data)
+	require.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, data.Timestamp)
+
+	// A redelivery of the same event changes nothing (the consumer records processed ids).
+	require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.prefix + "ev:inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())
+	require.Eventually(t, func() bool {
+		pending, err := h.rdb.XInfoGroups(ctx, h.prefix+"ev:inbound.new_lead").Result()
+		return err == nil && len(pending) == 1 && pending[0].EntriesRead == 2 && pending[0].Pending == 0
+	}, 20*time.Second, 50*time.Millisecond)
+	var n int
+	require.NoError(t, h.pool.QueryRow(ctx, "SELECT count(*) FROM sheet_leads WHERE account_id = $1", owner).Scan(&n))
+	require.Equal(t, 1, n)
 }
