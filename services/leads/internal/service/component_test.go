@@ -53,10 +53,10 @@ type harness struct {
 	rdb    *redis.Client
 	prefix string // of this test's Redis keys, event streams included
 	srv    *httptest.Server
-	iss  *jwttest.Issuer
-	pool *pgxpool.Pool
-	spec routers.Router
-	ip   string // X-Forwarded-For, so each test has its own rate-limit bucket
+	iss    *jwttest.Issuer
+	pool   *pgxpool.Pool
+	spec   routers.Router
+	ip     string // X-Forwarded-For, so each test has its own rate-limit bucket
 }
 
 func newHarness(t *testing.T, ip string) *harness {
