@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
@@ -16,43 +17,18 @@ import (
 )
 
 func main() {
-	svc.Main(service.Name, map[string]svc.Command{
-		"serve":   {Summary: "serve the HTTP API, the event consumer, the outbox relay and the health worker", Run: serve},
-		"migrate": {Summary: "apply database migrations", Run: migrate},
-		"demo":    {Summary: "seed: give the demo owners of make up clients with varied histories (idempotent)", Run: demo},
-		"churn":   {Summary: "fit: refit the churn model from observed cancellations (used from the next recompute)", Run: churn},
-	})
+	cmds := platform.Commands(build)
+	cmds["demo"] = svc.Command{Summary: "seed: give the demo owners of make up clients with varied histories (idempotent)", Run: demo}
+	cmds["churn"] = svc.Command{Summary: "fit: refit the churn model from observed cancellations (used from the next recompute)", Run: churn}
+	svc.Main(service.Name, cmds)
 }
 
-func open(ctx context.Context) (*service.Service, error) {
-	var cfg service.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return nil, err
-	}
+// build is service.New with production options.
+func build(ctx context.Context, cfg service.Config) (*service.Service, error) {
 	return service.New(ctx, cfg)
 }
 
-func serve(ctx context.Context, _ []string) error {
-	s, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ln, err := s.Runtime.Listen()
-	if err != nil {
-		return err
-	}
-	return s.Serve(ctx, ln)
-}
-
-func migrate(ctx context.Context, _ []string) error {
-	s, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return s.Migrate(ctx)
-}
+func open(ctx context.Context) (*service.Service, error) { return platform.Load(ctx, build) }
 
 // demoWait bounds how long `demo seed` waits for identity's account.created events to arrive.
 const demoWait = 90 * time.Second

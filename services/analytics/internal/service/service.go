@@ -62,7 +62,7 @@ func WithClock(now app.Clock) Option { return func(o *options) { o.now = now } }
 
 // Service is analytics, assembled.
 type Service struct {
-	Runtime  *platform.Runtime
+	*platform.Runtime
 	Accounts *postgres.Accounts
 	Health   *postgres.Health
 	Writer   *postgres.UsageWriter

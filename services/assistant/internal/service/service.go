@@ -67,11 +67,11 @@ func (c Config) Validate() error {
 
 // Service is the assistant, assembled.
 type Service struct {
-	Runtime *platform.Runtime
-	Chat    *app.Chat
-	Seed    *app.SeedFeed
-	Feed    *app.PublicFeed
-	Record  *app.RecordFeedEvent
+	*platform.Runtime
+	Chat   *app.Chat
+	Seed   *app.SeedFeed
+	Feed   *app.PublicFeed
+	Record *app.RecordFeedEvent
 
 	adminSecret string
 }

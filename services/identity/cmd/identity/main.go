@@ -5,45 +5,16 @@ package main
 import (
 	"context"
 
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/identity/internal/service"
 )
 
 func main() {
-	svc.Main(service.Name, map[string]svc.Command{
-		"serve":    {Summary: "serve the HTTP API, the outbox relay and the event consumer", Run: serve},
-		"migrate":  {Summary: "apply database migrations and create the first signing key", Run: migrate},
-		"accounts": {Summary: "create|list|set-plan|set-password|disable accounts (passwords on stdin)", Run: accounts},
-		"keys":     {Summary: "rotate|list token signing keys", Run: keys},
-	})
+	cmds := platform.Commands(service.New)
+	cmds["accounts"] = svc.Command{Summary: "create|list|set-plan|set-password|disable accounts (passwords on stdin)", Run: accounts}
+	cmds["keys"] = svc.Command{Summary: "rotate|list token signing keys", Run: keys}
+	svc.Main(service.Name, cmds)
 }
 
-func open(ctx context.Context) (*service.Service, error) {
-	var cfg service.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return nil, err
-	}
-	return service.New(ctx, cfg)
-}
-
-func serve(ctx context.Context, _ []string) error {
-	s, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ln, err := s.Runtime.Listen()
-	if err != nil {
-		return err
-	}
-	return s.Serve(ctx, ln)
-}
-
-func migrate(ctx context.Context, _ []string) error {
-	s, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return s.Migrate(ctx)
-}
+func open(ctx context.Context) (*service.Service, error) { return platform.Load(ctx, service.New) }

@@ -45,7 +45,7 @@ func (c Config) Validate() error {
 
 // Service is identity, assembled.
 type Service struct {
-	Runtime  *platform.Runtime
+	*platform.Runtime
 	Accounts account.Repository
 	Keys     *adapters.KeyStore
 	Signer   *adapters.Signer

@@ -9,46 +9,15 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
 )
 
 func main() {
-	svc.Main("integrations", map[string]svc.Command{
-		"serve":   {Summary: "serve HTTP, deliver webhooks, relay and consume events (default)", Run: serve},
-		"migrate": {Summary: "apply database migrations (service, events outbox, River)", Run: migrate},
-		"secrets": {Summary: "secrets rotate --email E: print a new inbound webhook secret for an owner", Run: secrets},
-	})
-}
-
-func serve(ctx context.Context, _ []string) error {
-	var cfg service.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return err
-	}
-	s, err := service.New(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	ln, err := s.Runtime.Listen()
-	if err != nil {
-		return err
-	}
-	return s.Serve(ctx, ln)
-}
-
-func migrate(ctx context.Context, _ []string) error {
-	var cfg pgkit.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return err
-	}
-	pool, err := pgkit.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	return service.Migrate(ctx, pool, cfg.Schema)
+	cmds := platform.Commands(service.New)
+	cmds["secrets"] = svc.Command{Summary: "secrets rotate --email E: print a new inbound webhook secret for an owner", Run: secrets}
+	svc.Main(service.Name, cmds)
 }
 
 func secrets(ctx context.Context, args []string) error {

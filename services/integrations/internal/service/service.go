@@ -39,7 +39,7 @@ var Sources = []pgkit.Source{{Name: Name, FS: migrations.FS}, events.Migrations}
 
 // Service is integrations, assembled.
 type Service struct {
-	Runtime *platform.Runtime
+	*platform.Runtime
 	App     app.Application
 	Store   *postgres.Store
 	Workers *river.Client[pgx.Tx]
