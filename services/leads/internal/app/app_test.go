@@ -112,7 +112,7 @@ type memAllowances struct {
 }
 
 func (m *memAllowances) Update(_ context.Context, _, _ string, month time.Time, fn func(*sheet.Allowance) ([]events.Envelope, error)) error {
-	a := sheet.RebuildAllowance(month, m.used, m.limit)
+	a := sheet.RebuildAllowance(m.used, m.limit)
 	envs, err := fn(a)
 	if err != nil {
 		return err

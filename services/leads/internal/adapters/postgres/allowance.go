@@ -32,7 +32,7 @@ func (s *Allowances) Update(ctx context.Context, accountID, plan string, month t
 			return fmt.Errorf("read plan allowance: %w", err)
 		}
 		if limit == nil {
-			envs, err := fn(sheet.RebuildAllowance(month, 0, nil))
+			envs, err := fn(sheet.RebuildAllowance(0, nil))
 			if err != nil {
 				return err
 			}
@@ -48,7 +48,7 @@ func (s *Allowances) Update(ctx context.Context, accountID, plan string, month t
 		if err != nil {
 			return fmt.Errorf("lock allowance: %w", err)
 		}
-		a := sheet.RebuildAllowance(month, used, limit)
+		a := sheet.RebuildAllowance(used, limit)
 		envs, err := fn(a)
 		if err != nil {
 			return err

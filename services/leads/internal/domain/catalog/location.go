@@ -49,9 +49,6 @@ func ParseLocation(s string) (Location, error) {
 	return Location{City: s}, nil
 }
 
-// IsZero reports whether the location places no restriction.
-func (l Location) IsZero() bool { return l == Location{} }
-
 func collapseSpaces(s string) string { return strings.Join(strings.Fields(s), " ") }
 func lower(s string) string          { return strings.ToLower(s) }
 func upper(s string) string          { return strings.ToUpper(s) }

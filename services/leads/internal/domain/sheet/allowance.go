@@ -9,9 +9,9 @@ import (
 // integer, so that a client comparing remaining with a batch size does the right thing.
 const Unlimited = 1<<31 - 1
 
-// Allowance is an account's batch-scoring budget for one calendar month (UTC).
+// Allowance is an account's batch-scoring budget for one calendar month (UTC); the store keys it
+// by account and MonthOf.
 type Allowance struct {
-	month time.Time
 	used  int
 	limit *int // nil: unlimited
 }
@@ -32,8 +32,8 @@ func MonthOf(t time.Time) time.Time {
 }
 
 // RebuildAllowance restores an allowance from storage; limit nil means unlimited.
-func RebuildAllowance(month time.Time, used int, limit *int) *Allowance {
-	return &Allowance{month: month, used: used, limit: limit}
+func RebuildAllowance(used int, limit *int) *Allowance {
+	return &Allowance{used: used, limit: limit}
 }
 
 // Consume spends n scores, all or nothing: a batch is either scored whole or refused.
@@ -54,5 +54,3 @@ func (a *Allowance) Remaining() int {
 }
 
 func (a *Allowance) Used() int        { return a.used }
-func (a *Allowance) Month() time.Time { return a.month }
-func (a *Allowance) Unlimited() bool  { return a.limit == nil }

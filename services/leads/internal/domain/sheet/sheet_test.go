@@ -33,7 +33,7 @@ func TestNewLead(t *testing.T) {
 func TestAllowanceIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	limit := 25
-	a := sheet.RebuildAllowance(sheet.MonthOf(time.Now()), 20, &limit)
+	a := sheet.RebuildAllowance(20, &limit)
 	require.Equal(t, 5, a.Remaining())
 
 	var ex *sheet.ExhaustedError
@@ -48,7 +48,7 @@ func TestAllowanceIsAllOrNothing(t *testing.T) {
 
 func TestUnlimitedAllowance(t *testing.T) {
 	t.Parallel()
-	a := sheet.RebuildAllowance(sheet.MonthOf(time.Now()), 1000, nil)
+	a := sheet.RebuildAllowance(1000, nil)
 	require.NoError(t, a.Consume(25))
 	require.Equal(t, sheet.Unlimited, a.Remaining())
 	require.Equal(t, 1025, a.Used())
