@@ -53,4 +53,4 @@ func (a *Allowance) Remaining() int {
 	return max(*a.limit-a.used, 0)
 }
 
-func (a *Allowance) Used() int        { return a.used }
+func (a *Allowance) Used() int { return a.used }
