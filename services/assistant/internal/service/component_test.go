@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
-	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/assistant/api"
 	"github.com/bizassist/bizassist/services/assistant/internal/service"
 )
@@ -170,11 +168,8 @@ func newStack(t testing.TB, extra map[string]string) *stack {
 	t.Helper()
 	iss := jwttest.NewIssuer(t)
 	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-
+	ln, base := platformtest.Listen(t)
 	environ := platformtest.Env(t, service.Name, iss.JWKSURL())
-	environ["HTTP_ADDR"] = ln.Addr().String()
 	environ["LEADS_URL"] = back.leads.URL
 	environ["ANALYTICS_URL"] = back.analytics.URL
 	environ["AGENT_ADMIN_SECRET"] = adminSecret
@@ -182,21 +177,8 @@ func newStack(t testing.TB, extra map[string]string) *stack {
 	for k, v := range extra {
 		environ[k] = v
 	}
-	var cfg service.Config
-	require.NoError(t, svc.LoadConfigFrom(&cfg, environ))
-
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := service.New(ctx, cfg)
-	require.NoError(t, err)
-	require.NoError(t, s.Migrate(ctx))
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-		s.Close()
-	})
-	return &stack{svc: s, base: "http://" + ln.Addr().String(), iss: iss, back: back, contract: openapitest.Load(t, api.OpenAPI)}
+	s := platformtest.Start(t, ln, service.New, environ)
+	return &stack{svc: s, base: base, iss: iss, back: back, contract: openapitest.Load(t, api.OpenAPI)}
 }
 
 func (s *stack) token(account, plan string) string {

@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
-	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/identity/api"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 	"github.com/bizassist/bizassist/services/identity/internal/service"
@@ -35,29 +33,11 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	base := "http://" + ln.Addr().String()
-
+	ln, base := platformtest.Listen(t)
 	environ := platformtest.Env(t, service.Name, base+"/api/auth/jwks.json")
-	environ["HTTP_ADDR"] = ln.Addr().String()
 	environ["IDENTITY_ARGON2_MEMORY_KIB"] = "8192"
 	environ["IDENTITY_KEY_RELOAD"] = "50ms"
-	var cfg service.Config
-	require.NoError(t, svc.LoadConfigFrom(&cfg, environ))
-	require.NoError(t, cfg.Validate())
-
-	s, err := service.New(ctx, cfg)
-	require.NoError(t, err)
-	require.NoError(t, s.Migrate(ctx))
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-		s.Close()
-	})
+	s := platformtest.Start(t, ln, service.New, environ)
 	return &stack{svc: s, base: base, contract: openapitest.Load(t, api.OpenAPI)}
 }
 

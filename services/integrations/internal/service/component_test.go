@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -22,7 +21,6 @@ import (
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
-	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/integrations/api"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
 )
@@ -40,32 +38,17 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	issuer := jwttest.NewIssuer(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
+	ln, base := platformtest.Listen(t)
 	environ := platformtest.Env(t, service.Name, issuer.JWKSURL())
-	environ["HTTP_ADDR"] = ln.Addr().String()
 	environ["INTEGRATIONS_TARGET_ALLOW_CIDRS"] = "127.0.0.0/8"
 	environ["INTEGRATIONS_TARGET_ALLOW_HTTP"] = "true"
 	environ["INTEGRATIONS_DELIVERY_POLL_INTERVAL"] = "20ms"
 	environ["INTEGRATIONS_RETRY_BASE"] = "10ms"
 	environ["INTEGRATIONS_RETRY_CAP"] = "50ms"
 	environ["STRIPE_WEBHOOK_SECRET"] = stripeSecret
-	var cfg service.Config
-	require.NoError(t, svc.LoadConfigFrom(&cfg, environ))
-
-	s, err := service.New(ctx, cfg)
-	require.NoError(t, err)
-	require.NoError(t, s.Migrate(ctx))
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-		s.Close()
-	})
-	return &stack{svc: s, base: "http://" + ln.Addr().String(), issuer: issuer, contract: openapitest.Load(t, api.OpenAPI)}
+	s := platformtest.Start(t, ln, service.New, environ)
+	return &stack{svc: s, base: base, issuer: issuer, contract: openapitest.Load(t, api.OpenAPI)}
 }
 
 // publish puts an event from another service on the bus, through our own outbox and relay.
