@@ -46,15 +46,16 @@ k8s-golden: ## Rewrite tools/kube/testdata/golden from the charts (review the di
 
 .PHONY: kind-up
 kind-up: images ## Create a kind cluster, load the images, install ingress-nginx and the chart; prints the URL
-	@kind get clusters | grep -qx $(KIND_CLUSTER) || kind create cluster --name $(KIND_CLUSTER) --config k8s/kind/cluster.yaml
-	@for s in $(KUBE_SERVICES); do kind load image-archive --name $(KIND_CLUSTER) $(IMAGES_DIR)/$$s.tar; done
-	@kubectl --context kind-$(KIND_CLUSTER) apply -f $(INGRESS_NGINX_MANIFEST)
-	@kubectl --context kind-$(KIND_CLUSTER) -n ingress-nginx wait --for=condition=Available deployment/ingress-nginx-controller --timeout=180s
-	@bin=$$(tools/kube/build.sh helm); for c in $(KUBE_SERVICES) bizassist; do $$bin/helm dependency build --skip-refresh charts/$$c >/dev/null; done; \
-	  $$bin/helm upgrade --install bizassist charts/bizassist --kube-context kind-$(KIND_CLUSTER) \
-	    --namespace bizassist --create-namespace --values charts/bizassist/values-kind.yaml --wait --timeout 10m
-	@echo "bizassist is up: http://127.0.0.1/api/auth (kubectl --context kind-$(KIND_CLUSTER) -n bizassist get pods)"
+	@bin=$$(tools/kube/build.sh helm kind); ctx=kind-$(KIND_CLUSTER); \
+	$$bin/kind get clusters | grep -qx $(KIND_CLUSTER) || $$bin/kind create cluster --name $(KIND_CLUSTER) --config k8s/kind/cluster.yaml; \
+	for s in $(KUBE_SERVICES); do $$bin/kind load image-archive --name $(KIND_CLUSTER) $(IMAGES_DIR)/$$s.tar; done; \
+	kubectl --context $$ctx apply -f $(INGRESS_NGINX_MANIFEST); \
+	kubectl --context $$ctx -n ingress-nginx rollout status deployment/ingress-nginx-controller --timeout=180s; \
+	for c in $(KUBE_SERVICES) bizassist; do $$bin/helm dependency build --skip-refresh charts/$$c >/dev/null; done; \
+	$$bin/helm upgrade --install bizassist charts/bizassist --kube-context $$ctx --namespace bizassist --create-namespace \
+	  --values charts/bizassist/values-kind.yaml --wait --timeout 10m; \
+	echo "bizassist is up: http://127.0.0.1/api/auth  (kubectl --context $$ctx -n bizassist get pods)"
 
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster
-	@kind delete cluster --name $(KIND_CLUSTER)
+	@$$(tools/kube/build.sh kind)/kind delete cluster --name $(KIND_CLUSTER)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the named tools (default: helm kube-apiserver promtool) at the versions pinned in
+# Builds the named tools (helm, kube-apiserver, promtool, kind; default the first three) at the versions pinned in
 # tools/kube/go.mod, from the Go module proxy, into a cache directory keyed by go.mod and go.sum
 # ($BIZASSIST_CACHE, default ~/.cache/bizassist), so a warm run only checks that they exist.
 # Installs etcd from Debian when kube-apiserver is asked for and etcd is missing.
@@ -12,6 +12,7 @@ declare -A pkg=(
   [helm]=helm.sh/helm/v3/cmd/helm
   [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
   [promtool]=github.com/prometheus/prometheus/cmd/promtool
+  [kind]=sigs.k8s.io/kind
 )
 tools=("$@")
 [ ${#tools[@]} -gt 0 ] || tools=(helm kube-apiserver promtool)
