@@ -134,9 +134,7 @@ func operation(method, path string, op, item, doc, components map[string]any) op
 		security = doc["security"]
 	}
 	for _, req := range list(security) {
-		for _, name := range sortedKeys(obj(req)) {
-			o.Auth = append(o.Auth, name)
-		}
+		o.Auth = append(o.Auth, sortedKeys(obj(req))...)
 	}
 	for _, p := range append(list(item["parameters"]), list(op["parameters"])...) {
 		p := resolve(obj(p), components)

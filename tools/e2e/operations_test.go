@@ -42,8 +42,11 @@ func queriedMetrics(dashboards, rules string) (map[string][]string, error) {
 		}
 	}
 	files, err := filepath.Glob(filepath.Join(dashboards, "*.json"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no dashboards in %s (%v)", dashboards, err)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no dashboards in %s", dashboards)
 	}
 	for _, f := range files {
 		raw, err := os.ReadFile(f)

@@ -34,7 +34,7 @@ func main() {
 
 func run(bin, out, repo, tag, certs, arch string, services []string) error {
 	if bin == "" || out == "" || len(services) == 0 {
-		return errors.New("usage: images -bin DIR -out DIR [-tag T] service...")
+		return errors.New("usage: images -bin DIR -out DIR [-tag T] SERVICE [SERVICE]")
 	}
 	ociDir := filepath.Join(out, "oci")
 	if err := os.RemoveAll(ociDir); err != nil {
