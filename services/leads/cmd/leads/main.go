@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
-	"github.com/bizassist/bizassist/libs/telemetry"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
@@ -20,43 +20,10 @@ import (
 )
 
 func main() {
-	svc.Main("leads", map[string]svc.Command{
-		"serve":     {Summary: "serve HTTP, relay events and consume inbound leads (default)", Run: serve},
-		"migrate":   {Summary: "apply database migrations (leads schema and events outbox)", Run: migrate},
-		"catalog":   {Summary: "catalog import [--format csv|ndjson] FILE: load or update businesses", Run: catalogCmd},
-		"dns-serve": {Summary: "serve the loopback DNS zone of the catalog and mail providers (LEADS_DNS_SERVE_ADDR)", Run: dnsServe},
-	})
-}
-
-func serve(ctx context.Context, _ []string) error {
-	var cfg service.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return err
-	}
-	shutdown, err := telemetry.Setup(ctx, "leads", cfg.Telemetry)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = shutdown(context.WithoutCancel(ctx)) }()
-	s, cleanup, err := service.New(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	return s.Run(ctx)
-}
-
-func migrate(ctx context.Context, _ []string) error {
-	var cfg pgkit.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return err
-	}
-	pool, err := pgkit.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	return service.Migrate(ctx, pool, cfg.Schema)
+	cmds := platform.Commands(service.New)
+	cmds["catalog"] = svc.Command{Summary: "catalog import [--format csv|ndjson] FILE: load or update businesses", Run: catalogCmd}
+	cmds["dns-serve"] = svc.Command{Summary: "serve the loopback DNS zone of the catalog and mail providers (LEADS_DNS_SERVE_ADDR)", Run: dnsServe}
+	svc.Main(service.Name, cmds)
 }
 
 const importUsage = "usage: catalog import [--format csv|ndjson] FILE (format defaults to the file extension)"

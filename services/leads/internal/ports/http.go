@@ -12,8 +12,6 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
-	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/libs/telemetry"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
@@ -23,28 +21,22 @@ const maxBody = 32 << 10
 
 // HTTP serves the leads routes.
 type HTTP struct {
-	App     app.Application
-	Auth    *authjwt.Verifier
-	Limiter *ratelimit.Limiter
+	App app.Application
+	// Authenticated requires a valid bearer token; APILimit and StatsLimit are the general and
+	// the public-statistics rate limits.
+	Authenticated, APILimit, StatsLimit mux.MiddlewareFunc
 }
 
-// Router returns every route behind recovery, security headers and telemetry.
-func (h HTTP) Router() http.Handler {
-	r := mux.NewRouter()
-	r.NotFoundHandler = httpx.NotFoundHandler()
-	r.MethodNotAllowedHandler = httpx.MethodNotAllowedHandler()
-	r.Use(httpx.Recover, httpx.SecurityHeaders)
-
-	limited := h.Limiter.Middleware(ratelimit.API)
-	authed := func(f http.HandlerFunc) http.Handler { return limited(h.Auth.Middleware(f)) }
+// Routes registers every leads route on r.
+func (h HTTP) Routes(r *mux.Router) {
+	authed := func(f http.HandlerFunc) http.Handler { return h.APILimit(h.Authenticated(f)) }
 
 	r.Handle("/api/lead-finder", authed(h.findLeads)).Methods(http.MethodPost)
 	r.Handle("/api/lead-qualify", authed(h.qualify)).Methods(http.MethodGet)
 	r.Handle("/api/lead-quality-batch", authed(h.batch)).Methods(http.MethodPost)
 	r.Handle("/api/leads", authed(h.listSheet)).Methods(http.MethodGet)
 	r.Handle("/api/leads/export.csv", authed(h.exportSheet)).Methods(http.MethodGet)
-	r.Handle("/api/scout-stats", h.Limiter.Middleware(ratelimit.Stats)(http.HandlerFunc(h.scoutStats))).Methods(http.MethodGet)
-	return telemetry.Middleware("leads")(r)
+	r.Handle("/api/scout-stats", h.StatsLimit(http.HandlerFunc(h.scoutStats))).Methods(http.MethodGet)
 }
 
 func caller(r *http.Request) (authjwt.Caller, error) {

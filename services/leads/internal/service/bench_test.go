@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -16,12 +15,10 @@ import (
 
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
-	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/pgkit"
-	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/libs/rediskit/redistest"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
 )
@@ -45,31 +42,21 @@ func newBenchServer(b *testing.B) *benchServer {
 	if url == "" {
 		b.Skip("set LEADS_BENCH_DATABASE_URL to a database with a loaded leads catalog")
 	}
-	ctx := context.Background()
-	pool, err := pgkit.Open(ctx, pgkit.Config{URL: url, Schema: "leads", MaxConns: 10, MinConns: 1,
-		ConnectTimeout: 5 * time.Second, StatementTimeout: 10 * time.Second, MaxConnLifetime: time.Hour})
+	iss := jwttest.NewIssuer(b)
+	environ := platformtest.Env(b, service.Name, iss.JWKSURL())
+	environ["DATABASE_URL"] = url
+	environ["RATELIMIT_EXEMPT_CIDRS"] = "127.0.0.1/32"
+	pool, err := pgkit.Open(context.Background(), pgtest.Config(pgtest.Database{URL: url}, service.Name))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(pool.Close)
-	rdb, prefix := redistest.New(b)
-	iss := jwttest.NewIssuer(b)
-	cfg := service.Config{
-		HTTP: httpx.ServerConfig{Addr: "127.0.0.1:0", ReadHeaderTimeout: time.Second, ReadTimeout: 5 * time.Second,
-			WriteTimeout: 5 * time.Second, IdleTimeout: time.Minute, ShutdownTimeout: time.Second},
-		JWT:        iss.Config(),
-		RateLimit:  ratelimit.Config{ExemptCIDRs: []string{"127.0.0.1/32"}, KeyPrefix: prefix + "rl"},
-		DNS:        dnsresolver.Config{Server: dnstest.Start(b, service.DNSZone(pool)), Timeout: time.Second, CacheSize: 50000, MinTTL: time.Minute, MaxTTL: time.Hour, NegativeTTL: time.Minute},
-		UpgradeURL: "https://bizassist.test/pricing",
-	}
-	s, err := service.Build(pool, rdb, cfg, prefix)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	b.Cleanup(srv.Close)
+	environ["LEADS_DNS_SERVER"] = dnstest.Start(b, service.DNSZone(pool))
+	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
+	ln, base := platformtest.Listen(b)
+	platformtest.Start(b, ln, service.New, environ)
 	tok := iss.Token(authjwt.Caller{AccountID: ids.New("acc"), Email: "bench@bizassist.test", Plan: "growth", TokenID: ids.New("tok")})
-	return &benchServer{url: srv.URL, token: tok, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	return &benchServer{url: base, token: tok, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 }
 
 func (s *benchServer) call(method, path, body string) error {

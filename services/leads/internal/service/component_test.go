@@ -8,16 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -25,13 +20,12 @@ import (
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
-	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/libs/rediskit/redistest"
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/services/leads/api"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
@@ -48,23 +42,25 @@ const testCatalog = `{"id":"p1","name":"Acme Plumbing","owner":"Ann Lee","email"
 `
 
 type harness struct {
-	t      *testing.T
-	svc    *service.Service
-	rdb    *redis.Client
-	prefix string // of this test's Redis keys, event streams included
-	srv    *httptest.Server
-	iss    *jwttest.Issuer
-	pool   *pgxpool.Pool
-	spec   routers.Router
-	ip     string // X-Forwarded-For, so each test has its own rate-limit bucket
+	t       *testing.T
+	svc     *service.Service
+	rdb     *redis.Client
+	streams string // this test's event stream prefix
+	base    string
+	iss     *jwttest.Issuer
+	pool    *pgxpool.Pool
+	spec    *openapitest.Contract
+	ip      string // X-Forwarded-For, so each test has its own rate-limit bucket
 }
 
+// newHarness runs the real service in-process on a real socket with the test catalog loaded and
+// a loopback DNS server answering for its domains.
 func newHarness(t *testing.T, ip string) *harness {
 	t.Helper()
 	ctx := context.Background()
-	pool := pgtest.New(t, "leads", service.Sources...)
-	rdb, prefix := redistest.New(t)
 	iss := jwttest.NewIssuer(t)
+	environ := platformtest.Env(t, service.Name, iss.JWKSURL())
+	pool := pgtest.Open(t, pgtest.Database{URL: environ["DATABASE_URL"]}, service.Name, service.Sources...)
 
 	rows, err := catalogfile.Open(strings.NewReader(testCatalog), "ndjson")
 	require.NoError(t, err)
@@ -72,28 +68,13 @@ func newHarness(t *testing.T, ip string) *harness {
 	require.NoError(t, err)
 	require.Equal(t, 6, rep.Inserted, "%+v", rep.Rejected)
 
-	cfg := service.Config{
-		HTTP: httpx.ServerConfig{Addr: "127.0.0.1:0", ReadHeaderTimeout: time.Second, ReadTimeout: 5 * time.Second,
-			WriteTimeout: 5 * time.Second, IdleTimeout: time.Minute, ShutdownTimeout: time.Second},
-		JWT:        iss.Config(),
-		RateLimit:  ratelimit.Config{TrustedProxies: []string{"127.0.0.1/32"}, KeyPrefix: prefix + "rl"},
-		DNS:        dnsresolver.Config{Server: dnstest.Start(t, service.DNSZone(pool)), Timeout: time.Second, CacheSize: 1000, MinTTL: time.Minute, MaxTTL: time.Hour, NegativeTTL: time.Minute},
-		Relay:      events.RelayConfig{StreamPrefix: prefix + "ev"},
-		Consumer:   events.ConsumerConfig{StreamPrefix: prefix + "ev", Block: 100 * time.Millisecond},
-		UpgradeURL: "https://bizassist.test/pricing",
-	}
-	s, err := service.Build(pool, rdb, cfg, prefix)
-	require.NoError(t, err)
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-
-	doc, err := openapi3.NewLoader().LoadFromFile("../../api/openapi.yaml")
-	require.NoError(t, err)
-	require.NoError(t, doc.Validate(ctx))
-	doc.Servers = nil // match any host
-	spec, err := gorillamux.NewRouter(doc)
-	require.NoError(t, err)
-	return &harness{t: t, svc: s, rdb: rdb, prefix: prefix, srv: srv, iss: iss, pool: pool, spec: spec, ip: ip}
+	environ["LEADS_DNS_SERVER"] = dnstest.Start(t, service.DNSZone(pool))
+	environ["LEADS_DNS_TIMEOUT"] = "1s"
+	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
+	ln, base := platformtest.Listen(t)
+	s := platformtest.Start(t, ln, service.New, environ)
+	return &harness{t: t, svc: s, rdb: s.Redis, streams: environ["EVENTS_STREAM_PREFIX"], base: base, iss: iss,
+		pool: pool, spec: openapitest.Load(t, api.OpenAPI), ip: ip}
 }
 
 func (h *harness) token(plan string) string {
@@ -120,7 +101,7 @@ func (h *harness) do(method, path, token string, body any) response {
 		}
 		reader = strings.NewReader(raw)
 	}
-	req, err := http.NewRequest(method, h.srv.URL+path, reader)
+	req, err := http.NewRequest(method, h.base+path, reader)
 	require.NoError(h.t, err)
 	req.Header.Set("X-Forwarded-For", h.ip)
 	if body != nil {
@@ -144,16 +125,7 @@ func (h *harness) do(method, path, token string, body any) response {
 
 func (h *harness) conforms(req *http.Request, resp *http.Response, body []byte) {
 	h.t.Helper()
-	route, params, err := h.spec.FindRoute(req)
-	require.NoError(h.t, err, "%s %s is not in openapi.yaml", req.Method, req.URL.Path)
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
-		Status:                 resp.StatusCode,
-		Header:                 resp.Header,
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
-	}
-	in.SetBodyBytes(body)
-	require.NoError(h.t, openapi3filter.ValidateResponse(context.Background(), in), "%s %s -> %d %s", req.Method, req.URL, resp.StatusCode, body)
+	h.spec.Check(h.t, req, resp, body)
 }
 
 func (h *harness) requireError(r response, status int, code, field string) {
@@ -413,7 +385,7 @@ func TestScoutStats(t *testing.T) {
 	// A second request is served from Redis, identical, and a matching ETag gets a 304.
 	again := h.do("GET", "/api/scout-stats", "", nil)
 	require.Equal(t, r.body, again.body)
-	req, _ := http.NewRequest("GET", h.srv.URL+"/api/scout-stats", nil)
+	req, _ := http.NewRequest("GET", h.base+"/api/scout-stats", nil)
 	req.Header.Set("If-None-Match", etag)
 	req.Header.Set("X-Forwarded-For", h.ip)
 	resp, err := http.DefaultClient.Do(req)
@@ -435,13 +407,7 @@ func TestScoutStats(t *testing.T) {
 func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.8")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.svc.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	ctx := context.Background()
 
 	// What integrations publishes for a lead received on its webhook.
 	owner := ids.New("acc")
@@ -450,7 +416,7 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 	require.NoError(t, err)
 	raw, err := json.Marshal(env)
 	require.NoError(t, err)
-	require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.prefix + "ev:inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())
+	require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.streams + ":inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())
 
 	var leadID string
 	require.Eventually(t, func() bool {
@@ -460,7 +426,7 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 
 	var written events.Envelope
 	require.Eventually(t, func() bool {
-		msgs, err := h.rdb.XRange(ctx, h.prefix+"ev:lead.written", "-", "+").Result()
+		msgs, err := h.rdb.XRange(ctx, h.streams+":lead.written", "-", "+").Result()
 		if err != nil || len(msgs) == 0 {
 			return false
 		}
@@ -474,9 +440,9 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 	require.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, data.Timestamp)
 
 	// A redelivery of the same event changes nothing (the consumer records processed ids).
-	require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.prefix + "ev:inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())
+	require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.streams + ":inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())
 	require.Eventually(t, func() bool {
-		pending, err := h.rdb.XInfoGroups(ctx, h.prefix+"ev:inbound.new_lead").Result()
+		pending, err := h.rdb.XInfoGroups(ctx, h.streams+":inbound.new_lead").Result()
 		return err == nil && len(pending) == 1 && pending[0].EntriesRead == 2 && pending[0].Pending == 0
 	}, 20*time.Second, 50*time.Millisecond)
 	var n int

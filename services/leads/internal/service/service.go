@@ -1,24 +1,20 @@
-// Package service is the leads composition root: it wires adapters into the use cases and runs
-// the HTTP server, the outbox relay and the inbound-lead consumer.
+// Package service is the leads composition root: it wires adapters into the use cases and the use
+// cases into the HTTP routes and the inbound-lead consumer. Tests build the whole service too.
 package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/libs/rediskit"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/rediscache"
@@ -29,104 +25,61 @@ import (
 	"github.com/bizassist/bizassist/services/leads/migrations"
 )
 
-const (
-	name          = "leads"
-	consumerGroup = name
-)
+// Name is the service name: schema, role, consumer group and telemetry label.
+const Name = "leads"
 
 // Sources are the migrations of the leads schema: its own and the events outbox.
-var Sources = []pgkit.Source{{Name: name, FS: migrations.FS}, events.Migrations}
-
-// Migrate applies every migration source.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	return pgkit.Migrate(ctx, pool, schema, Sources...)
-}
+var Sources = []pgkit.Source{{Name: Name, FS: migrations.FS}, events.Migrations}
 
 func now() time.Time { return time.Now().UTC() }
 
 // Service is a wired leads process.
 type Service struct {
-	App    app.Application
-	Server *httpx.Server
-
-	relay    *events.Relay
-	consumer *events.Consumer
+	*platform.Runtime
+	App app.Application
 }
 
-// New opens the pool and Redis and wires everything; cleanup closes them.
-func New(ctx context.Context, cfg Config) (*Service, func(), error) {
-	pool, err := pgkit.Open(ctx, cfg.DB)
+// New opens the service's dependencies and wires the use cases. The caller must call Close.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	rt, err := platform.Open(ctx, Name, cfg.Config)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rdb, err := rediskit.Open(cfg.Redis)
-	if err != nil {
-		pool.Close()
-		return nil, nil, err
-	}
-	cleanup := func() { _ = rdb.Close(); pool.Close() }
-	s, err := Build(pool, rdb, cfg, "")
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return s, cleanup, nil
-}
-
-// Build wires a service over an open pool and Redis client; cachePrefix isolates the Redis cache
-// keys (tests). Component tests call it directly.
-func Build(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg Config, cachePrefix string) (*Service, error) {
 	resolver, err := dnsresolver.New(cfg.DNS)
 	if err != nil {
+		rt.Close()
 		return nil, err
 	}
-	cat := postgres.NewCatalog(pool)
-	sheetStore := postgres.NewSheet(pool)
+	cat := postgres.NewCatalog(rt.Pool)
+	sheetStore := postgres.NewSheet(rt.Pool)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
-	a := app.Application{
+	return &Service{Runtime: rt, App: app.Application{
 		FindLeads:   app.FindLeads{Catalog: cat, Sheet: sheetStore, Now: now},
 		QualifyLead: app.QualifyLead{Qualifier: q},
-		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: postgres.NewAllowances(pool), UpgradeURL: cfg.UpgradeURL, Now: now},
+		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: postgres.NewAllowances(rt.Pool), UpgradeURL: cfg.UpgradeURL, Now: now},
 		ListSheet:   app.ListSheet{Sheet: sheetStore},
 		ExportSheet: app.ExportSheet{Sheet: sheetStore},
-		Stats:       app.NewCatalogStats(cat, rediscache.NewStats(rdb, cachePrefix), now),
+		Stats:       app.NewCatalogStats(cat, rediscache.NewStats(rt.Redis, cfg.CachePrefix), now),
 		Inbound:     app.RecordInboundLead{Sheet: sheetStore, Now: now},
-	}
-	verifier, err := authjwt.NewVerifier(cfg.JWT)
-	if err != nil {
-		return nil, err
-	}
-	limiter, err := ratelimit.New(rdb, cfg.RateLimit)
-	if err != nil {
-		return nil, err
-	}
-	routes := ports.HTTP{App: a, Auth: verifier, Limiter: limiter}
-	server := httpx.NewServer(cfg.HTTP, routes.Router(),
-		httpx.ReadyCheck{Name: "postgres", Check: pool.Ping},
-		httpx.ReadyCheck{Name: "redis", Check: rediskit.Ping(rdb)})
-	consumerCfg := cfg.Consumer
-	consumerCfg.Group = consumerGroup
-	return &Service{
-		App: a, Server: server,
-		relay:    events.NewRelay(pool, rdb, cfg.Relay),
-		consumer: events.NewConsumer(pool, rdb, consumerCfg, ports.EventHandlers(a)),
-	}, nil
+	}}, nil
 }
 
-// Handler is the HTTP handler with the operational endpoints, for in-process tests.
-func (s *Service) Handler() http.Handler { return s.Server.Handler() }
+// Migrate applies the leads schema and the event tables.
+func (s *Service) Migrate(ctx context.Context) error {
+	return pgkit.Migrate(ctx, s.Pool, s.Config.DB.Schema, Sources...)
+}
 
-// Run serves until ctx ends, then drains.
-func (s *Service) Run(ctx context.Context) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return s.Server.Run(gctx) })
-	g.Go(func() error { return s.relay.Run(gctx) })
-	g.Go(func() error { return s.consumer.Run(gctx) })
-	err := g.Wait()
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return nil
-	}
-	return err
+// Handler returns the leads routes with the standard middleware.
+func (s *Service) Handler() http.Handler {
+	r := s.Router()
+	ports.HTTP{App: s.App, Authenticated: s.Authenticated(), APILimit: s.RateLimit(ratelimit.API),
+		StatsLimit: s.RateLimit(ratelimit.Stats)}.Routes(r)
+	return r
+}
+
+// Serve runs the HTTP server, the outbox relay and the inbound-lead consumer on ln until ctx ends.
+func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
+	return s.Runtime.Serve(ctx, ln, s.Handler(), ports.EventHandlers(s.App))
 }
 
 // DNSZone is what the loopback DNS server answers for: the mail providers the qualifier knows
