@@ -61,8 +61,22 @@ test-e2e: up ## make up, then the tools/e2e suite against it
 	@BIZASSIST_E2E=1 go test -count=1 -p 1 ./tools/e2e/...
 
 .PHONY: bench
-bench: up ## make up, then the load scenarios in tools/loadgen/scenarios (BENCH_ARGS="-run verify -duration 5s")
+bench: up ## Every benchmark: load scenarios through the ingress (BENCH_ARGS="-run verify -duration 5s"), then in-process ones
+	@echo "==> leads: the 1,000,000-business bench catalog (once; a few minutes the first time)"
+	@services/leads/bench-seed.sh
+	@echo "==> load scenarios through the ingress (tools/loadgen/scenarios)"
 	@go run ./tools/loadgen -env .devstack/env -scenarios tools/loadgen/scenarios $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-inprocess
+
+.PHONY: bench-inprocess
+bench-inprocess: deps ## Benchmarks that need no stack: libs, analytics writer and recompute, integrations delivery
+	@echo "==> libs: token verification, rate limiter, outbox relay"
+	@cd libs && go test -run '^$$' -bench 'BenchmarkVerify|BenchmarkAllow|BenchmarkRelay' -benchtime 2000x ./authjwt/ ./ratelimit/ ./events/
+	@echo "==> analytics: durable usage writer, recompute of 100,000 accounts"
+	@cd services/analytics && go test -run '^$$' -bench 'UsageWriter' -benchtime 50000x ./internal/adapters/postgres/
+	@cd services/analytics && go test -run '^$$' -bench 'Recompute100k' -benchtime 1x ./internal/adapters/postgres/
+	@echo "==> integrations: signed deliveries to a loopback receiver, event to delivery"
+	@cd services/integrations && go run ./cmd/integrations-bench -rate 1000 -duration 10s -subs 5
 
 ##@ Code hygiene
 
