@@ -28,6 +28,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   # One go build shares the common packages (client-go, apimachinery) between the tools.
   (cd "$here" && GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -o "$bin/" "${missing[@]}")
   echo "tools/kube: built ${missing[*]} in $(($(date +%s) - start))s" >&2
+  # Tools built for earlier pins are never used again.
+  find "$(dirname "$bin")" -maxdepth 1 -type d -regex '.*/kube-[0-9a-f]\{16\}' ! -name "kube-$key" -exec rm -rf {} +
 fi
 if [[ " ${tools[*]} " == *" kube-apiserver "* ]] && ! command -v etcd >/dev/null; then
   echo "tools/kube: installing etcd-server from Debian" >&2

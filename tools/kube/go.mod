@@ -47,6 +47,7 @@ tool (
 )
 
 require (
+	github.com/prometheus/prometheus v0.301.0
 	github.com/stretchr/testify v1.10.0
 	k8s.io/apimachinery v0.32.4
 	k8s.io/client-go v0.32.4
@@ -239,7 +240,6 @@ require (
 	github.com/prometheus/common v0.61.0 // indirect
 	github.com/prometheus/exporter-toolkit v0.13.2 // indirect
 	github.com/prometheus/procfs v0.15.1 // indirect
-	github.com/prometheus/prometheus v0.301.0 // indirect
 	github.com/prometheus/sigv4 v0.1.0 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/rubenv/sql-migrate v1.7.1 // indirect
