@@ -15,6 +15,13 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
 
+func init() {
+	// An HTML page (the API reference) is checked as a string, like text/plain.
+	if openapi3filter.RegisteredBodyDecoder("text/html") == nil {
+		openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.RegisteredBodyDecoder("text/plain"))
+	}
+}
+
 // Contract is a loaded, validated OpenAPI document.
 type Contract struct {
 	router routers.Router

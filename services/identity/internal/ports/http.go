@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/bizassist/bizassist/libs/apidocs"
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
@@ -39,6 +40,9 @@ func (h *HTTP) Routes(r *mux.Router, apiLimit mux.MiddlewareFunc) {
 	api.Use(apiLimit)
 	api.HandleFunc("", h.auth).Methods(http.MethodPost)
 	r.HandleFunc("/api/auth/jwks.json", h.jwks).Methods(http.MethodGet)
+	// The merged API reference of every service; identity serves it because it is always deployed.
+	r.Handle("/api/openapi.json", apiLimit(apidocs.JSON())).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/api/openapi", apiLimit(apidocs.Page())).Methods(http.MethodGet, http.MethodHead)
 }
 
 type authRequest struct {

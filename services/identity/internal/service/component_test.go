@@ -306,3 +306,21 @@ func mustDecode(t *testing.T, seg string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+func TestAPIReferenceIsServed(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	for path, want := range map[string]string{"/api/openapi.json": "application/json", "/api/openapi": "text/html"} {
+		req, err := http.NewRequest(http.MethodGet, s.base+path, nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.Contains(t, resp.Header.Get("Content-Type"), want, path)
+		s.contract.Check(t, req, resp, body)
+		require.Contains(t, string(body), "/api/lead-finder", "the merged document covers every service")
+	}
+}
