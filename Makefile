@@ -49,7 +49,7 @@ build: ## Compile every module
 	@for m in $(MODULES); do echo "==> go build $$m"; (cd $$m && go build ./...); done
 
 .PHONY: test
-test: test-unit test-e2e ## Unit and component tests, then the end-to-end tests through the ingress
+test: test-unit test-e2e test-k8s ## Unit and component tests, end-to-end tests through the ingress, chart checks against a real API server
 
 .PHONY: test-unit
 test-unit: deps ## go test -race in every module (component tests use the local PostgreSQL and Redis)
