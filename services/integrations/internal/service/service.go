@@ -136,10 +136,11 @@ func (s *Service) Handler() http.Handler {
 	return r
 }
 
-// Serve runs the HTTP server, the delivery workers, the outbox relay and the consumers on ln
-// until ctx ends; in-flight deliveries finish before it returns.
+// Serve runs the HTTP server, the delivery workers, the queue depth sampler, the outbox relay
+// and the consumers on ln until ctx ends; in-flight deliveries finish before it returns.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
-	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers}}, s.consumers...)
+	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
+		{Name: "queue depth sampler", Run: delivery.DepthSampler{Pool: s.Runtime.Pool, Every: delivery.DepthEvery}.Run}}, s.consumers...)
 	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
 }
 
