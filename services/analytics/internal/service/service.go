@@ -135,11 +135,12 @@ func (s *Service) EventHandlers() map[string]events.Handler {
 	return ports.EventHandlers(s.Accounts)
 }
 
-// Serve runs the HTTP server, the outbox relay, the consumer and the health worker on ln until
-// ctx ends.
+// Serve runs the HTTP server, the outbox relay, the consumer, the health worker and the tier
+// sampler on ln until ctx ends.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers(),
 		platform.Worker{Name: "health worker", Run: s.Worker.Run},
+		platform.Worker{Name: "tier sampler", Run: postgres.TierSampler{Pool: s.Runtime.Pool, Every: postgres.TiersEvery}.Run},
 		platform.Worker{Name: "idempotency key expiry", Run: s.expireKeys})
 }
 

@@ -1,0 +1,51 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/services/analytics/migrations"
+)
+
+// TestTierSamplerCountsScoredClients: clients are counted per tier, every tier is set (an empty
+// one reads 0), and owners, demo clients and unscored clients are left out.
+func TestTierSamplerCountsScoredClients(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t, "analytics", migrations.Source, events.Migrations)
+	_, err := pool.Exec(ctx, `
+		INSERT INTO accounts (account_id, owner_id, created_at, demo) VALUES
+			('acc_owner', NULL, now(), false),
+			('acc_c1', 'acc_owner', now(), false), ('acc_c2', 'acc_owner', now(), false),
+			('acc_c3', 'acc_owner', now(), false), ('acc_c4', 'acc_owner', now(), false),
+			('acc_unscored', 'acc_owner', now(), false), ('acc_demo', 'acc_owner', now(), true);
+		INSERT INTO health_current (account_id, score, tier, churn, signals, computed_at) VALUES
+			('acc_owner', 10, 'critical', 90, '{}', now()),
+			('acc_c1', 85, 'healthy', 5, '{}', now()),
+			('acc_c2', 80, 'healthy', 60, '{}', now()),
+			('acc_c3', 20, 'critical', 95, '{}', now()),
+			('acc_c4', 40, 'critical', 59, '{}', now()),
+			('acc_demo', 50, 'at_risk', 70, '{}', now());`)
+	require.NoError(t, err)
+
+	s := TierSampler{Pool: pool, Every: time.Hour}
+	require.NoError(t, s.Sample(ctx))
+	require.Equal(t, 2.0, testutil.ToFloat64(clientsByTier.WithLabelValues("healthy")))
+	require.Equal(t, 0.0, testutil.ToFloat64(clientsByTier.WithLabelValues("at_risk")))
+	require.Equal(t, 2.0, testutil.ToFloat64(clientsByTier.WithLabelValues("critical")))
+	require.Equal(t, 2.0, testutil.ToFloat64(churnAtRisk), "churn >= 60: acc_c2 and acc_c3")
+
+	// Run samples as soon as it starts, then stops with its context.
+	churnAtRisk.Set(-1)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(runCtx) }()
+	require.Eventually(t, func() bool { return testutil.ToFloat64(churnAtRisk) == 2 }, 10*time.Second, 10*time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+}
