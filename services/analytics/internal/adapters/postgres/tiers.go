@@ -23,11 +23,11 @@ const TiersEvery = time.Minute
 var (
 	clientsByTier = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "bizassist_analytics_clients",
-		Help: "Scored client accounts (demo ones left out) per current health tier, sampled every minute.",
+		Help: "Scored client accounts per current health tier, sampled every minute.",
 	}, []string{"tier"})
 	churnAtRisk = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "bizassist_analytics_churn_at_risk",
-		Help: "Scored client accounts (demo ones left out) whose churn probability is at least 60, sampled every minute.",
+		Help: "Scored client accounts whose churn probability is at least 60, sampled every minute.",
 	})
 )
 
@@ -61,7 +61,7 @@ func (s TierSampler) Run(ctx context.Context) error {
 func (s TierSampler) Sample(ctx context.Context) error {
 	rows, err := s.Pool.Query(ctx, `SELECT h.tier, count(*), count(*) FILTER (WHERE h.churn >= $1)
 		FROM health_current h JOIN accounts a USING (account_id)
-		WHERE a.owner_id IS NOT NULL AND NOT a.demo
+		WHERE a.owner_id IS NOT NULL
 		GROUP BY h.tier`, app.DefaultChurnThreshold)
 	if err != nil {
 		return fmt.Errorf("count clients per tier: %w", err)

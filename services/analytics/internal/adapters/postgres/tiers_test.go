@@ -14,23 +14,22 @@ import (
 )
 
 // TestTierSamplerCountsScoredClients: clients are counted per tier, every tier is set (an empty
-// one reads 0), and owners, demo clients and unscored clients are left out.
+// one reads 0), and owners and unscored clients are left out.
 func TestTierSamplerCountsScoredClients(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.New(t, "analytics", migrations.Source, events.Migrations)
 	_, err := pool.Exec(ctx, `
-		INSERT INTO accounts (account_id, owner_id, created_at, demo) VALUES
-			('acc_owner', NULL, now(), false),
-			('acc_c1', 'acc_owner', now(), false), ('acc_c2', 'acc_owner', now(), false),
-			('acc_c3', 'acc_owner', now(), false), ('acc_c4', 'acc_owner', now(), false),
-			('acc_unscored', 'acc_owner', now(), false), ('acc_demo', 'acc_owner', now(), true);
+		INSERT INTO accounts (account_id, owner_id, created_at) VALUES
+			('acc_owner', NULL, now()),
+			('acc_c1', 'acc_owner', now()), ('acc_c2', 'acc_owner', now()),
+			('acc_c3', 'acc_owner', now()), ('acc_c4', 'acc_owner', now()),
+			('acc_unscored', 'acc_owner', now());
 		INSERT INTO health_current (account_id, score, tier, churn, signals, computed_at) VALUES
 			('acc_owner', 10, 'critical', 90, '{}', now()),
 			('acc_c1', 85, 'healthy', 5, '{}', now()),
 			('acc_c2', 80, 'healthy', 60, '{}', now()),
 			('acc_c3', 20, 'critical', 95, '{}', now()),
-			('acc_c4', 40, 'critical', 59, '{}', now()),
-			('acc_demo', 50, 'at_risk', 70, '{}', now());`)
+			('acc_c4', 25, 'critical', 59, '{}', now());`)
 	require.NoError(t, err)
 
 	s := TierSampler{Pool: pool, Every: time.Hour}
