@@ -138,8 +138,10 @@ func unexported(used map[string][]string, exported map[string]bool) []string {
 
 // TestOperationsDashboardsUseExportedMetrics drives a little traffic through the ingress so that
 // the labelled families exist (a counter vector with no observation is not exported at all: the
-// HTTP metrics appear with a request, the event counters once an event is relayed and consumed),
-// then scrapes every service until each queried metric is exported or the deadline passes.
+// HTTP metrics appear with a request, the event counters once an event is relayed and consumed,
+// the webhook counters once a delivery is attempted), then scrapes every service until each
+// queried metric is exported or the deadline passes. Gauges sampled by workers (queue depth,
+// clients per tier) are exported from the start.
 func TestOperationsDashboardsUseExportedMetrics(t *testing.T) {
 	s := UseStack(t)
 	used, err := queriedMetrics(dashboardsDir, alertRules)
@@ -153,6 +155,19 @@ func TestOperationsDashboardsUseExportedMetrics(t *testing.T) {
 	c.Do(t, http.MethodGet, "/api/ext-webhook/sample", "", nil).Expect(t, http.StatusOK)
 	// usage.recorded: analytics' outbox relays it and the assistant consumes it.
 	c.Do(t, http.MethodPost, "/api/log-usage", tok, map[string]any{"feature": "chat", "action": "operations_e2e"}).Expect(t, http.StatusOK)
+	// A webhook delivery: an inbound lead of the growth account, forwarded to its subscriber on
+	// loopback.
+	growth := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
+	rc := newHookReceiver(t)
+	sub := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", growth,
+		map[string]string{"hookUrl": rc.srv.URL + "/operations", "event": "new_lead"}).Expect(t, http.StatusCreated)
+	hookID, _ := sub.JSON["id"].(string)
+	t.Cleanup(func() {
+		s.Client(t, "127.0.6.2").Do(t, http.MethodDelete, "/api/ext-webhook/subscriptions/"+hookID, growth, nil).Expect(t, http.StatusOK)
+	})
+	rc.trust(t, sub.JSON["secret"].(string))
+	c.Do(t, http.MethodPost, "/api/ext-webhook", "", map[string]string{"event": "new_lead", "name": "Olive Operations",
+		"email": uniqueEmail(t), "source": "e2e"}, extSecret(s.Get(t, "EXT_SECRET"))).Expect(t, http.StatusOK)
 
 	hc := &http.Client{Timeout: 5 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)
