@@ -21,8 +21,13 @@ images: ## Build every service image as an OCI layout + kind archive in ~/.cache
 	  CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o $(IMAGES_DIR)/bin/$$s ./services/$$s/cmd/$$s; done
 	@cd tools/images && GOWORK=off go run . -bin $(IMAGES_DIR)/bin -out $(IMAGES_DIR) -tag $(IMAGE_TAG) $(KUBE_SERVICES)
 
+.PHONY: docker-images
+docker-images: ## Build every service image with docker from the root Dockerfile (needs a container engine; the kind workflow runs it)
+	@for s in $(KUBE_SERVICES); do echo "==> docker build --build-arg SERVICE=$$s -t bizassist/$$s:$(IMAGE_TAG) ."; \
+	  docker build --build-arg SERVICE=$$s -t bizassist/$$s:$(IMAGE_TAG) . || exit 1; done
+
 .PHONY: images-test
-images-test: images ## Check each image: entrypoint, non-root user, static binary, size bound
+images-test: images ## Check each image (entrypoint, non-root user, static binary, size bound) and that the Dockerfile agrees
 	@cd tools/images && GOWORK=off go vet ./... && IMAGES_DIR=$(IMAGES_DIR) GOWORK=off go test -count=1 ./...
 
 .PHONY: k8s-tools

@@ -31,7 +31,7 @@ type Spec struct {
 	Arch    string
 }
 
-// Entrypoint is where the binary lives in the image; the Dockerfiles use the same path.
+// Entrypoint is where the binary lives in the image; the root Dockerfile uses the same path.
 func Entrypoint(service string) string { return "/usr/local/bin/" + service }
 
 // file is one tar entry of the image's only layer.
