@@ -140,25 +140,15 @@ func (s *Service) EventHandlers() map[string]events.Handler {
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers(),
 		platform.Worker{Name: "health worker", Run: s.Worker.Run},
-		platform.Worker{Name: "tier sampler", Run: postgres.TierSampler{Pool: s.Runtime.Pool, Every: postgres.TiersEvery}.Run},
-		platform.Worker{Name: "idempotency key expiry", Run: s.expireKeys})
+		platform.Every("tier sampler", postgres.TiersEvery, postgres.TierSampler{Pool: s.Runtime.Pool}.Sample),
+		platform.Every("idempotency key expiry", time.Hour, s.expireKeys))
 }
 
-// expireKeys forgets old idempotency keys once an hour.
+// expireKeys forgets idempotency keys older than their TTL.
 func (s *Service) expireKeys(ctx context.Context) error {
-	tick := time.NewTicker(time.Hour)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-			n, err := s.Writer.ExpireKeys(ctx, s.now().Add(-s.keyTTL))
-			if err != nil && ctx.Err() == nil {
-				slog.ErrorContext(ctx, "expire idempotency keys", "error", err)
-			} else if n > 0 {
-				slog.InfoContext(ctx, "expired idempotency keys", "keys", n)
-			}
-		}
+	n, err := s.Writer.ExpireKeys(ctx, s.now().Add(-s.keyTTL))
+	if n > 0 {
+		slog.InfoContext(ctx, "expired idempotency keys", "keys", n)
 	}
+	return err
 }

@@ -140,7 +140,7 @@ func (s *Service) Handler() http.Handler {
 // and the consumers on ln until ctx ends; in-flight deliveries finish before it returns.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
-		{Name: "queue depth sampler", Run: delivery.DepthSampler{Pool: s.Runtime.Pool, Every: delivery.DepthEvery}.Run}}, s.consumers...)
+		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool}.Sample)}, s.consumers...)
 	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
 }
 

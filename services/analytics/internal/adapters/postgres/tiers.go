@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,27 +33,10 @@ var (
 // tiers are the label values set on every sample, so an empty tier reads 0 rather than vanishing.
 var tiers = []health.Tier{health.Healthy, health.AtRisk, health.Critical}
 
-// TierSampler publishes how many clients are in each health tier and how many are likely to churn.
+// TierSampler publishes how many clients are in each health tier and how many are likely to
+// churn; the service runs Sample every TiersEvery (a failed sample keeps the last values).
 type TierSampler struct {
-	Pool  *pgxpool.Pool
-	Every time.Duration
-}
-
-// Run samples at once, then every s.Every until ctx ends; a failed sample is logged and the
-// gauges keep their last values.
-func (s TierSampler) Run(ctx context.Context) error {
-	tick := time.NewTicker(s.Every)
-	defer tick.Stop()
-	for {
-		if err := s.Sample(ctx); err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "sample client tiers", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	Pool *pgxpool.Pool
 }
 
 // Sample counts the clients once and sets the gauges.

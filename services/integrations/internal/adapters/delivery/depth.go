@@ -3,7 +3,6 @@ package delivery
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,27 +19,10 @@ var queueDepth = promauto.NewGauge(prometheus.GaugeOpts{
 	Help: "Delivery jobs waiting in River's queue (available, retryable or scheduled), sampled every 15 s.",
 })
 
-// DepthSampler publishes the number of waiting delivery jobs as bizassist_webhook_queue_depth.
+// DepthSampler publishes the number of waiting delivery jobs as bizassist_webhook_queue_depth;
+// the service runs Sample every DepthEvery (a failed sample keeps the last value).
 type DepthSampler struct {
-	Pool  *pgxpool.Pool
-	Every time.Duration
-}
-
-// Run samples at once, then every s.Every until ctx ends; a failed sample is logged and the
-// gauge keeps its last value.
-func (s DepthSampler) Run(ctx context.Context) error {
-	tick := time.NewTicker(s.Every)
-	defer tick.Stop()
-	for {
-		if err := s.Sample(ctx); err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "sample webhook queue depth", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	Pool *pgxpool.Pool
 }
 
 // Sample reads the depth once and sets the gauge.
