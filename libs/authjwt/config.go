@@ -26,6 +26,10 @@ type Config struct {
 	HTTPTimeout        time.Duration `env:"JWT_JWKS_TIMEOUT" envDefault:"5s"`
 	// Leeway absorbs clock skew between identity and this service on exp, nbf and iat.
 	Leeway time.Duration `env:"JWT_LEEWAY" envDefault:"30s"`
+	// VerifiedCacheSize is how many verified tokens are remembered so that a token seen again
+	// skips the signature check (0 turns the cache off); VerifiedCacheTTL bounds how long.
+	VerifiedCacheSize int           `env:"JWT_VERIFIED_CACHE_SIZE" envDefault:"10000"`
+	VerifiedCacheTTL  time.Duration `env:"JWT_VERIFIED_CACHE_TTL" envDefault:"5m"`
 }
 
 // Validate reports a config that cannot work.
@@ -45,6 +49,10 @@ func (c Config) Validate() error {
 	}
 	if c.Leeway < 0 {
 		return fmt.Errorf("JWT_LEEWAY must not be negative, got %s", c.Leeway)
+	}
+	if c.VerifiedCacheSize < 0 || (c.VerifiedCacheSize > 0 && c.VerifiedCacheTTL <= 0) {
+		return fmt.Errorf("JWT_VERIFIED_CACHE_SIZE (%d) must not be negative and JWT_VERIFIED_CACHE_TTL (%s) must be positive when it is set",
+			c.VerifiedCacheSize, c.VerifiedCacheTTL)
 	}
 	return nil
 }

@@ -39,8 +39,10 @@ type Caller struct {
 
 // Verifier checks access tokens against identity's published keys. It is safe for concurrent use.
 type Verifier struct {
-	keys   *keyCache
-	parser *jwt.Parser
+	keys     *keyCache
+	parser   *jwt.Parser
+	verified *verifiedCache
+	now      func() time.Time
 }
 
 // NewVerifier returns a verifier for cfg. Keys are fetched on first use, not here, so a service
@@ -60,6 +62,8 @@ func newVerifier(cfg Config, now func() time.Time) *Verifier {
 			minInterval: cfg.MinRefreshInterval,
 			now:         now,
 		},
+		verified: newVerifiedCache(cfg.VerifiedCacheSize, cfg.VerifiedCacheTTL),
+		now:      now,
 		parser: jwt.NewParser(
 			jwt.WithValidMethods([]string{Algorithm}),
 			jwt.WithExpirationRequired(),
@@ -79,9 +83,18 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Caller, error) {
 	if len(token) > maxTokenBytes {
 		return Caller{}, invalidToken("token is too long")
 	}
-	var claims Claims
+	now := v.now()
+	if e, ok := v.verified.get(token, now); ok {
+		if _, published := v.keys.lookup(e.kid); published {
+			return e.caller, nil
+		}
+	}
+	var (
+		claims Claims
+		kid    string
+	)
 	parsed, err := v.parser.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
+		kid, _ = t.Header["kid"].(string)
 		if kid == "" {
 			return nil, errMissingKID
 		}
@@ -103,6 +116,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Caller, error) {
 	if claims.IssuedAt != nil {
 		c.IssuedAt = claims.IssuedAt.Time
 	}
+	v.verified.add(token, kid, c, now)
 	return c, nil
 }
 

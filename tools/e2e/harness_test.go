@@ -99,7 +99,7 @@ func (s *Stack) prepare() error {
 	defer tr.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+"/api/_baseline", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+"/api/_ingress", nil)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Stack) prepare() error {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s/api/_baseline: status %d, want 200", s.BaseURL, resp.StatusCode)
+		return fmt.Errorf("GET %s/api/_ingress: status %d, want 200", s.BaseURL, resp.StatusCode)
 	}
 
 	opts, err := redis.ParseURL(s.Env["REDIS_URL"])

@@ -93,6 +93,14 @@ func (iss *Issuer) Rotate() {
 	iss.keys = append(iss.keys, signingKey{kid: fmt.Sprintf("test-key-%d", len(iss.keys)+1), priv: priv})
 }
 
+// RetireOldKeys stops publishing every key but the current one, as identity does once the
+// tokens an old key signed have expired.
+func (iss *Issuer) RetireOldKeys() {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.keys = iss.keys[len(iss.keys)-1:]
+}
+
 // KeyID is the kid of the current signing key.
 func (iss *Issuer) KeyID() string { return iss.current().kid }
 
