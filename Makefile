@@ -76,7 +76,7 @@ bench-inprocess: deps ## Benchmarks that need no stack: libs, analytics writer a
 	@cd services/analytics && go test -run '^$$' -bench 'UsageWriter' -benchtime 50000x ./internal/adapters/postgres/
 	@cd services/analytics && go test -run '^$$' -bench 'Recompute100k' -benchtime 1x ./internal/adapters/postgres/
 	@echo "==> integrations: signed deliveries to a loopback receiver, event to delivery"
-	@cd services/integrations && go run ./cmd/integrations-bench -rate 1000 -duration 10s -subs 5
+	@cd services/integrations && go run ./cmd/integrations-bench -rate 1500 -duration 10s -subs 5
 
 ##@ Code hygiene
 
