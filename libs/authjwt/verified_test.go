@@ -9,13 +9,14 @@ import (
 
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/clocktest"
 )
 
-func newCachingVerifier(t *testing.T, iss *jwttest.Issuer) (*authjwt.Verifier, *clock) {
+func newCachingVerifier(t *testing.T, iss *jwttest.Issuer) (*authjwt.Verifier, *clocktest.Clock) {
 	t.Helper()
 	cfg := iss.Config()
 	cfg.VerifiedCacheSize, cfg.VerifiedCacheTTL = 100, 5*time.Minute
-	clk := &clock{now: time.Now()}
+	clk := clocktest.New(time.Now())
 	v, err := authjwt.NewVerifierAt(cfg, clk.Now)
 	require.NoError(t, err)
 	return v, clk

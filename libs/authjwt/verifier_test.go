@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,31 +15,14 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/clocktest"
 )
 
 var alice = authjwt.Caller{AccountID: "acc_alice", Email: "alice@example.com", Plan: "growth", TokenID: "tok_1"}
 
-// clock is a settable time source, so refresh intervals are tested without sleeping.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func newVerifier(t *testing.T, iss *jwttest.Issuer) (*authjwt.Verifier, *clock) {
+func newVerifier(t *testing.T, iss *jwttest.Issuer) (*authjwt.Verifier, *clocktest.Clock) {
 	t.Helper()
-	clk := &clock{now: time.Now()}
+	clk := clocktest.New(time.Now())
 	v, err := authjwt.NewVerifierAt(iss.Config(), clk.Now)
 	require.NoError(t, err)
 	return v, clk

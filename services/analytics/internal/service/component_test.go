@@ -19,6 +19,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/clocktest"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -34,31 +35,13 @@ import (
 // bulkIP is exempt from the rate limit, for tests that send many requests.
 const bulkIP = "10.99.0.1"
 
-// clock is a hand-moved clock shared by the service and the test.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // stack is analytics running in-process on a real socket against real PostgreSQL and Redis.
 type stack struct {
 	svc      *service.Service
 	base     string
 	issuer   *jwttest.Issuer
 	contract *openapitest.Contract
-	clock    *clock
+	clock    *clocktest.Clock
 	environ  map[string]string
 	stop     func()
 }
@@ -76,7 +59,7 @@ func newBenchStack(t testing.TB, env ...string) *stack {
 		environ[env[i]] = env[i+1]
 	}
 	s := &stack{issuer: issuer, contract: openapitest.Load(t, api.OpenAPI), environ: environ,
-		clock: &clock{now: time.Now().UTC()}}
+		clock: clocktest.New(time.Now().UTC())}
 	s.start(t)
 	return s
 }

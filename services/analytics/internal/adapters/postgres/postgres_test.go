@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/clocktest"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
@@ -175,24 +176,6 @@ func TestPlanLimitsAreRows(t *testing.T) {
 	require.Equal(t, 75, limits[usage.Chat])
 }
 
-// clock is a hand-moved clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // project runs fn in a transaction, as the event consumer does.
 func project(t *testing.T, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) {
 	t.Helper()
@@ -240,7 +223,7 @@ func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
 	t.Parallel()
 	pool := newPool(t)
 	ctx := context.Background()
-	clk := &clock{now: time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)}
+	clk := clocktest.New(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
 	recompute := app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: clk.Now}
 
