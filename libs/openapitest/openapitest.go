@@ -5,8 +5,10 @@ package openapitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -70,4 +72,35 @@ func (c *Contract) Check(t testing.TB, req *http.Request, resp *http.Response, b
 		t.Errorf("openapitest: %s %s -> %d does not match the contract: %v\nbody: %s",
 			req.Method, req.URL.Path, resp.StatusCode, err, body)
 	}
+}
+
+// Exchange is a request's answer, read whole.
+type Exchange struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// JSON is the decoded body when it is a JSON object, nil otherwise.
+	JSON map[string]any
+}
+
+// Do sends req with the default client, checks the answer against the contract and returns it.
+func (c *Contract) Do(t testing.TB, req *http.Request) Exchange {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("openapitest: %s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("openapitest: read %s %s: %v", req.Method, req.URL, err)
+	}
+	c.Check(t, req, resp, body)
+	x := Exchange{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(body, &x.JSON); err != nil {
+			t.Errorf("openapitest: %s %s: body is not a JSON object: %v\n%s", req.Method, req.URL, err, body)
+		}
+	}
+	return x
 }

@@ -75,3 +75,17 @@ func TestCheckRejectsADriftedResponse(t *testing.T) {
 		require.True(t, strings.Contains(rec.errors[0], "does not match"), body)
 	}
 }
+
+func TestDoChecksAndDecodes(t *testing.T) {
+	c := openapitest.Load(t, []byte(spec))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"ok":true,"count":2}`)
+	}))
+	t.Cleanup(srv.Close)
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/api/thing", nil)
+	require.NoError(t, err)
+	x := c.Do(t, req)
+	require.Equal(t, http.StatusOK, x.Status)
+	require.Equal(t, 2.0, x.JSON["count"])
+}

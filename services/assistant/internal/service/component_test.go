@@ -212,17 +212,8 @@ func (s *stack) do(t *testing.T, method, path, ip string, headers map[string]str
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	r := reply{status: resp.StatusCode, header: resp.Header, raw: string(data)}
-	if resp.StatusCode != http.StatusNotModified {
-		s.contract.Check(t, req, resp, data)
-		require.NoError(t, json.Unmarshal(data, &r.body), string(data))
-	}
-	return r
+	x := s.contract.Do(t, req)
+	return reply{status: x.Status, header: x.Header, body: x.JSON, raw: string(x.Body)}
 }
 
 func (s *stack) chat(t *testing.T, token string, body any) reply {

@@ -106,15 +106,8 @@ func (s *stack) do(t *testing.T, method, path string, headers map[string]string,
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	s.contract.Check(t, req, resp, data)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(data, &m), string(data))
-	return reply{status: resp.StatusCode, header: resp.Header, body: m}
+	x := s.contract.Do(t, req)
+	return reply{status: x.Status, header: x.Header, body: x.JSON}
 }
 
 func bearer(token string) map[string]string {

@@ -110,22 +110,8 @@ func (h *harness) do(method, path, token string, body any) response {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(h.t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(h.t, err)
-	r := response{status: resp.StatusCode, header: resp.Header, body: raw}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		require.NoError(h.t, json.Unmarshal(raw, &r.json), string(raw))
-	}
-	h.conforms(req, resp, raw)
-	return r
-}
-
-func (h *harness) conforms(req *http.Request, resp *http.Response, body []byte) {
-	h.t.Helper()
-	h.spec.Check(h.t, req, resp, body)
+	x := h.spec.Do(h.t, req)
+	return response{status: x.Status, header: x.Header, body: x.Body, json: x.JSON}
 }
 
 func (h *harness) requireError(r response, status int, code, field string) {
