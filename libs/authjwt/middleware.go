@@ -16,11 +16,20 @@ func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
-// CallerFrom returns the caller the middleware put in ctx; handlers fail with unauthenticated
-// when there is none.
+// CallerFrom returns the caller the middleware put in ctx.
 func CallerFrom(ctx context.Context) (Caller, bool) {
 	c, ok := ctx.Value(callerKey{}).(Caller)
 	return c, ok
+}
+
+// RequireCaller returns the caller in ctx, or the 401 error a handler answers with when a route
+// was wired without the middleware.
+func RequireCaller(ctx context.Context) (Caller, error) {
+	c, ok := CallerFrom(ctx)
+	if !ok {
+		return Caller{}, apperr.Unauthenticated(apperr.CodeUnauthenticated, "authentication required")
+	}
+	return c, nil
 }
 
 // BearerToken returns the token of the request's "Authorization: Bearer <token>" header.

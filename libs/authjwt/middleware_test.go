@@ -1,6 +1,7 @@
 package authjwt_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -119,4 +120,13 @@ func TestCallerFromEmptyContext(t *testing.T) {
 	t.Parallel()
 	_, ok := authjwt.CallerFrom(httptest.NewRequest(http.MethodGet, "/", nil).Context())
 	require.False(t, ok)
+}
+
+func TestRequireCaller(t *testing.T) {
+	t.Parallel()
+	_, err := authjwt.RequireCaller(context.Background())
+	require.Equal(t, apperr.KindUnauthenticated, apperr.KindOf(err))
+	c, err := authjwt.RequireCaller(authjwt.WithCaller(context.Background(), alice))
+	require.NoError(t, err)
+	require.Equal(t, alice, c)
 }

@@ -1,12 +1,13 @@
 package httpx
 
-import "time"
+import (
+	"time"
 
-// TimeLayout is how every response writes a time: ISO 8601, UTC, milliseconds.
-const TimeLayout = "2006-01-02T15:04:05.000Z"
+	"github.com/bizassist/bizassist/libs/isotime"
+)
 
-// Timestamp formats t for a response.
-func Timestamp(t time.Time) string { return t.UTC().Format(TimeLayout) }
+// Timestamp formats t for a response (isotime: ISO 8601, UTC, milliseconds).
+func Timestamp(t time.Time) string { return isotime.Format(t) }
 
 // Time marshals as a response timestamp; the zero time marshals as null.
 type Time time.Time
@@ -15,5 +16,5 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	if time.Time(t).IsZero() {
 		return []byte("null"), nil
 	}
-	return []byte(`"` + Timestamp(time.Time(t)) + `"`), nil
+	return []byte(`"` + isotime.Format(time.Time(t)) + `"`), nil
 }

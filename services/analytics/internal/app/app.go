@@ -13,9 +13,6 @@ import (
 // Clock tells the use cases the time; tests pass a clock they move by hand.
 type Clock func() time.Time
 
-// TimeFormat is how times leave the service: ISO 8601 UTC with milliseconds.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
-
 // Caller is the authenticated account making a request, as its token describes it.
 type Caller struct {
 	AccountID string
@@ -84,7 +81,7 @@ type CriticalAlert struct {
 	BusinessName    string `json:"businessName"`
 	Score           int    `json:"score"`
 	Recommendation  string `json:"recommendation"`
-	At              string `json:"at"` // TimeFormat
+	At              string `json:"at"` // isotime
 }
 
 // AtRiskClient is one row of churn-predict.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 )
 
@@ -45,7 +46,7 @@ func score(a AccountFacts, now time.Time, model health.ChurnModel) ScoreUpdate {
 	if a.OwnerID != "" && health.EntersCritical(a.PreviousTier, s.Tier) {
 		u.Alert = &CriticalAlert{
 			OwnerID: a.OwnerID, ClientAccountID: a.AccountID, Email: a.Email, BusinessName: a.BusinessName,
-			Score: s.Value, Recommendation: health.Recommendation(s.Signals), At: now.UTC().Format(TimeFormat),
+			Score: s.Value, Recommendation: health.Recommendation(s.Signals), At: isotime.Format(now),
 		}
 	}
 	return u

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 )
@@ -41,14 +41,9 @@ func (h *HTTP) Routes(r *mux.Router, limit, auth mux.MiddlewareFunc) {
 }
 
 func caller(ctx context.Context) (app.Caller, error) {
-	c, ok := authjwt.CallerFrom(ctx)
-	if !ok {
-		return app.Caller{}, apperr.Unauthenticated(apperr.CodeUnauthenticated, "authentication required")
-	}
-	return app.Caller{AccountID: c.AccountID, Email: c.Email, Plan: c.Plan}, nil
+	c, err := authjwt.RequireCaller(ctx)
+	return app.Caller{AccountID: c.AccountID, Email: c.Email, Plan: c.Plan}, err
 }
-
-func stamp(t time.Time) string { return t.UTC().Format(app.TimeFormat) }
 
 type logUsageRequest struct {
 	Feature string          `json:"feature"`
@@ -80,7 +75,7 @@ func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	httpx.Respond(w, http.StatusOK, logUsageResponse{Logged: true, EventID: logged.EventID, Timestamp: stamp(logged.At)})
+	httpx.Respond(w, http.StatusOK, logUsageResponse{Logged: true, EventID: logged.EventID, Timestamp: isotime.Format(logged.At)})
 }
 
 type allowanceJSON struct {
@@ -143,7 +138,7 @@ func (h *HTTP) healthScore(w http.ResponseWriter, r *http.Request) {
 	for _, sig := range health.Signals {
 		signals[string(sig)] = s.Signals[sig]
 	}
-	httpx.Respond(w, http.StatusOK, healthResponse{Score: s.Value, Tier: s.Tier, Signals: signals, UpdatedAt: stamp(s.ComputedAt)})
+	httpx.Respond(w, http.StatusOK, healthResponse{Score: s.Value, Tier: s.Tier, Signals: signals, UpdatedAt: isotime.Format(s.ComputedAt)})
 }
 
 type churnClient struct {
@@ -186,7 +181,7 @@ func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request) {
 		row := churnClient{Email: cl.Email, BusinessName: cl.BusinessName, ChurnProbability: cl.ChurnProbability,
 			HealthScore: cl.HealthScore, Recommendation: cl.Recommendation}
 		if !cl.LastLogin.IsZero() {
-			s := stamp(cl.LastLogin)
+			s := isotime.Format(cl.LastLogin)
 			row.LastLogin = &s
 		}
 		out.Clients = append(out.Clients, row)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -119,11 +120,11 @@ func paymentData(p domain.Payment, accountID string) PaymentData {
 		d.Amount = p.AmountDue
 	}
 	if p.EndedAt != nil {
-		s := p.EndedAt.UTC().Format(domain.TimeFormat)
+		s := isotime.Format(*p.EndedAt)
 		d.EndedAt = &s
 	}
 	if p.NextAttempt != nil {
-		s := p.NextAttempt.UTC().Format(domain.TimeFormat)
+		s := isotime.Format(*p.NextAttempt)
 		d.NextAttempt = &s
 	}
 	return d

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/bizassist/bizassist/libs/isotime"
 )
 
 // LeadWritten is the payload of leads' lead.written event.
@@ -98,12 +100,9 @@ func isoTime(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := t.UTC().Format(TimeFormat)
+	s := isotime.Format(*t)
 	return &s
 }
-
-// TimeFormat is ISO 8601 in UTC with milliseconds, used in every response and message.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 func encode(event string, body any) (Message, error) {
 	raw, err := json.Marshal(body)

@@ -44,14 +44,6 @@ func (h HTTP) Routes(r *mux.Router, limited, authed mux.MiddlewareFunc) {
 	r.Handle("/api/payments/stripe/webhook", h.Payments).Methods(http.MethodPost)
 }
 
-func caller(r *http.Request) (authjwt.Caller, error) {
-	c, ok := authjwt.CallerFrom(r.Context())
-	if !ok {
-		return c, apperr.Unauthenticated(apperr.CodeUnauthenticated, "authentication required")
-	}
-	return c, nil
-}
-
 func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
 	var body map[string]json.RawMessage
 	if err := httpx.Decode(w, r, &body, maxInboundBody); err != nil {
@@ -96,7 +88,7 @@ type subscribeRequest struct {
 }
 
 func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -143,7 +135,7 @@ func viewOf(s domain.Subscription) subscriptionView {
 }
 
 func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -165,7 +157,7 @@ func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTP) unsubscribe(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -179,7 +171,7 @@ func (h HTTP) unsubscribe(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTP) attempts(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -211,7 +203,7 @@ func (h HTTP) attempts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTP) replay(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -225,7 +217,7 @@ func (h HTTP) replay(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return

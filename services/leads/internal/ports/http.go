@@ -9,7 +9,6 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
@@ -39,14 +38,6 @@ func (h HTTP) Routes(r *mux.Router) {
 	r.Handle("/api/scout-stats", h.StatsLimit(http.HandlerFunc(h.scoutStats))).Methods(http.MethodGet)
 }
 
-func caller(r *http.Request) (authjwt.Caller, error) {
-	c, ok := authjwt.CallerFrom(r.Context())
-	if !ok {
-		return c, apperr.Unauthenticated(apperr.CodeUnauthenticated, "authentication required")
-	}
-	return c, nil
-}
-
 type findRequest struct {
 	Industry string   `json:"industry"`
 	Location string   `json:"location"`
@@ -64,7 +55,7 @@ type leadJSON struct {
 }
 
 func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -118,7 +109,7 @@ type batchLead struct {
 }
 
 func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -160,7 +151,7 @@ type sheetLeadJSON struct {
 }
 
 func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -196,7 +187,7 @@ func csvSafe(s string) string {
 }
 
 func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r)
+	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return

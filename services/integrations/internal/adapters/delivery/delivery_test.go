@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
@@ -86,7 +87,7 @@ func (f *fixture) planLeads(n int) {
 		err := f.store.InTx(context.Background(), func(tx pgx.Tx) error {
 			return forward.LeadWritten(context.Background(), tx, "acc_1", domain.LeadWritten{
 				LeadID: "lead_" + string(rune('a'+i)), Name: "Jane", Email: "jane@example.com", Source: "test",
-				Timestamp: time.Now().UTC().Format(domain.TimeFormat),
+				Timestamp: isotime.Format(time.Now()),
 			})
 		})
 		require.NoError(f.t, err)
