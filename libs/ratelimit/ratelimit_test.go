@@ -57,16 +57,23 @@ func TestMiddlewareRefusesThe61stRequestInAMinute(t *testing.T) {
 	l, reg := newLimiter(t, rdb, redisConfig(prefix))
 	h := l.Middleware(ratelimit.API)(okHandler)
 
-	for i := 1; i <= 60; i++ {
-		w := serve(h, "192.0.2.10:40000", nil)
-		require.Equal(t, http.StatusOK, w.Code, "request %d", i)
+	// The bucket refills one request per second, so on a slow machine a few more than 60 may pass
+	// before the refusal; the count is bounded by the time the loop took.
+	start := time.Now()
+	passed := 0
+	w := serve(h, "192.0.2.10:40000", nil)
+	for ; w.Code == http.StatusOK && passed < 120; w = serve(h, "192.0.2.10:40001", nil) {
+		passed++
 		require.Equal(t, "60", w.Header().Get("X-RateLimit-Limit"))
-		require.Equal(t, strconv.Itoa(60-i), w.Header().Get("X-RateLimit-Remaining"))
 		require.Equal(t, "60;w=60", w.Header().Get("RateLimit-Policy"))
 		require.Empty(t, w.Header().Get("Retry-After"))
+		if passed == 1 {
+			require.Equal(t, "59", w.Header().Get("X-RateLimit-Remaining"))
+		}
 	}
+	require.GreaterOrEqual(t, passed, 60)
+	require.LessOrEqual(t, passed, 60+int(time.Since(start).Seconds())+1)
 
-	w := serve(h, "192.0.2.10:40001", nil)
 	require.Equal(t, http.StatusTooManyRequests, w.Code)
 	retry, err := strconv.Atoi(w.Header().Get("Retry-After"))
 	require.NoError(t, err)
@@ -90,7 +97,7 @@ func TestMiddlewareRefusesThe61stRequestInAMinute(t *testing.T) {
 	require.Equal(t, http.StatusOK, other.Code, "another IP has its own bucket")
 	require.Equal(t, "59", other.Header().Get("X-RateLimit-Remaining"))
 
-	require.Equal(t, 61.0, decisions(t, reg, "api", "allowed"))
+	require.Equal(t, float64(passed+1), decisions(t, reg, "api", "allowed"))
 	require.Equal(t, 1.0, decisions(t, reg, "api", "limited"))
 }
 
