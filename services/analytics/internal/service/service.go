@@ -18,6 +18,7 @@ import (
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/ports"
 	"github.com/bizassist/bizassist/services/analytics/migrations"
 )
@@ -135,13 +136,32 @@ func (s *Service) EventHandlers() map[string]events.Handler {
 	return ports.EventHandlers(s.Accounts)
 }
 
-// Serve runs the HTTP server, the outbox relay, the consumer, the health worker and the tier
-// sampler on ln until ctx ends.
+// churnFitEvery is how often the churn model is refitted from observed cancellations.
+const churnFitEvery = 24 * time.Hour
+
+// Serve runs the HTTP server, the outbox relay, the consumer, the health worker, the tier
+// sampler and the periodic housekeeping on ln until ctx ends.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers(),
 		platform.Worker{Name: "health worker", Run: s.Worker.Run},
 		platform.Every("tier sampler", postgres.TiersEvery, postgres.TierSampler{Pool: s.Runtime.Pool}.Sample),
-		platform.Every("idempotency key expiry", time.Hour, s.expireKeys))
+		platform.Every("idempotency key expiry", time.Hour, s.expireKeys),
+		platform.Every("churn model fit", churnFitEvery, s.fitChurn))
+}
+
+// fitChurn refits the churn model; too few observed cancellations keeps the current model.
+// Replicas may fit at the same time harmlessly: each stores a model and the newest is used.
+func (s *Service) fitChurn(ctx context.Context) error {
+	fitted, err := s.FitChurn.Handle(ctx)
+	if errors.Is(err, health.ErrTooFewChurnSamples) {
+		slog.DebugContext(ctx, "churn model kept", "reason", err.Error())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	slog.InfoContext(ctx, "churn model fitted", "churned", fitted.Churned, "retained", fitted.Retained)
+	return nil
 }
 
 // expireKeys forgets idempotency keys older than their TTL.
