@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -119,13 +118,7 @@ func paymentData(p domain.Payment, accountID string) PaymentData {
 	if d.Amount == nil {
 		d.Amount = p.AmountDue
 	}
-	if p.EndedAt != nil {
-		s := isotime.Format(*p.EndedAt)
-		d.EndedAt = &s
-	}
-	if p.NextAttempt != nil {
-		s := isotime.Format(*p.NextAttempt)
-		d.NextAttempt = &s
-	}
+	d.EndedAt = domain.OptionalTime(p.EndedAt)
+	d.NextAttempt = domain.OptionalTime(p.NextAttempt)
 	return d
 }

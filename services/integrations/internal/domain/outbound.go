@@ -92,11 +92,11 @@ func (p Payment) Message() (Message, error) {
 		EndedAt           *string `json:"ended_at,omitempty"`
 		NextAttempt       *string `json:"next_attempt,omitempty"`
 	}{p.Type, p.CustomerEmail, p.Plan, p.Status, p.Amount, p.AmountDue, p.SubscriptionID, p.InvoiceID,
-		p.CancelAtPeriodEnd, isoTime(p.EndedAt), isoTime(p.NextAttempt)})
+		p.CancelAtPeriodEnd, OptionalTime(p.EndedAt), OptionalTime(p.NextAttempt)})
 }
 
-// isoTime formats t as ISO 8601 UTC with milliseconds.
-func isoTime(t *time.Time) *string {
+// OptionalTime formats t as a payload timestamp, or nil when there is no time.
+func OptionalTime(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
