@@ -32,6 +32,10 @@ if [ ! -s "$STATE_DIR/secrets.env" ]; then
   )
   rm -f "$STATE_DIR/seed.env"
 fi
+# The key that seals secrets at rest (libs/sealbox); added on its own so older state keeps the rest.
+if ! grep -q '^ENCRYPTION_KEYS=' "$STATE_DIR/secrets.env"; then
+  (umask 077; echo "ENCRYPTION_KEYS=local1:$(openssl rand -base64 32)" >>"$STATE_DIR/secrets.env")
+fi
 while IFS='=' read -r key value; do printf -v "$key" '%s' "$value"; done < <(read_kv "$STATE_DIR/secrets.env")
 
 # --- build ----------------------------------------------------------------------------------------
@@ -126,6 +130,9 @@ ENV
     case $svc in
       assistant) echo "AGENT_ADMIN_SECRET=$ADMIN_SECRET" ;;
       integrations) echo "STRIPE_WEBHOOK_SECRET=$STRIPE_WEBHOOK_SECRET" ;;
+    esac
+    case $svc in
+      identity | integrations) printf 'ENCRYPTION_KEYS=%s\nENCRYPTION_KEY_ID=local1\n' "$ENCRYPTION_KEYS" ;;
     esac
   } >"$RUN_DIR/$svc.env"
 }
