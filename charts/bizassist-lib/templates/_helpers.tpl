@@ -77,6 +77,21 @@ the service's env. Peers are env names whose value is a peer service's in-cluste
 {{- end }}
 {{- end -}}
 
+{{/* GOMEMLIMIT: 90% of the container's memory limit in bytes, so the Go heap (and every budget
+sized from it, such as identity's password hashing) stays inside the limit with headroom for
+stacks and buffers. Empty when no limit is set. */}}
+{{- define "bizassist-lib.gomemlimit" -}}
+{{- $limit := toString (((.ctx.Values.resources).limits).memory | default "") -}}
+{{- if $limit -}}
+{{- $units := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 -}}
+{{- $unit := regexReplaceAll "^[0-9]+" $limit "" -}}
+{{- if not (hasKey $units $unit) -}}
+{{- fail (printf "%s: resources.limits.memory %q: use a whole number with an optional k, M, G, T, Ki, Mi, Gi or Ti suffix" .component $limit) -}}
+{{- end -}}
+{{- div (mul (regexFind "^[0-9]+" $limit | int64) (get $units $unit) 9) 10 -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "bizassist-lib.secretName" -}}
 {{- .ctx.Values.existingSecret | default (printf "%s-secrets" (include "bizassist-lib.fullname" .)) -}}
 {{- end -}}

@@ -50,6 +50,9 @@ spec:
           envFrom:
             - configMapRef: {name: {{ include "bizassist-lib.fullname" . }}}
           env:
+            {{- with include "bizassist-lib.gomemlimit" . }}
+            - {name: GOMEMLIMIT, value: {{ . | quote }}}
+            {{- end }}
             {{- include "bizassist-lib.secretEnv" . | trim | nindent 12 }}
           livenessProbe:
             httpGet: {path: /livez, port: http}
@@ -120,6 +123,9 @@ spec:
           env:
             {{- range $k, $val := include "bizassist-lib.envMap" . | fromYaml }}
             - {name: {{ $k }}, value: {{ $val | quote }}}
+            {{- end }}
+            {{- with include "bizassist-lib.gomemlimit" . }}
+            - {name: GOMEMLIMIT, value: {{ . | quote }}}
             {{- end }}
             {{- include "bizassist-lib.secretEnv" . | trim | nindent 12 }}
           resources:
