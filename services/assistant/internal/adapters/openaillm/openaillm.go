@@ -33,6 +33,15 @@ type Config struct {
 	MaxToolRounds int `env:"ASSISTANT_LLM_MAX_TOOL_ROUNDS" envDefault:"4"`
 }
 
+// Bounds on what one turn may make the tools do, whatever the model asks for: at most
+// MaxToolCallsPerReply calls of one reply run (the rest are answered with an error result, which
+// the protocol needs for every call id), and at most maxToolRounds replies with tool calls, so a
+// turn runs at most 8 × 8 = 64 tool calls and with the default 4 rounds 32.
+const (
+	MaxToolCallsPerReply = 8
+	maxToolRounds        = 8
+)
+
 // Enabled reports whether a model endpoint is configured.
 func (c Config) Enabled() bool { return c.BaseURL != "" }
 
@@ -48,8 +57,8 @@ func (c Config) Validate() error {
 	if strings.TrimSpace(c.Model) == "" {
 		return errors.New("ASSISTANT_LLM_MODEL must not be empty when ASSISTANT_LLM_BASE_URL is set")
 	}
-	if c.Timeout <= 0 || c.MaxRetries < 0 || c.MaxRetries > 5 || c.MaxToolRounds < 1 {
-		return errors.New("ASSISTANT_LLM_TIMEOUT must be positive, ASSISTANT_LLM_MAX_RETRIES 0-5 and ASSISTANT_LLM_MAX_TOOL_ROUNDS at least 1")
+	if c.Timeout <= 0 || c.MaxRetries < 0 || c.MaxRetries > 5 || c.MaxToolRounds < 1 || c.MaxToolRounds > maxToolRounds {
+		return fmt.Errorf("ASSISTANT_LLM_TIMEOUT must be positive, ASSISTANT_LLM_MAX_RETRIES 0-5 and ASSISTANT_LLM_MAX_TOOL_ROUNDS 1-%d", maxToolRounds)
 	}
 	return nil
 }
@@ -122,11 +131,18 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 			return app.Answer{Text: strings.TrimSpace(msg.Content), Tokens: total, State: state, Topic: domain.IntentConversation}, nil
 		}
 		msgs = append(msgs, msg.ToParam())
-		for _, call := range msg.ToolCalls {
-			msgs = append(msgs, openai.ToolMessage(runTool(ctx, tools, call.Function.Name, call.Function.Arguments), call.ID))
+		for i, call := range msg.ToolCalls {
+			result := skippedCall
+			if i < MaxToolCallsPerReply {
+				result = runTool(ctx, tools, call.Function.Name, call.Function.Arguments)
+			}
+			msgs = append(msgs, openai.ToolMessage(result, call.ID))
 		}
 	}
 }
+
+// skippedCall answers a tool call past MaxToolCallsPerReply.
+var skippedCall = toolJSON(nil, fmt.Errorf("not run: at most %d tool calls per reply; ask for fewer at a time", MaxToolCallsPerReply))
 
 // failure maps a model error to the envelope: 504 when it ran out of time, 503 otherwise.
 func (m *Model) failure(ctx context.Context, err error) error {

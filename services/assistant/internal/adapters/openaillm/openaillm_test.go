@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 type fakeTools struct {
 	mu       sync.Mutex
 	searches []app.LeadSearch
+	health   atomic.Int32 // health score calls
 }
 
 func (f *fakeTools) FindLeads(_ context.Context, q app.LeadSearch) (app.LeadResults, error) {
@@ -31,6 +34,7 @@ func (f *fakeTools) FindLeads(_ context.Context, q app.LeadSearch) (app.LeadResu
 }
 func (f *fakeTools) RecentLeads(context.Context, int) ([]app.SheetLead, error) { return nil, nil }
 func (f *fakeTools) Health(context.Context) (app.Health, error) {
+	f.health.Add(1)
 	return app.Health{Score: 42, Tier: "at_risk", Signals: map[string]int{"loginRecency": 15}}, nil
 }
 func (f *fakeTools) Usage(context.Context) (app.Usage, error) { return app.Usage{}, nil }
@@ -135,6 +139,35 @@ func TestToolErrorsAreReportedToTheModel(t *testing.T) {
 	require.Contains(t, tool["content"], "growth plan required")
 }
 
+func TestOneReplyRunsAtMostTheBoundOfToolCalls(t *testing.T) {
+	t.Parallel()
+	calls := make([]string, 50)
+	for i := range calls {
+		calls[i] = `{"id":"call_` + itoa(i) + `","type":"function","function":{"name":"health_score","arguments":"{}"}}`
+	}
+	srv := newChatServer(t,
+		completion(`{"role":"assistant","content":null,"tool_calls":[`+strings.Join(calls, ",")+`]}`, 10),
+		completion(`{"role":"assistant","content":"Your health score is 42."}`, 10),
+	)
+	tools := &fakeTools{}
+	ans, err := model(srv.URL, 5*time.Second).Reply(context.Background(), app.Conversation{Message: "how am I doing?"}, tools)
+	require.NoError(t, err)
+	require.Equal(t, "Your health score is 42.", ans.Text)
+	require.EqualValues(t, openaillm.MaxToolCallsPerReply, tools.health.Load(), "only the first calls of the reply run")
+
+	// Every call still gets its result, as the protocol requires; the ones past the bound an error.
+	results := srv.requests[1]["messages"].([]any)[3:]
+	require.Len(t, results, 50)
+	for i, m := range results {
+		content := m.(map[string]any)["content"].(string)
+		if i < openaillm.MaxToolCallsPerReply {
+			require.Contains(t, content, `"score":42`)
+		} else {
+			require.Contains(t, content, "not run", "call %d", i)
+		}
+	}
+}
+
 func TestModelFailuresBecomeClearErrorEnvelopes(t *testing.T) {
 	t.Parallel()
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -180,4 +213,6 @@ func TestConfigValidation(t *testing.T) {
 	require.Error(t, openaillm.Config{BaseURL: "localhost:11434", Model: "m", Timeout: time.Second, MaxToolRounds: 1}.Validate())
 	require.Error(t, openaillm.Config{BaseURL: "http://127.0.0.1:11434/v1", Timeout: time.Second, MaxToolRounds: 1}.Validate())
 	require.NoError(t, openaillm.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.1", Timeout: time.Second, MaxToolRounds: 1}.Validate())
+	require.Error(t, openaillm.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.1", Timeout: time.Second, MaxToolRounds: 9}.Validate(),
+		"tool rounds are bounded too")
 }
