@@ -46,6 +46,16 @@ type Allowances interface {
 	Limits(ctx context.Context, plan string) (map[usage.Feature]int, error)
 }
 
+// Reservations stores reservations: usage events admitted against a monthly limit.
+type Reservations interface {
+	// Reserve counts the use of e's feature by e's account in [from, to) while holding a lock
+	// that every reservation of the same account and feature takes, and stores e in the same
+	// transaction when admit accepts that use. It returns the use before e.
+	Reserve(ctx context.Context, e usage.Event, from, to time.Time, admit func(used int) bool) (int, error)
+	// Release deletes the account's reservation id made in [from, to); false when there is none.
+	Release(ctx context.Context, accountID, id string, from, to time.Time) (bool, error)
+}
+
 // Accounts is the account projection as the use cases see it.
 type Accounts interface {
 	// Ensure records an account first seen through its own request, so it is scored before its

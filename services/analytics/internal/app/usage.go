@@ -111,11 +111,7 @@ func (h CheckPQL) Handle(ctx context.Context, c Caller, in CheckPQLInput) (PQLSt
 	}
 	out := make(map[usage.Feature]usage.Allowance, len(features))
 	for _, f := range features {
-		limit, ok := limits[f]
-		if !ok {
-			limit = usage.Unlimited
-		}
-		out[f] = usage.NewAllowance(used[f], limit)
+		out[f] = usage.NewAllowance(used[f], usage.LimitOf(limits, f))
 	}
 	return PQLStatus{Status: usage.NewStatus(out), UpgradeURL: h.UpgradeURL}, nil
 }

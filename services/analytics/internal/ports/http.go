@@ -22,22 +22,37 @@ import (
 // itself is checked on its compact encoding.
 const maxLogUsageBody = 16 << 10
 
+// maxReservationBody is far more than a reserve or release request needs.
+const maxReservationBody = 1 << 10
+
 // HTTP serves analytics' routes.
 type HTTP struct {
 	LogUsage     app.LogUsage
 	CheckPQL     app.CheckPQL
 	HealthScore  app.GetHealthScore
 	PredictChurn app.PredictChurn
+	ReserveUsage app.ReserveUsage
+	ReleaseUsage app.ReleaseUsage
 }
 
-// Routes registers the routes on r behind limit (the API rate limit) and auth (bearer tokens).
+// Routes registers the public routes under /api behind limit (the per-IP API rate limit) and
+// auth (bearer tokens), and the service-to-service routes under /internal behind auth alone:
+// leads and the assistant call those with the acting user's token, and charging the user's IP
+// bucket for them would let the user's own public calls turn a feature's allowance check into a
+// failure. The ingress routes /api paths only.
 func (h *HTTP) Routes(r *mux.Router, limit, auth mux.MiddlewareFunc) {
 	api := r.PathPrefix("/api").Subrouter()
 	api.Use(limit, auth)
 	api.HandleFunc("/log-usage", h.logUsage).Methods(http.MethodPost)
-	api.HandleFunc("/pql-check", h.pqlCheck).Methods(http.MethodGet)
-	api.HandleFunc("/health-score", h.healthScore).Methods(http.MethodGet)
-	api.HandleFunc("/churn-predict", h.churnPredict).Methods(http.MethodGet)
+	internal := r.PathPrefix("/internal").Subrouter()
+	internal.Use(auth)
+	internal.HandleFunc("/usage/reserve", h.reserveUsage).Methods(http.MethodPost)
+	internal.HandleFunc("/usage/release", h.releaseUsage).Methods(http.MethodPost)
+	for _, sub := range []*mux.Router{api, internal} {
+		sub.HandleFunc("/pql-check", h.pqlCheck).Methods(http.MethodGet)
+		sub.HandleFunc("/health-score", h.healthScore).Methods(http.MethodGet)
+		sub.HandleFunc("/churn-predict", h.churnPredict).Methods(http.MethodGet)
+	}
 }
 
 func caller(ctx context.Context) (app.Caller, error) {
@@ -79,9 +94,10 @@ func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
 }
 
 type allowanceJSON struct {
-	Used  int `json:"used"`
-	Limit int `json:"limit"`
-	Pct   int `json:"pct"`
+	Used      int  `json:"used"`
+	Limit     int  `json:"limit"` // -1 when unlimited
+	Pct       int  `json:"pct"`
+	Unlimited bool `json:"unlimited"`
 }
 
 type pqlResponse struct {
@@ -111,9 +127,76 @@ func (h *HTTP) pqlCheck(w http.ResponseWriter, r *http.Request) {
 	out := pqlResponse{NearLimit: s.NearLimit, UsagePercent: s.UsagePercent, UpgradeURL: s.UpgradeURL,
 		Features: make(map[string]allowanceJSON, len(s.Features))}
 	for f, a := range s.Features {
-		out.Features[string(f)] = allowanceJSON{Used: a.Used, Limit: a.Limit, Pct: a.Pct}
+		out.Features[string(f)] = allowanceJSON{Used: a.Used, Limit: a.Limit, Pct: a.Pct, Unlimited: a.IsUnlimited()}
 	}
 	httpx.Respond(w, http.StatusOK, out)
+}
+
+type reserveRequest struct {
+	Feature string `json:"feature"`
+	Count   *int   `json:"count"` // 1 when absent
+	Action  string `json:"action"`
+}
+
+type reserveResponse struct {
+	ReservationID string `json:"reservationId"`
+	Feature       string `json:"feature"`
+	Used          int    `json:"used"`
+	Limit         int    `json:"limit"`     // -1 when unlimited
+	Remaining     int    `json:"remaining"` // -1 when unlimited
+	Unlimited     bool   `json:"unlimited"`
+}
+
+func (h *HTTP) reserveUsage(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req reserveRequest
+	if err := httpx.Decode(w, r, &req, maxReservationBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	in := app.ReserveUsageInput{Feature: req.Feature, Count: 1, Action: req.Action}
+	if req.Count != nil {
+		in.Count = *req.Count
+	}
+	res, err := h.ReserveUsage.Handle(r.Context(), c, in)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	a := res.Allowance
+	httpx.Respond(w, http.StatusOK, reserveResponse{ReservationID: res.ID, Feature: string(res.Feature),
+		Used: a.Used, Limit: a.Limit, Remaining: a.Remaining(), Unlimited: a.IsUnlimited()})
+}
+
+type releaseRequest struct {
+	ReservationID string `json:"reservationId"`
+}
+
+type releaseResponse struct {
+	Released bool `json:"released"`
+}
+
+func (h *HTTP) releaseUsage(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req releaseRequest
+	if err := httpx.Decode(w, r, &req, maxReservationBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	released, err := h.ReleaseUsage.Handle(r.Context(), c, req.ReservationID)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, releaseResponse{Released: released})
 }
 
 type healthResponse struct {

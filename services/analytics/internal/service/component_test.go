@@ -103,7 +103,7 @@ type reply struct {
 	body   map[string]any
 }
 
-// do sends a request from client address ip, checks the exchange against the contract and
+// do sends a request from client address ip (none: the peer's own, as services call), checks the exchange against the contract and
 // decodes the body.
 func (s *stack) do(t *testing.T, method, path, ip, token string, body string, header ...string) reply {
 	t.Helper()
@@ -114,7 +114,9 @@ func (s *stack) do(t *testing.T, method, path, ip, token string, body string, he
 	req, err := http.NewRequest(method, s.base+path, rd)
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Forwarded-For", ip)
+	if ip != "" {
+		req.Header.Set("X-Forwarded-For", ip)
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -144,7 +146,7 @@ func TestLogUsageMovesPQLCheck(t *testing.T) {
 	require.Equal(t, "https://bizassist.test/pricing", before.body["upgradeUrl"])
 	features := before.body["features"].(map[string]any)
 	require.ElementsMatch(t, []string{"chat", "lead_scoring", "lead_finder"}, keys(features))
-	require.Equal(t, map[string]any{"used": 0.0, "limit": 1000.0, "pct": 0.0}, features["chat"])
+	require.Equal(t, map[string]any{"used": 0.0, "limit": 1000.0, "pct": 0.0, "unlimited": false}, features["chat"])
 	require.NotEmpty(t, before.header.Get("X-RateLimit-Remaining"))
 
 	r := s.do(t, "POST", "/api/log-usage", "10.0.0.1", tok, `{"feature":"chat","action":"send_message","meta":{"page":"/leads"}}`)
@@ -158,7 +160,7 @@ func TestLogUsageMovesPQLCheck(t *testing.T) {
 
 	after := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.0.1", tok, "")
 	require.Equal(t, http.StatusOK, after.status, after.body)
-	require.Equal(t, map[string]any{"chat": map[string]any{"used": 1.0, "limit": 1000.0, "pct": 0.0}}, after.body["features"])
+	require.Equal(t, map[string]any{"chat": map[string]any{"used": 1.0, "limit": 1000.0, "pct": 0.0, "unlimited": false}}, after.body["features"])
 }
 
 func TestPQLCheckNearLimitAndUnlimited(t *testing.T) {
@@ -174,19 +176,19 @@ func TestPQLCheckNearLimitAndUnlimited(t *testing.T) {
 	r := s.do(t, "GET", "/api/pql-check", bulkIP, free, "")
 	require.Equal(t, 80.0, r.body["usagePercent"])
 	require.Equal(t, true, r.body["nearLimit"])
-	require.Equal(t, map[string]any{"used": 40.0, "limit": 50.0, "pct": 80.0}, r.body["features"].(map[string]any)["chat"])
+	require.Equal(t, map[string]any{"used": 40.0, "limit": 50.0, "pct": 80.0, "unlimited": false}, r.body["features"].(map[string]any)["chat"])
 
 	r = s.do(t, "GET", "/api/pql-check", bulkIP, full, "")
 	require.Equal(t, 0.0, r.body["usagePercent"])
 	require.Equal(t, false, r.body["nearLimit"])
-	require.Equal(t, map[string]any{"used": 40.0, "limit": -1.0, "pct": 0.0}, r.body["features"].(map[string]any)["chat"])
+	require.Equal(t, map[string]any{"used": 40.0, "limit": -1.0, "pct": 0.0, "unlimited": true}, r.body["features"].(map[string]any)["chat"])
 
 	// A plan change arriving as an event moves the limits.
 	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
 		return s.svc.Accounts.PlanChanged(ctx, tx, "acc_free", "growth", time.Now())
 	})
 	r = s.do(t, "GET", "/api/pql-check?feature=chat", bulkIP, free, "")
-	require.Equal(t, map[string]any{"used": 40.0, "limit": 1000.0, "pct": 4.0}, r.body["features"].(map[string]any)["chat"])
+	require.Equal(t, map[string]any{"used": 40.0, "limit": 1000.0, "pct": 4.0, "unlimited": false}, r.body["features"].(map[string]any)["chat"])
 }
 
 func TestBadInputIsA4xxNamingTheField(t *testing.T) {
@@ -243,7 +245,9 @@ func TestEveryRouteRefusesUnauthenticatedCalls(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	expired := s.issuer.Token(authjwt.Caller{AccountID: "acc_x", Plan: "growth"}, jwttest.ExpiresAt(time.Now().Add(-time.Hour)))
-	for _, route := range [][2]string{{"POST", "/api/log-usage"}, {"GET", "/api/pql-check"}, {"GET", "/api/health-score"}, {"GET", "/api/churn-predict"}} {
+	for _, route := range [][2]string{{"POST", "/api/log-usage"}, {"GET", "/api/pql-check"}, {"GET", "/api/health-score"}, {"GET", "/api/churn-predict"},
+		{"GET", "/internal/pql-check"}, {"GET", "/internal/health-score"}, {"GET", "/internal/churn-predict"},
+		{"POST", "/internal/usage/reserve"}, {"POST", "/internal/usage/release"}} {
 		for name, tok := range map[string]string{"no token": "", "expired": expired, "garbage": "a.b.c"} {
 			r := s.do(t, route[0], route[1], bulkIP, tok, `{"feature":"chat"}`)
 			require.Equal(t, http.StatusUnauthorized, r.status, "%s %s %s", route[0], route[1], name)

@@ -70,6 +70,8 @@ type Service struct {
 
 	LogUsage     app.LogUsage
 	CheckPQL     app.CheckPQL
+	ReserveUsage app.ReserveUsage
+	ReleaseUsage app.ReleaseUsage
 	HealthScore  app.GetHealthScore
 	PredictChurn app.PredictChurn
 	Recompute    app.Recompute
@@ -94,12 +96,15 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 	accounts, store := postgres.NewAccounts(rt.Pool), postgres.NewHealth(rt.Pool)
 	writer := postgres.NewUsageWriter(rt.Pool, cfg.Writer)
 	models := postgres.NewChurnModels(rt.Pool)
+	allowances, reservations := postgres.NewAllowances(rt.Pool), postgres.NewReservations(rt.Pool)
 	recompute := app.Recompute{Store: store, Models: models, Now: o.now}
 	return &Service{
 		Runtime: rt, Accounts: accounts, Health: store, Writer: writer,
 		LogUsage: app.LogUsage{Store: writer, Now: o.now},
-		CheckPQL: app.CheckPQL{Allowances: postgres.NewAllowances(rt.Pool), Accounts: accounts,
+		CheckPQL: app.CheckPQL{Allowances: allowances, Accounts: accounts, UpgradeURL: cfg.UpgradeURL, Now: o.now},
+		ReserveUsage: app.ReserveUsage{Reservations: reservations, Allowances: allowances, Accounts: accounts,
 			UpgradeURL: cfg.UpgradeURL, Now: o.now},
+		ReleaseUsage: app.ReleaseUsage{Reservations: reservations, Now: o.now},
 		HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: o.now},
 		PredictChurn: app.PredictChurn{Store: store, Accounts: accounts, Recompute: recompute, UpgradeURL: cfg.UpgradeURL},
 		Recompute:    recompute,
@@ -126,7 +131,8 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns analytics' HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
-	h := &ports.HTTP{LogUsage: s.LogUsage, CheckPQL: s.CheckPQL, HealthScore: s.HealthScore, PredictChurn: s.PredictChurn}
+	h := &ports.HTTP{LogUsage: s.LogUsage, CheckPQL: s.CheckPQL, HealthScore: s.HealthScore, PredictChurn: s.PredictChurn,
+		ReserveUsage: s.ReserveUsage, ReleaseUsage: s.ReleaseUsage}
 	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated())
 	return r
 }

@@ -27,8 +27,19 @@ func ParseFeature(s string) (Feature, error) {
 	return "", apperr.InvalidField("feature", "must be one of chat, lead_scoring, lead_finder")
 }
 
-// Unlimited is the Limit of a feature with no monthly allowance.
+// Unlimited is the Limit of a feature with no monthly allowance, and its Remaining: the one
+// representation of "unlimited" in every answer.
 const Unlimited = -1
+
+// LimitOf is f's monthly limit in a plan's limits. A feature the plan has no row for is not part
+// of the plan (0): only an explicit NULL row is unlimited, so a plan missing from plan_limits
+// gives nothing away.
+func LimitOf(limits map[Feature]int, f Feature) int {
+	if limit, ok := limits[f]; ok {
+		return limit
+	}
+	return 0
+}
 
 // NearLimitPercent is the usagePercent at which an account is a product-qualified lead.
 const NearLimitPercent = 80
@@ -54,6 +65,21 @@ func NewAllowance(used, limit int) Allowance {
 	}
 	return a
 }
+
+// IsUnlimited reports an allowance without a monthly limit.
+func (a Allowance) IsUnlimited() bool { return a.Limit == Unlimited }
+
+// Remaining is what is left this month: Unlimited when there is no limit, never below 0 (use
+// reported by other services may pass the limit).
+func (a Allowance) Remaining() int {
+	if a.IsUnlimited() {
+		return Unlimited
+	}
+	return max(a.Limit-a.Used, 0)
+}
+
+// Admits reports whether count more uses fit: all of them or none.
+func (a Allowance) Admits(count int) bool { return a.IsUnlimited() || a.Used+count <= a.Limit }
 
 // Status is the PQL check's answer.
 type Status struct {

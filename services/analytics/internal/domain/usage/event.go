@@ -5,6 +5,7 @@ package usage
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -105,6 +106,29 @@ func hasNUL(v any) bool {
 		}
 	}
 	return false
+}
+
+// MaxReserveCount bounds one reservation; the largest real one is a 25-lead batch.
+const MaxReserveCount = 1000
+
+// NewReservation validates a reservation of count uses of a metered feature and makes it the
+// usage event that records them, with its id and the server time.
+func NewReservation(accountID, feature string, count int, action string, now time.Time) (Event, error) {
+	if feature == "" {
+		return Event{}, apperr.MissingField("feature")
+	}
+	f, err := ParseFeature(feature)
+	if err != nil {
+		return Event{}, err
+	}
+	switch {
+	case count < 1 || count > MaxReserveCount:
+		return Event{}, apperr.InvalidField("count", fmt.Sprintf("must be an integer from 1 to %d", MaxReserveCount))
+	case action != "" && !namePattern.MatchString(action):
+		return Event{}, apperr.InvalidField("action", "must match "+NamePattern)
+	}
+	return Event{id: ids.New("evt"), accountID: accountID, feature: string(f), action: action, count: count,
+		at: now.UTC().Truncate(time.Millisecond)}, nil
 }
 
 // Recorded is a usage event reported by another service (usage.recorded); its id and time are

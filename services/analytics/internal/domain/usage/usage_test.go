@@ -119,3 +119,57 @@ func TestMonthOfIsTheUTCCalendarMonth(t *testing.T) {
 	start, _ = usage.MonthOf(time.Date(2026, 3, 1, 0, 30, 0, 0, time.FixedZone("UTC+1", 3600)))
 	require.Equal(t, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), start, "the instant is in February in UTC")
 }
+
+func TestAnAllowanceAdmitsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	a := usage.NewAllowance(22, 25)
+	require.True(t, a.Admits(3))
+	require.False(t, a.Admits(4), "a reservation larger than what is left is refused whole")
+	require.Equal(t, 3, a.Remaining())
+	require.False(t, a.IsUnlimited())
+
+	over := usage.NewAllowance(30, 25) // other services' reports may pass the limit
+	require.Equal(t, 0, over.Remaining())
+	require.False(t, over.Admits(1))
+
+	u := usage.NewAllowance(1_000_000, usage.Unlimited)
+	require.True(t, u.IsUnlimited())
+	require.True(t, u.Admits(usage.MaxReserveCount))
+	require.Equal(t, usage.Unlimited, u.Remaining(), "unlimited is -1 everywhere")
+}
+
+func TestLimitOfAFeatureWithoutARowIsZero(t *testing.T) {
+	t.Parallel()
+	limits := map[usage.Feature]int{usage.Chat: usage.Unlimited, usage.LeadFinder: 20}
+	require.Equal(t, usage.Unlimited, usage.LimitOf(limits, usage.Chat))
+	require.Equal(t, 20, usage.LimitOf(limits, usage.LeadFinder))
+	require.Equal(t, 0, usage.LimitOf(limits, usage.LeadScoring), "no row is not unlimited")
+	require.Equal(t, 0, usage.LimitOf(nil, usage.Chat), "an unknown plan gives nothing away")
+}
+
+func TestNewReservation(t *testing.T) {
+	t.Parallel()
+	e, err := usage.NewReservation("acc_1", "lead_scoring", 25, "batch", now)
+	require.NoError(t, err)
+	require.True(t, ids.Valid("evt", e.ID()))
+	require.Equal(t, []any{"acc_1", "lead_scoring", "batch", 25, now.Truncate(time.Millisecond)},
+		[]any{e.AccountID(), e.Feature(), e.Action(), e.Count(), e.At()})
+
+	for _, tc := range []struct {
+		feature, action string
+		count           int
+		field, code     string
+	}{
+		{"", "", 1, "feature", apperr.CodeMissingField},
+		{"audit_tool", "", 1, "feature", apperr.CodeInvalidField},
+		{"chat", "", 0, "count", apperr.CodeInvalidField},
+		{"chat", "", usage.MaxReserveCount + 1, "count", apperr.CodeInvalidField},
+		{"chat", "Send", 1, "action", apperr.CodeInvalidField},
+	} {
+		_, err := usage.NewReservation("acc_1", tc.feature, tc.count, tc.action, now)
+		var e *apperr.Error
+		require.ErrorAs(t, err, &e, tc)
+		require.Equal(t, tc.field, e.Field, tc)
+		require.Equal(t, tc.code, e.Code, tc)
+	}
+}
