@@ -83,7 +83,7 @@ func (l *Limiter) Allow(ctx context.Context, p Policy, key string) (Result, erro
 	if err := p.validate(); err != nil {
 		return Result{}, err
 	}
-	res, err := l.decide(ctx, p, key)
+	res, err := l.decide(ctx, p, key, 1)
 	if err != nil {
 		return Result{}, err
 	}
@@ -91,14 +91,29 @@ func (l *Limiter) Allow(ctx context.Context, p Policy, key string) (Result, erro
 	return res, nil
 }
 
-func (l *Limiter) decide(ctx context.Context, p Policy, key string) (Result, error) {
+// Peek reports whether key's bucket under p has room for one request now, without taking it. It
+// serves limits that count only some outcomes (failed sign-ins, say): peek before the attempt,
+// and Allow after it when the outcome counts. Remaining is how many requests would fit now.
+func (l *Limiter) Peek(ctx context.Context, p Policy, key string) (Result, error) {
+	if err := p.validate(); err != nil {
+		return Result{}, err
+	}
+	res, err := l.decide(ctx, p, key, 0)
+	if err != nil {
+		return Result{}, err
+	}
+	return peeked(p, res.ResetAfter), nil
+}
+
+// decide takes cost (0 or 1) requests from key's bucket.
+func (l *Limiter) decide(ctx context.Context, p Policy, key string, cost int) (Result, error) {
 	if err := ctx.Err(); err != nil { // nobody is waiting for this answer
 		return Result{}, err
 	}
 	if l.inFallback.Load() && !l.claimProbe(time.Now()) {
-		return l.local.allow(time.Now(), p, key), nil
+		return l.local.take(time.Now(), p, key, cost), nil
 	}
-	res, err := l.allowRedis(ctx, p, key)
+	res, err := l.allowRedis(ctx, p, key, cost)
 	if err == nil {
 		l.recovered()
 		return res, nil
@@ -107,12 +122,23 @@ func (l *Limiter) decide(ctx context.Context, p Policy, key string) (Result, err
 		return Result{}, ctx.Err()
 	}
 	l.failed(err)
-	return l.local.allow(time.Now(), p, key), nil
+	return l.local.take(time.Now(), p, key, cost), nil
+}
+
+// peeked answers a peek from how far the bucket is ahead of now: one request fits while taking
+// it would leave the bucket at most Period ahead.
+func peeked(p Policy, resetAfter time.Duration) Result {
+	interval := p.Period / time.Duration(p.Rate)
+	room := p.Period - resetAfter
+	if room < interval {
+		return Result{Limit: p.Rate, ResetAfter: resetAfter, RetryAfter: interval - room}
+	}
+	return Result{Allowed: true, Limit: p.Rate, Remaining: int(room / interval), ResetAfter: resetAfter}
 }
 
 // allowRedis bounds the call itself, since go-redis ignores context deadlines on an established
 // connection unless the client was built with ContextTimeoutEnabled.
-func (l *Limiter) allowRedis(ctx context.Context, p Policy, key string) (Result, error) {
+func (l *Limiter) allowRedis(ctx context.Context, p Policy, key string, cost int) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
 	defer cancel()
 	type outcome struct {
@@ -121,8 +147,8 @@ func (l *Limiter) allowRedis(ctx context.Context, p Policy, key string) (Result,
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := l.redis.Allow(ctx, l.cfg.KeyPrefix+":"+p.Name+":"+key,
-			redis_rate.Limit{Rate: p.Rate, Burst: p.Rate, Period: p.Period})
+		res, err := l.redis.AllowN(ctx, l.cfg.KeyPrefix+":"+p.Name+":"+key,
+			redis_rate.Limit{Rate: p.Rate, Burst: p.Rate, Period: p.Period}, cost)
 		done <- outcome{res, err}
 	}()
 	var o outcome

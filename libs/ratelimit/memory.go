@@ -24,6 +24,11 @@ func newMemoryLimiter() *memoryLimiter {
 }
 
 func (m *memoryLimiter) allow(now time.Time, p Policy, key string) Result {
+	return m.take(now, p, key, 1)
+}
+
+// take takes cost requests (0 only looks: the result's ResetAfter tells how full the bucket is).
+func (m *memoryLimiter) take(now time.Time, p Policy, key string, cost int) Result {
 	interval := p.Period / time.Duration(p.Rate) // time one request "costs"
 	k := memKey{p.Name, key}
 
@@ -35,13 +40,15 @@ func (m *memoryLimiter) allow(now time.Time, p Policy, key string) Result {
 	if tat.Before(now) {
 		tat = now
 	}
-	newTAT := tat.Add(interval)
+	newTAT := tat.Add(interval * time.Duration(cost))
 	// The request fits if the bucket, after taking it, is at most Period (= burst) ahead of now.
 	slack := now.Sub(newTAT.Add(-p.Period))
 	if slack < 0 {
 		return Result{Limit: p.Rate, RetryAfter: -slack, ResetAfter: tat.Sub(now)}
 	}
-	m.tat[k] = newTAT
+	if cost > 0 {
+		m.tat[k] = newTAT
+	}
 	return Result{Allowed: true, Limit: p.Rate, Remaining: int(slack / interval), ResetAfter: newTAT.Sub(now)}
 }
 

@@ -275,3 +275,35 @@ func TestRefusalRoundsRetryUpToWholeSeconds(t *testing.T) {
 	require.Equal(t, http.StatusTooManyRequests, w.Code)
 	require.Equal(t, "1", w.Header().Get("Retry-After"), "never 0, which would invite an immediate retry")
 }
+
+func TestPeekLooksWithoutTaking(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := redistest.New(t)
+	up, _ := newLimiter(t, rdb, redisConfig(prefix))
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // nothing listens there
+	t.Cleanup(func() { _ = down.Close() })
+	fallback, _ := newLimiter(t, down, ratelimit.Config{ProbeInterval: time.Hour})
+	p := ratelimit.Policy{Name: "failures", Rate: 3, Period: time.Hour}
+
+	for name, l := range map[string]*ratelimit.Limiter{"redis": up, "in process": fallback} {
+		ctx := context.Background()
+		for range 5 {
+			res, err := l.Peek(ctx, p, "k")
+			require.NoError(t, err, name)
+			require.True(t, res.Allowed, name)
+			require.Equal(t, 3, res.Remaining, "%s: peeking spends nothing", name)
+		}
+		for range 3 {
+			res, err := l.Allow(ctx, p, "k")
+			require.NoError(t, err)
+			require.True(t, res.Allowed, name)
+		}
+		res, err := l.Peek(ctx, p, "k")
+		require.NoError(t, err)
+		require.False(t, res.Allowed, "%s: a spent bucket has no room", name)
+		require.InDelta(t, 20*time.Minute, res.RetryAfter, float64(time.Minute), "%s: room again after one interval", name)
+		other, err := l.Peek(ctx, p, "other")
+		require.NoError(t, err)
+		require.True(t, other.Allowed, name)
+	}
+}
