@@ -121,8 +121,9 @@ func TestCheckPQL(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), al.from)
 	require.Equal(t, usage.Allowance{Used: 85, Limit: 100, Pct: 85}, s.Features[usage.Chat])
-	require.Equal(t, usage.Allowance{Used: 3, Limit: usage.Unlimited}, s.Features[usage.LeadScoring])
-	require.Equal(t, 85, s.UsagePercent)
+	require.Equal(t, usage.Allowance{Used: 7, Limit: usage.Unlimited}, s.Features[usage.LeadFinder])
+	require.Equal(t, usage.Allowance{Used: 3, Limit: 0, Pct: 100}, s.Features[usage.LeadScoring], "no row is not part of the plan, not unlimited")
+	require.Equal(t, 100, s.UsagePercent)
 	require.True(t, s.NearLimit)
 	require.Equal(t, "https://x.test/p", s.UpgradeURL)
 

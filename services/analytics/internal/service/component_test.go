@@ -427,8 +427,8 @@ func TestAcknowledgedUsageSurvivesARestart(t *testing.T) {
 	require.Equal(t, 200.0, r.body["features"].(map[string]any)["chat"].(map[string]any)["used"])
 }
 
-// publish puts an envelope on its stream as identity's or leads' relay would.
-func publish(t *testing.T, s *stack, typ, account string, data any) {
+// publish puts an envelope on its stream as identity's or leads' relay would and returns its id.
+func publish(t *testing.T, s *stack, typ, account string, data any) string {
 	t.Helper()
 	env, err := events.New(context.Background(), typ, account, data)
 	require.NoError(t, err)
@@ -441,6 +441,18 @@ func publish(t *testing.T, s *stack, typ, account string, data any) {
 	require.NoError(t, rdb.XAdd(context.Background(), &redis.XAddArgs{
 		Stream: s.environ["EVENTS_STREAM_PREFIX"] + ":" + typ, Values: []any{"envelope", string(raw)},
 	}).Err())
+	return env.ID
+}
+
+// consumed waits until the consumer has processed the event id.
+func (s *stack) consumed(t *testing.T, id string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		var ok bool
+		err := s.svc.Runtime.Pool.QueryRow(context.Background(),
+			`SELECT EXISTS (SELECT 1 FROM processed_events WHERE event_id = $1)`, id).Scan(&ok)
+		return err == nil && ok
+	}, 20*time.Second, 20*time.Millisecond, "event %s is consumed", id)
 }
 
 func TestConsumedEventsBuildTheProjection(t *testing.T) {

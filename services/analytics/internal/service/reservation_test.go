@@ -291,3 +291,40 @@ func TestChurnPredictGateReadsTheProjectedPlan(t *testing.T) {
 		require.Equal(t, "plan_upgrade_required", r.body["code"])
 	}
 }
+
+// A row that a login or payment event made before account.created arrived knows no plan: the
+// token's plan applies until an event says which plan the account has, not a default free.
+func TestAnAccountSeenOnlyThroughLoginsUsesTheTokensPlan(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.consumed(t, publish(t, s, "account.login", "acc_early", map[string]any{"accountId": "acc_early", "email": "e@x.test", "at": time.Now().UTC()}))
+	s.consumed(t, publish(t, s, "payment.invoice.paid", "acc_early", map[string]any{"type": "invoice.paid", "accountId": "acc_early"}))
+
+	r := s.reserve(t, s.token(t, "acc_early", "growth"), "lead_finder", 1)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.Equal(t, 300.0, r.body["limit"], "growth's limit, from the token")
+	r = s.do(t, "GET", "/internal/churn-predict", "", s.token(t, "acc_early", "growth"), "")
+	require.Equal(t, http.StatusOK, r.status, r.body)
+}
+
+// Events are delivered at least once and in no particular order: a plan change that arrives
+// before the account.created it follows keeps its plan.
+func TestALatePlanEventDoesNotUndoANewerOne(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	created := time.Now().UTC().Add(-time.Hour)
+	publish(t, s, "account.plan_changed", "acc_order", map[string]any{"accountId": "acc_order", "plan": "growth",
+		"previousPlan": "free", "at": created.Add(time.Minute)})
+	s.waitForPlan(t, "acc_order", "growth")
+	s.consumed(t, publish(t, s, "account.created", "acc_order", map[string]any{"accountId": "acc_order", "email": "o@x.test",
+		"plan": "free", "role": "owner", "businessName": "Order Co", "createdAt": created}))
+
+	r := s.reserve(t, s.token(t, "acc_order", "free"), "lead_finder", 1)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.Equal(t, 300.0, r.body["limit"], "the newer plan_changed still holds")
+
+	// An older plan change redelivered late changes nothing either.
+	s.consumed(t, publish(t, s, "account.plan_changed", "acc_order", map[string]any{"accountId": "acc_order", "plan": "full_stack",
+		"previousPlan": "free", "at": created.Add(30 * time.Second)}))
+	require.Equal(t, 300.0, s.reserve(t, s.token(t, "acc_order", "free"), "lead_finder", 1).body["limit"])
+}

@@ -22,6 +22,8 @@ type Accounts struct {
 
 func NewAccounts(pool *pgxpool.Pool) *Accounts { return &Accounts{pool: pool} }
 
+// Ensure keeps the token's plan for scoring only: plan_at stays NULL, so Plan still answers
+// from the next token, not from whichever token came first.
 func (a *Accounts) Ensure(ctx context.Context, c app.Caller, now time.Time) error {
 	_, err := a.pool.Exec(ctx, `INSERT INTO accounts (account_id, email, plan, created_at)
 		VALUES ($1, $2, $3, $4) ON CONFLICT (account_id) DO NOTHING`, c.AccountID, c.Email, c.Plan, now)
@@ -31,9 +33,10 @@ func (a *Accounts) Ensure(ctx context.Context, c app.Caller, now time.Time) erro
 	return nil
 }
 
+// Plan is the plan an event last set; a row no plan event reached yet has none (false).
 func (a *Accounts) Plan(ctx context.Context, accountID string) (string, bool, error) {
 	var plan string
-	err := a.pool.QueryRow(ctx, `SELECT plan FROM accounts WHERE account_id = $1`, accountID).Scan(&plan)
+	err := a.pool.QueryRow(ctx, `SELECT plan FROM accounts WHERE account_id = $1 AND plan_at IS NOT NULL`, accountID).Scan(&plan)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", false, nil
 	}
@@ -43,16 +46,19 @@ func (a *Accounts) Plan(ctx context.Context, accountID string) (string, bool, er
 	return plan, true, nil
 }
 
-// Created records an account; a row made earlier from a login or a request is completed.
+// Created records an account; a row made earlier from a login or a request is completed. Its
+// plan is the plan at creation, so a plan change already applied keeps its newer plan.
 func (a *Accounts) Created(ctx context.Context, tx pgx.Tx, n app.NewAccount) error {
 	var owner *string
 	if n.OwnerID != "" {
 		owner = &n.OwnerID
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, owner_id, email, business_name, plan, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)
+	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, owner_id, email, business_name, plan, plan_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6)
 		ON CONFLICT (account_id) DO UPDATE SET owner_id = excluded.owner_id, email = excluded.email,
-			business_name = excluded.business_name, plan = excluded.plan, created_at = excluded.created_at`,
+			business_name = excluded.business_name, created_at = excluded.created_at,
+			plan = CASE WHEN accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at THEN excluded.plan ELSE accounts.plan END,
+			plan_at = GREATEST(accounts.plan_at, excluded.plan_at)`,
 		n.AccountID, owner, n.Email, n.BusinessName, n.Plan, n.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("project account.created: %w", err)
@@ -71,10 +77,11 @@ func (a *Accounts) LoggedIn(ctx context.Context, tx pgx.Tx, accountID, email str
 	return a.Activity(ctx, tx, accountID, app.ActivityLogin, at)
 }
 
-// PlanChanged records a plan change.
+// PlanChanged records a plan change made at at, unless the row already has a newer plan.
 func (a *Accounts) PlanChanged(ctx context.Context, tx pgx.Tx, accountID, plan string, at time.Time) error {
-	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, plan, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan`, accountID, plan, at)
+	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, plan, plan_at, created_at) VALUES ($1, $2, $3, $3)
+		ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, plan_at = excluded.plan_at
+		WHERE accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at`, accountID, plan, at)
 	if err != nil {
 		return fmt.Errorf("project account.plan_changed: %w", err)
 	}

@@ -51,9 +51,9 @@ func (d *Demo) AddDemoClients(ctx context.Context, ownerID string, clients []app
 			if n := len(c.Logins); n > 0 {
 				lastLogin = c.Logins[n-1]
 			}
-			batch.Queue(`INSERT INTO accounts (account_id, owner_id, email, business_name, plan, created_at,
+			batch.Queue(`INSERT INTO accounts (account_id, owner_id, email, business_name, plan, plan_at, created_at,
 					last_login_at, payment_status, payment_failures, demo)
-				VALUES ($1, $2, $3, $4, 'growth', $5, $6, $7, $8, true)`,
+				VALUES ($1, $2, $3, $4, 'growth', $5, $5, $6, $7, $8, true)`,
 				c.AccountID, ownerID, c.Email, c.BusinessName, c.CreatedAt, lastLogin, c.Payment.Status, c.Payment.Failures)
 			for _, at := range c.Logins {
 				batch.Queue(`INSERT INTO activity_daily (account_id, day, kind, n) VALUES ($1, $2, 'login', 1)`, c.AccountID, dayOf(at))

@@ -174,11 +174,8 @@ func gatherFacts(ctx context.Context, tx pgx.Tx, ids []string, now time.Time) ([
 	}
 	for i := range out {
 		for _, mf := range usage.Metered {
-			limit, ok := limits[plans[i]][mf]
-			if !ok {
-				limit = usage.Unlimited
-			}
-			out[i].Facts.Metered = append(out[i].Facts.Metered, health.Metered{Used: used[out[i].AccountID][mf], Limit: limit})
+			out[i].Facts.Metered = append(out[i].Facts.Metered,
+				health.Metered{Used: used[out[i].AccountID][mf], Limit: usage.LimitOf(limits[plans[i]], mf)})
 		}
 	}
 
