@@ -54,9 +54,6 @@ type FeatureUsage struct {
 	Pct   int `json:"pct"`
 }
 
-// Exhausted reports an allowance that is spent.
-func (f FeatureUsage) Exhausted() bool { return f.Limit != Unlimited && f.Used >= f.Limit }
-
 type Usage struct {
 	NearLimit    bool                    `json:"nearLimit"`
 	UsagePercent int                     `json:"usagePercent"`
@@ -76,6 +73,19 @@ type ChurnClient struct {
 type Churn struct {
 	AtRisk  int           `json:"atRisk"`
 	Clients []ChurnClient `json:"clients"`
+}
+
+// AllowanceExhausted is a reservation refused because the month's allowance is spent.
+type AllowanceExhausted struct {
+	Feature    string `json:"feature"`
+	Used       int    `json:"used"`
+	Limit      int    `json:"limit"`
+	Remaining  int    `json:"remaining"`
+	UpgradeURL string `json:"upgradeUrl"`
+}
+
+func (e *AllowanceExhausted) Error() string {
+	return fmt.Sprintf("%s allowance spent: %d of %d used", e.Feature, e.Used, e.Limit)
 }
 
 // ToolError is a tool call the owning service refused or could not answer.

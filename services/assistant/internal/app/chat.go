@@ -9,18 +9,20 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
 // ChatFeature is the usage feature a chat exchange counts against.
 const ChatFeature = "chat"
 
+// chatAction labels a chat reservation: the topic is known only once the model has answered.
+const chatAction = "send_message"
+
 // Chat is POST /api/chat: one turn of a conversation grounded in the caller's business.
 type Chat struct {
 	Sessions  Sessions
 	Tools     ToolsFor
+	Allowance Allowance
 	Model     Model
 	Tokenizer Tokenizer
 	Now       Clock
@@ -37,8 +39,7 @@ const maxHistoryMessages = 40
 type ChatCommand struct {
 	AccountID string
 	Plan      string
-	Token     string // the caller's bearer token, which the tools act with
-	ClientIP  string
+	Token     string // the caller's bearer token, which the tools and the reservation act with
 	Message   string
 	SessionID string
 	Context   json.RawMessage
@@ -48,15 +49,6 @@ type ChatResult struct {
 	Reply     string `json:"reply"`
 	SessionID string `json:"sessionId"`
 	Tokens    int    `json:"tokens"`
-}
-
-// UsageRecorded is the payload of usage.recorded.
-type UsageRecorded struct {
-	EventID string    `json:"eventId"`
-	Feature string    `json:"feature"`
-	Action  string    `json:"action,omitempty"`
-	Count   int       `json:"count"`
-	At      time.Time `json:"at"`
 }
 
 func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) {
@@ -78,63 +70,81 @@ func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) 
 	if err != nil {
 		return ChatResult{}, err
 	}
-	tools := h.Tools.For(cmd.Token, cmd.ClientIP)
-	if err := h.checkAllowance(ctx, tools); err != nil {
-		return ChatResult{}, err
-	}
-	answer, err := h.Model.Reply(ctx, Conversation{
-		AccountID: cmd.AccountID, Plan: cmd.Plan, Message: message, Context: clientContext, Hints: hints,
-		History: domain.TrimToBudget(history, h.HistoryBudget), State: session.State(),
-	}, tools)
+	reservation, err := h.reserve(ctx, cmd.Token)
 	if err != nil {
 		return ChatResult{}, err
 	}
+	res, err := h.turn(ctx, cmd.Token, Conversation{
+		AccountID: cmd.AccountID, Plan: cmd.Plan, Message: message, Context: clientContext, Hints: hints,
+		History: domain.TrimToBudget(history, h.HistoryBudget), State: session.State(),
+	}, session, created, reservation, now)
+	if err != nil {
+		h.release(ctx, cmd.Token, reservation)
+		return ChatResult{}, err
+	}
+	return res, nil
+}
 
-	userTokens, replyTokens := h.Tokenizer.Count(message), h.Tokenizer.Count(answer.Text)
+// turn asks the model and stores the exchange with its feed event.
+func (h *Chat) turn(ctx context.Context, token string, conv Conversation, session *domain.Session, created bool,
+	reservation string, now time.Time) (ChatResult, error) {
+	answer, err := h.Model.Reply(ctx, conv, h.Tools.For(token))
+	if err != nil {
+		return ChatResult{}, err
+	}
+	userTokens, replyTokens := h.Tokenizer.Count(conv.Message), h.Tokenizer.Count(answer.Text)
 	tokens := answer.Tokens
 	if tokens <= 0 {
 		tokens = userTokens + replyTokens
 	}
 	session.Advance(answer.State)
-	env, err := events.New(ctx, "usage.recorded", cmd.AccountID, UsageRecorded{
-		EventID: ids.New("evt"), Feature: ChatFeature, Action: string(answer.Topic), Count: 1, At: now,
-	})
+	feed, err := domain.ChatExchanged(answer.Topic, now)
 	if err != nil {
 		return ChatResult{}, err
 	}
 	msgs := []domain.Message{
-		{Role: domain.RoleUser, Content: message, Tokens: userTokens, At: now},
+		{Role: domain.RoleUser, Content: conv.Message, Tokens: userTokens, At: now},
 		{Role: domain.RoleAssistant, Content: answer.Text, Tokens: replyTokens, At: h.Now()},
 	}
-	if err := h.Sessions.Save(ctx, session, created, msgs, env); err != nil {
+	// The reservation id names the exchange in the feed, so it is recorded once.
+	if err := h.Sessions.Save(ctx, session, created, msgs, SourcedEvent{SourceID: reservation, Event: feed}); err != nil {
 		return ChatResult{}, fmt.Errorf("save chat turn: %w", err)
 	}
 	return ChatResult{Reply: answer.Text, SessionID: session.ID(), Tokens: tokens}, nil
 }
 
-// checkAllowance refuses a caller whose monthly chat allowance is spent. Analytics owns the
-// limits; when it cannot answer, chat fails open (the exchange is still recorded and counted),
-// because the assistant going dark with analytics is worse than a few messages over a limit.
-func (h *Chat) checkAllowance(ctx context.Context, tools Tools) error {
-	usage, err := tools.Usage(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+// reserve takes one chat unit from the caller's monthly allowance before the model is asked.
+// Analytics owns the limits and the reservation is atomic there, so concurrent turns cannot
+// overshoot. It fails closed: when the answer is unknown (analytics refusing, failing, slow or
+// down) nothing is answered, or the allowance could be bypassed by making that call fail.
+func (h *Chat) reserve(ctx context.Context, token string) (string, error) {
+	id, err := h.Allowance.Reserve(ctx, token, Reservation{Feature: ChatFeature, Count: 1, Action: chatAction})
+	var spent *AllowanceExhausted
+	switch {
+	case err == nil:
+		return id, nil
+	case errors.As(err, &spent):
+		url := spent.UpgradeURL
+		if url == "" {
+			url = h.UpgradeURL
 		}
-		slog.WarnContext(ctx, "chat allowance unknown, answering anyway", "error", err)
-		return nil
+		return "", apperr.QuotaExceeded("chat_limit_reached",
+			fmt.Sprintf("this month's chat allowance of %d messages is used up; upgrade for more", spent.Limit)).
+			With("upgradeUrl", url).With("remaining", spent.Remaining).With("limit", spent.Limit)
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	default:
+		slog.WarnContext(ctx, "chat allowance could not be reserved", "error", err)
+		return "", apperr.Unavailable("allowance_unavailable", "the chat allowance cannot be checked just now; try again shortly").Wrap(err)
 	}
-	chat, ok := usage.Features[ChatFeature]
-	if !ok || !chat.Exhausted() {
-		return nil
+}
+
+// release gives back the unit of a turn that failed after reserving, best effort. It runs even
+// when the request is gone (the caller's ctx canceled), bounded by the tool timeout.
+func (h *Chat) release(ctx context.Context, token, reservation string) {
+	if err := h.Allowance.Release(context.WithoutCancel(ctx), token, reservation); err != nil {
+		slog.WarnContext(ctx, "chat reservation not released", "reservation_id", reservation, "error", err)
 	}
-	url := usage.UpgradeURL
-	if url == "" {
-		url = h.UpgradeURL
-	}
-	return apperr.QuotaExceeded("chat_limit_reached",
-		fmt.Sprintf("this month's chat allowance of %d messages is used up; upgrade for more", chat.Limit)).
-		With("upgradeUrl", url)
 }
 
 func (h *Chat) session(ctx context.Context, accountID, id string, now time.Time) (*domain.Session, []domain.Message, bool, error) {

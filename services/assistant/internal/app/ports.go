@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
@@ -17,15 +16,31 @@ type Clock func() time.Time
 // another account as for one that does not exist.
 type Sessions interface {
 	Load(ctx context.Context, accountID, sessionID string, maxMessages int) (*domain.Session, []domain.Message, error)
-	// Save stores the session's state and the new messages, and enqueues envs, in one transaction.
-	Save(ctx context.Context, s *domain.Session, created bool, msgs []domain.Message, envs ...events.Envelope) error
+	// Save stores the session's state, the new messages and the exchange's feed events in one
+	// transaction.
+	Save(ctx context.Context, s *domain.Session, created bool, msgs []domain.Message, feed ...SourcedEvent) error
 }
 
-// ToolsFor gives the tools of one caller, acting with that caller's own credentials. clientIP is
-// the caller's address, forwarded so that the services' per-IP limits see the caller and not the
-// assistant.
+// ToolsFor gives the tools of one caller, acting with that caller's own credentials.
 type ToolsFor interface {
-	For(bearerToken, clientIP string) Tools
+	For(bearerToken string) Tools
+}
+
+// Allowance reserves units of a plan allowance with analytics, which owns the limits and the
+// month's usage, before the work they pay for is done. The reservation is the usage record.
+type Allowance interface {
+	// Reserve returns the reservation id, *AllowanceExhausted when the allowance is spent, or
+	// another error when the answer is unknown.
+	Reserve(ctx context.Context, bearerToken string, r Reservation) (string, error)
+	// Release gives back a reservation whose work failed.
+	Release(ctx context.Context, bearerToken, reservationID string) error
+}
+
+// Reservation asks for count units of feature; action labels the usage event.
+type Reservation struct {
+	Feature string `json:"feature"`
+	Count   int    `json:"count"`
+	Action  string `json:"action,omitempty"`
 }
 
 // Tools read the caller's business from the services that own it. They are scoped to the caller

@@ -168,6 +168,15 @@ func NewFeedEvent(module, eventType string, at time.Time, fields map[string]any)
 	return FeedEvent{Module: module, EventType: eventType, Summary: summary, At: at.UTC().Truncate(time.Millisecond)}, nil
 }
 
+// ChatExchanged is the feed event of one chat exchange about topic (an unknown topic is left out).
+func ChatExchanged(topic Intent, at time.Time) (FeedEvent, error) {
+	fields := map[string]any{}
+	if Topics[topic] {
+		fields["topic"] = string(topic)
+	}
+	return NewFeedEvent("Chat", "ChatConversation", at, fields)
+}
+
 func fieldNames(t template) string {
 	if len(t.fields) == 0 {
 		return "none"

@@ -8,14 +8,13 @@ import (
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/assistant/internal/app"
-	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
 // maxEventText bounds the customer text taken from an event before it is scrubbed.
 const maxEventText = 2000
 
-// EventHandlers turns events of our own services into public feed events: a captured lead, a
-// chat exchange, a contact form. Only allow-listed fields go to the feed templates. Recording is
+// EventHandlers turns events of our own services into public feed events: a captured lead and a
+// contact form. (A chat exchange is recorded with the turn itself.) Only allow-listed fields go to the feed templates. Recording is
 // idempotent by the source event id, so it runs in its own transaction.
 func EventHandlers(record *app.RecordFeedEvent) map[string]events.Handler {
 	return map[string]events.Handler{
@@ -27,20 +26,6 @@ func EventHandlers(record *app.RecordFeedEvent) map[string]events.Handler {
 				return err
 			}
 			return record.Handle(ctx, e.ID, "the service", "LeadCaptured", e.OccurredAt, fields("source", d.Source))
-		},
-		"usage.recorded": func(ctx context.Context, _ pgx.Tx, e events.Envelope) error {
-			var d app.UsageRecorded
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
-			if d.Feature != app.ChatFeature {
-				return nil
-			}
-			topic := ""
-			if domain.Topics[domain.Intent(d.Action)] {
-				topic = d.Action
-			}
-			return record.Handle(ctx, e.ID, "Chat", "ChatConversation", e.OccurredAt, fields("topic", topic))
 		},
 		"inbound.contact_form": func(ctx context.Context, _ pgx.Tx, e events.Envelope) error {
 			var d struct {

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"net/netip"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -34,8 +33,6 @@ type HTTP struct {
 	Seed        *app.SeedFeed
 	Feed        *app.PublicFeed
 	AdminSecret string
-	// ClientIP is the caller's address as the rate limiter sees it.
-	ClientIP func(*http.Request) netip.Addr
 }
 
 // Middleware are the per-route middlewares the composition root supplies.
@@ -72,7 +69,7 @@ func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.Chat.Handle(r.Context(), app.ChatCommand{
-		AccountID: caller.AccountID, Plan: caller.Plan, Token: token, ClientIP: clientIP(h.ClientIP(r)),
+		AccountID: caller.AccountID, Plan: caller.Plan, Token: token,
 		Message: *body.Message, SessionID: body.SessionID, Context: body.Context,
 	})
 	if err != nil {
@@ -137,13 +134,6 @@ func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpx.RespondRaw(w, http.StatusOK, body)
-}
-
-func clientIP(a netip.Addr) string {
-	if !a.IsValid() {
-		return ""
-	}
-	return a.String()
 }
 
 // etagMatches implements If-None-Match's weak comparison over a list of tags or "*".

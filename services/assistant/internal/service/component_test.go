@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,47 +32,69 @@ type business struct {
 	leads   map[string][]map[string]any // "industry|location" -> lead-finder results
 	sheet   []map[string]any
 	health  map[string]any
-	usage   map[string]any
 	churn   map[string]any
 	noChurn bool // plan without churn prediction
+	// chatUsed and chatLimit start the month's chat allowance (-1: unlimited).
+	chatUsed, chatLimit int
 }
 
 // backends fakes leads and analytics over real sockets. They authenticate the bearer token the
-// assistant forwards and answer with the data of the account it names.
+// assistant forwards and answer with the data of the account it names. Analytics keeps each
+// account's chat allowance and implements the reservation contract (reserve before the work,
+// release when it failed) atomically.
 type backends struct {
 	leads, analytics *httptest.Server
+	// fail, when set, is the status analytics answers every call with.
+	fail atomic.Int32
 
-	mu        sync.Mutex
-	searches  []string // "account|industry|location"
-	forwarded []string // X-Forwarded-For of every call
+	mu           sync.Mutex
+	searches     []string // "account|industry|location"
+	calls        []string // "METHOD path X-Forwarded-For" of every call
+	used         map[string]int
+	limits       map[string]int
+	reservations map[string]string // reservationId -> account
+	reserved     int               // reservations granted
+	released     int               // reservations released
 }
+
+type route func(authjwt.Caller, business, *http.Request) (int, any)
 
 func newBackends(t testing.TB, iss *jwttest.Issuer, data map[string]business) *backends {
 	t.Helper()
 	verifier, err := authjwt.NewVerifier(iss.Config())
 	require.NoError(t, err)
-	b := &backends{}
-	serve := func(routes map[string]func(authjwt.Caller, business, *http.Request) (int, any)) *httptest.Server {
+	b := &backends{used: map[string]int{}, limits: map[string]int{}, reservations: map[string]string{}}
+	for id, biz := range data {
+		b.used[id], b.limits[id] = biz.chatUsed, biz.chatLimit
+	}
+	serve := func(fails bool, routes map[string]route) *httptest.Server {
 		srv := httptest.NewServer(verifier.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, _ := authjwt.CallerFrom(r.Context())
 			b.mu.Lock()
-			b.forwarded = append(b.forwarded, r.Header.Get("X-Forwarded-For"))
+			b.calls = append(b.calls, r.Method+" "+r.URL.Path+" "+r.Header.Get("X-Forwarded-For"))
 			b.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			if status := int(b.fail.Load()); fails && status != 0 {
+				w.Header().Set("Retry-After", "30")
+				w.WriteHeader(status)
+				_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": http.StatusText(status), "code": "failing"})
+				return
+			}
 			route, ok := routes[r.Method+" "+r.URL.Path]
 			if !ok {
-				http.NotFound(w, r)
+				w.WriteHeader(http.StatusNotFound)
+				_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "no such route", "code": "not_found"})
 				return
 			}
 			status, body := route(c, data[c.AccountID], r)
-			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
 			_ = json.NewEncoder(w).Encode(body)
 		})))
 		t.Cleanup(srv.Close)
 		return srv
 	}
-	b.leads = serve(map[string]func(authjwt.Caller, business, *http.Request) (int, any){
-		"POST /api/lead-finder": func(c authjwt.Caller, biz business, r *http.Request) (int, any) {
+	b.leads = serve(false, map[string]route{
+		"POST /internal/lead-finder": func(c authjwt.Caller, biz business, r *http.Request) (int, any) {
 			var q struct {
 				Industry, Location string
 				Limit              int
@@ -83,21 +106,74 @@ func newBackends(t testing.TB, iss *jwttest.Issuer, data map[string]business) *b
 			found := biz.leads[q.Industry+"|"+q.Location]
 			return 200, map[string]any{"ok": true, "count": len(found), "leads": found}
 		},
-		"GET /api/leads": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
+		"GET /internal/leads": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
 			return 200, map[string]any{"ok": true, "leads": biz.sheet, "nextCursor": ""}
 		},
 	})
-	b.analytics = serve(map[string]func(authjwt.Caller, business, *http.Request) (int, any){
-		"GET /api/health-score": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) { return 200, biz.health },
-		"GET /api/pql-check":    func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) { return 200, biz.usage },
-		"GET /api/churn-predict": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
+	b.analytics = serve(true, map[string]route{
+		"GET /internal/health-score": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) { return 200, biz.health },
+		"GET /internal/pql-check": func(c authjwt.Caller, _ business, _ *http.Request) (int, any) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return 200, usage(b.used[c.AccountID], b.limits[c.AccountID])
+		},
+		"GET /internal/churn-predict": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
 			if biz.noChurn {
 				return 403, map[string]any{"ok": false, "error": "churn prediction needs the growth plan", "code": "plan_upgrade_required", "upgradeUrl": "https://bizassist.test/pricing"}
 			}
 			return 200, biz.churn
 		},
+		"POST /internal/usage/reserve": b.reserve,
+		"POST /internal/usage/release": b.release,
 	})
 	return b
+}
+
+// reserve is contract B's POST /internal/usage/reserve for the chat feature.
+func (b *backends) reserve(c authjwt.Caller, _ business, r *http.Request) (int, any) {
+	var in struct {
+		Feature string `json:"feature"`
+		Count   int    `json:"count"`
+		Action  string `json:"action"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Feature != "chat" || in.Count < 1 || in.Count > 1000 {
+		return 400, map[string]any{"ok": false, "error": "bad reservation", "code": "invalid_field"}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	used, limit := b.used[c.AccountID], b.limits[c.AccountID]
+	if limit != -1 && used+in.Count > limit {
+		return 402, map[string]any{"ok": false, "code": "chat_limit_reached", "error": "this month's chat allowance is used up",
+			"feature": "chat", "used": used, "limit": limit, "remaining": limit - used, "upgradeUrl": "https://bizassist.test/pricing"}
+	}
+	b.used[c.AccountID] += in.Count
+	b.reserved++
+	id := ids.New("evt")
+	b.reservations[id] = c.AccountID
+	remaining := -1
+	if limit != -1 {
+		remaining = limit - b.used[c.AccountID]
+	}
+	return 200, map[string]any{"ok": true, "reservationId": id, "feature": "chat", "used": b.used[c.AccountID],
+		"limit": limit, "remaining": remaining, "unlimited": limit == -1}
+}
+
+// release is contract B's POST /internal/usage/release: only the caller's own reservation.
+func (b *backends) release(c authjwt.Caller, _ business, r *http.Request) (int, any) {
+	var in struct {
+		ReservationID string `json:"reservationId"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&in)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	owner, ok := b.reservations[in.ReservationID]
+	if !ok || owner != c.AccountID {
+		return 200, map[string]any{"ok": true, "released": false}
+	}
+	delete(b.reservations, in.ReservationID)
+	b.used[owner]--
+	b.released++
+	return 200, map[string]any{"ok": true, "released": true}
 }
 
 func (b *backends) lastSearch() string {
@@ -109,11 +185,22 @@ func (b *backends) lastSearch() string {
 	return b.searches[len(b.searches)-1]
 }
 
+// allowance reports an account's chat units in use and the reservations granted and released.
+func (b *backends) allowance(account string) (used, reserved, released int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used[account], b.reserved, b.released
+}
+
 func usage(chatUsed, chatLimit int) map[string]any {
-	return map[string]any{"ok": true, "nearLimit": chatUsed*100 >= chatLimit*80, "usagePercent": chatUsed * 100 / chatLimit,
+	pct := 0
+	if chatLimit > 0 {
+		pct = chatUsed * 100 / chatLimit
+	}
+	return map[string]any{"ok": true, "nearLimit": pct >= 80, "usagePercent": pct,
 		"upgradeUrl": "https://bizassist.test/pricing",
 		"features": map[string]any{
-			"chat":         map[string]any{"used": chatUsed, "limit": chatLimit, "pct": chatUsed * 100 / chatLimit},
+			"chat":         map[string]any{"used": chatUsed, "limit": chatLimit, "pct": pct},
 			"lead_finder":  map[string]any{"used": 7, "limit": 50, "pct": 14},
 			"lead_scoring": map[string]any{"used": 0, "limit": -1, "pct": 0},
 		}}
@@ -137,7 +224,7 @@ var (
 		},
 		health: health(42, "at_risk", map[string]int{"loginRecency": 15, "featureAdoption": 35, "chatEngagement": 60, "leadActivity": 80,
 			"loginFrequency": 50, "usageTrend": 55, "planUtilisation": 45, "integrationUse": 40, "paymentHealth": 100, "tenure": 70}),
-		usage: usage(12, 100),
+		chatUsed: 12, chatLimit: 100,
 		churn: map[string]any{"ok": true, "atRisk": 2, "clients": []map[string]any{
 			{"email": "owner@quietbakery.test", "businessName": "Quiet Bakery", "churnProbability": 81, "healthScore": 22, "lastLogin": "2026-10-02T09:00:00.000Z", "recommendation": "Call them: logins stopped six weeks ago."},
 			{"email": "hi@fadingflorist.test", "businessName": "Fading Florist", "churnProbability": 64, "healthScore": 35, "lastLogin": "2026-10-30T09:00:00.000Z", "recommendation": "Show them lead search."},
@@ -149,11 +236,13 @@ var (
 				{"businessName": "Lone Star Rooter", "ownerName": "Kim Park", "email": "kim@lonestar.test", "phone": "+15125550199", "score": 77, "source": "organic"},
 			},
 		},
-		health:  health(83, "healthy", map[string]int{"loginRecency": 95, "featureAdoption": 70, "chatEngagement": 90, "leadActivity": 75}),
-		usage:   usage(3, 50),
+		health:   health(83, "healthy", map[string]int{"loginRecency": 95, "featureAdoption": 70, "chatEngagement": 90, "leadActivity": 75}),
+		chatUsed: 3, chatLimit: 50,
 		noChurn: true,
 	}
-	carol = business{health: health(50, "at_risk", map[string]int{"loginRecency": 50}), usage: usage(50, 50)}
+	carol = business{health: health(50, "at_risk", map[string]int{"loginRecency": 50}), chatUsed: 50, chatLimit: 50}
+	// dave has a small allowance for the concurrency test.
+	dave = business{health: health(70, "healthy", map[string]int{"loginRecency": 70}), chatLimit: 10}
 )
 
 type stack struct {
@@ -167,7 +256,7 @@ type stack struct {
 func newStack(t testing.TB, extra map[string]string) *stack {
 	t.Helper()
 	iss := jwttest.NewIssuer(t)
-	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol})
+	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol, "acc_dave": dave})
 	ln, base := platformtest.Listen(t)
 	environ := platformtest.Env(t, service.Name, iss.JWKSURL())
 	environ["LEADS_URL"] = back.leads.URL
@@ -234,7 +323,8 @@ func TestConversationFollowsUpFromTheSessionWithTheAccountsOwnFigures(t *testing
 	require.Equal(t, "acc_alice|plumbing|Austin, TX", s.back.lastSearch())
 	session := r.body["sessionId"].(string)
 	s.back.mu.Lock()
-	require.Equal(t, []string{"10.0.3.1", "10.0.3.1"}, s.back.forwarded, "usage check and search, each as the caller's address")
+	require.Equal(t, []string{"POST /internal/usage/reserve ", "POST /internal/lead-finder "}, s.back.calls,
+		"the reservation, then the search: internal routes, and the caller's address is not forwarded")
 	s.back.mu.Unlock()
 
 	// "and in Dallas?" only makes sense after the first turn: industry comes from the session.
@@ -281,7 +371,7 @@ func TestTheSameQuestionIsAnsweredFromEachAccountsData(t *testing.T) {
 	require.Contains(t, b.body["reply"], "https://bizassist.test/pricing")
 
 	a = s.chat(t, aliceToken, map[string]any{"message": "am I near my plan limits?"})
-	require.Contains(t, a.body["reply"], "chat 12 of 100 (12%)")
+	require.Contains(t, a.body["reply"], "chat 16 of 100 (16%)", "12 before, three earlier turns and this one")
 	require.Contains(t, a.body["reply"], "lead scoring 0 (unlimited)")
 
 	a = s.chat(t, aliceToken, map[string]any{"message": "what should I do next to grow?"})
@@ -357,29 +447,129 @@ func TestChatIsRefusedWhenTheAllowanceIsSpent(t *testing.T) {
 	require.Equal(t, http.StatusPaymentRequired, r.status, r.raw)
 	require.Equal(t, "chat_limit_reached", r.body["code"])
 	require.Equal(t, "https://bizassist.test/pricing", r.body["upgradeUrl"])
+	require.Equal(t, 0.0, r.body["remaining"])
+	require.Equal(t, 50.0, r.body["limit"])
 }
 
-func TestEachExchangeRecordsUsageAndReachesTheFeed(t *testing.T) {
+// modelDouble speaks the chat-completions protocol on a real socket, answering every request with
+// status and body, and counts the requests.
+func modelDouble(t *testing.T, status int, body string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+const modelAnswer = `{"id":"chatcmpl-1","object":"chat.completion","created":1732190000,"model":"test-model",
+	"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Hello from the model."}}],
+	"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
+
+func TestChatFailsClosedWhenTheAllowanceCannotBeReserved(t *testing.T) {
+	t.Parallel()
+	model, calls := modelDouble(t, http.StatusOK, modelAnswer)
+	llm := map[string]string{"ASSISTANT_LLM_BASE_URL": model.URL + "/v1", "ASSISTANT_LLM_MAX_RETRIES": "0"}
+	s := newStack(t, llm)
+	aliceToken := s.token("acc_alice", "growth")
+	r := s.chat(t, aliceToken, map[string]any{"message": "hello"})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Equal(t, "Hello from the model.", r.body["reply"])
+	aliceSession := r.body["sessionId"]
+	require.EqualValues(t, 1, calls.Load())
+
+	// The caller's own IP bucket at analytics (429), analytics failing (500), analytics down.
+	refused := withEnv(llm, "ANALYTICS_URL", "http://127.0.0.1:1")
+	cases := []struct {
+		name   string
+		stack  *stack
+		status int
+	}{
+		{"analytics answers 429", s, http.StatusTooManyRequests},
+		{"analytics answers 500", s, http.StatusInternalServerError},
+		{"analytics refuses the connection", newStack(t, refused), 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.stack.back.fail.Store(int32(tc.status))
+			defer tc.stack.back.fail.Store(0)
+			before := calls.Load()
+			bob := tc.stack.token("acc_bob", "free")
+			r := tc.stack.chat(t, bob, map[string]any{"message": "hello"})
+			require.Equal(t, http.StatusServiceUnavailable, r.status, r.raw)
+			require.Equal(t, "allowance_unavailable", r.body["code"])
+			require.Equal(t, before, calls.Load(), "the model is never called without a reservation")
+
+			// Ownership comes first: another account's session is not found, whatever the allowance.
+			r = tc.stack.chat(t, bob, map[string]any{"message": "and in Dallas?", "sessionId": aliceSession})
+			require.Equal(t, http.StatusNotFound, r.status, r.raw)
+			require.Equal(t, before, calls.Load())
+		})
+	}
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.account_id = 'acc_bob'`).Scan(&n))
+	require.Zero(t, n, "no refused turn is stored")
+}
+
+func withEnv(env map[string]string, kv ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range env {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
+}
+
+func TestConcurrentChatsNeverOvershootTheAllowance(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	token := s.token("acc_dave", "free")
+	limit := dave.chatLimit
+	statuses := make([]int, limit+5)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = s.chat(t, token, map[string]any{"message": "how is my health score?"}).status
+		}()
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, st := range statuses {
+		count[st]++
+	}
+	require.Equal(t, map[int]int{http.StatusOK: limit, http.StatusPaymentRequired: 5}, count)
+	used, _, _ := s.back.allowance("acc_dave")
+	require.Equal(t, limit, used)
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM messages WHERE role = 'assistant'`).Scan(&n))
+	require.Equal(t, limit, n, "exactly the reserved turns were answered")
+}
+
+func TestEachExchangeIsReservedAndReachesTheFeed(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, nil)
 	r := s.chat(t, s.token("acc_alice", "growth"), map[string]any{"message": "how is my health score?"})
 	require.Equal(t, http.StatusOK, r.status, r.raw)
+	used, reserved, released := s.back.allowance("acc_alice")
+	require.Equal(t, []int{13, 1, 0}, []int{used, reserved, released}, "the reservation is the usage record")
 
-	var payload []byte
-	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
-		`SELECT payload FROM outbox WHERE type = 'usage.recorded' AND account_id = 'acc_alice'`).Scan(&payload))
-	var env events.Envelope
-	require.NoError(t, json.Unmarshal(payload, &env))
-	require.JSONEq(t, `"chat"`, string(mustField(t, env.Data, "feature")))
-	require.JSONEq(t, `"health"`, string(mustField(t, env.Data, "action")))
-
-	// The relay publishes it and our own consumer turns it into a feed event.
-	require.Eventually(t, func() bool {
-		var n int
-		_ = s.svc.Runtime.Pool.QueryRow(context.Background(),
-			`SELECT count(*) FROM feed_events WHERE module = 'Chat' AND summary LIKE '%health score%'`).Scan(&n)
-		return n == 1
-	}, 10*time.Second, 50*time.Millisecond)
+	ctx := context.Background()
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE type = 'usage.recorded'`).Scan(&n))
+	require.Zero(t, n, "no usage.recorded of our own: it would count the exchange twice")
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(ctx,
+		`SELECT count(*) FROM feed_events WHERE module = 'Chat' AND summary LIKE '%health score%'`).Scan(&n))
+	require.Equal(t, 1, n, "the exchange is in the feed, written with the turn")
 }
 
 func mustField(t *testing.T, raw json.RawMessage, key string) json.RawMessage {
@@ -484,34 +674,32 @@ func TestConsumedEventsBecomeFeedEventsOnce(t *testing.T) {
 	require.Equal(t, []string{"New lead captured from organic", "Contact form received: “Quote for [name] at [phone] please”"}, summaries)
 }
 
-func TestAnswersDegradeWhenAServiceIsDown(t *testing.T) {
+func TestAnswersDegradeWhenLeadsIsDown(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, map[string]string{"ANALYTICS_URL": "http://127.0.0.1:1"})
+	s := newStack(t, map[string]string{"LEADS_URL": "http://127.0.0.1:1"})
 	token := s.token("acc_alice", "growth")
 
-	// The allowance cannot be checked: chat fails open and says what it could not fetch.
-	r := s.chat(t, token, map[string]any{"message": "how is my health score?"})
+	r := s.chat(t, token, map[string]any{"message": "find plumbers in Austin, TX"})
 	require.Equal(t, http.StatusOK, r.status, r.raw)
-	require.Contains(t, r.body["reply"], "couldn't fetch your health score just now")
+	require.Contains(t, r.body["reply"], "couldn't")
+	require.NotContains(t, r.body["reply"], "Barton Creek Plumbing")
 
-	r = s.chat(t, token, map[string]any{"message": "find plumbers in Austin, TX"})
+	r = s.chat(t, token, map[string]any{"message": "how is my health score?"})
 	require.Equal(t, http.StatusOK, r.status, r.raw)
-	require.Contains(t, r.body["reply"], "Barton Creek Plumbing")
+	require.Contains(t, r.body["reply"], "42/100")
 }
 
-func TestALanguageModelThatFailsGivesAnErrorEnvelope(t *testing.T) {
+func TestALanguageModelThatFailsGivesAnErrorEnvelopeAndReleasesTheReservation(t *testing.T) {
 	t.Parallel()
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = w.Write([]byte(`{"error":{"message":"upstream down","type":"server_error"}}`))
-	}))
-	t.Cleanup(model.Close)
+	model, calls := modelDouble(t, http.StatusBadGateway, `{"error":{"message":"upstream down","type":"server_error"}}`)
 	s := newStack(t, map[string]string{"ASSISTANT_LLM_BASE_URL": model.URL + "/v1", "ASSISTANT_LLM_MAX_RETRIES": "0"})
 	r := s.chat(t, s.token("acc_alice", "growth"), map[string]any{"message": "hello"})
 	require.Equal(t, http.StatusServiceUnavailable, r.status, r.raw)
 	require.Equal(t, "model_unavailable", r.body["code"])
+	require.EqualValues(t, 1, calls.Load())
 	var n int
 	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(), `SELECT count(*) FROM messages`).Scan(&n))
 	require.Zero(t, n, "nothing is stored for a failed turn")
+	used, reserved, released := s.back.allowance("acc_alice")
+	require.Equal(t, []int{12, 1, 1}, []int{used, reserved, released}, "the unit reserved for the failed turn is given back")
 }

@@ -35,7 +35,8 @@ const feedTTL = 60 * time.Second
 type Config struct {
 	platform.Config
 	LLM openaillm.Config
-	// LeadsURL and AnalyticsURL are where the tools find the caller's business.
+	// LeadsURL and AnalyticsURL are where the tools find the caller's business and where chat
+	// reserves its allowance (their /internal routes).
 	LeadsURL     string        `env:"LEADS_URL" envDefault:"http://127.0.0.1:8082"`
 	AnalyticsURL string        `env:"ANALYTICS_URL" envDefault:"http://127.0.0.1:8084"`
 	ToolTimeout  time.Duration `env:"ASSISTANT_TOOL_TIMEOUT" envDefault:"5s"`
@@ -87,6 +88,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	now := func() time.Time { return time.Now().UTC() }
+	back := backend.New(cfg.LeadsURL, cfg.AnalyticsURL, cfg.ToolTimeout)
 	var model app.Model = &advisor.Advisor{UpgradeURL: cfg.UpgradeURL}
 	if cfg.LLM.Enabled() {
 		model = openaillm.New(cfg.LLM)
@@ -96,7 +98,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	return &Service{
 		Runtime: rt,
 		Chat: &app.Chat{
-			Sessions: postgres.NewSessions(rt.Pool), Tools: backend.New(cfg.LeadsURL, cfg.AnalyticsURL, cfg.ToolTimeout),
+			Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: back,
 			Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
 		},
 		Seed:        &app.SeedFeed{Store: feed, Cache: cache, Now: now},
@@ -117,7 +119,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns the assistant's HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
-	h := &ports.HTTP{Chat: s.Chat, Seed: s.Seed, Feed: s.Feed, AdminSecret: s.adminSecret, ClientIP: s.Runtime.Limiter.ClientIP}
+	h := &ports.HTTP{Chat: s.Chat, Seed: s.Seed, Feed: s.Feed, AdminSecret: s.adminSecret}
 	h.Routes(r, ports.Middleware{
 		Authenticated: s.Runtime.Authenticated(),
 		APILimit:      s.Runtime.RateLimit(ratelimit.API),

@@ -1,5 +1,8 @@
-// Package backend implements the assistant's tools as calls to the leads and analytics APIs made
-// with the caller's own bearer token, so each service applies its own checks to the caller.
+// Package backend implements the assistant's tools and its allowance reservations as calls to the
+// leads and analytics services made with the caller's own bearer token, so each service applies
+// its own checks to the caller. The calls go to the services' /internal routes: they are made on
+// the caller's behalf but are not the caller's requests, so they are not charged to the caller's
+// per-IP bucket (that bucket already counted the chat request itself).
 package backend
 
 import (
@@ -12,13 +15,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/bizassist/bizassist/services/assistant/internal/app"
 )
 
-// maxResponse bounds what is read from a tool's answer.
+// maxResponse bounds what is read from a service's answer.
 const maxResponse = 1 << 20
 
 // Backend knows where the leads and analytics services are.
@@ -36,24 +38,58 @@ func New(leadsURL, analyticsURL string, timeout time.Duration) *Backend {
 	}}
 }
 
-// For returns the tools of the caller holding token and calling from clientIP. The usage status
-// is fetched at most once per request: the allowance check and the answer share it.
-func (b *Backend) For(token, clientIP string) app.Tools {
-	return &tools{b: b, token: token, clientIP: clientIP}
+// For returns the tools of the caller holding token.
+func (b *Backend) For(token string) app.Tools { return &tools{b: b, token: token} }
+
+// Reserve takes units of an allowance with analytics (POST /internal/usage/reserve). A refusal
+// because the allowance is spent is *app.AllowanceExhausted; anything else that is not a
+// reservation is an error the caller must treat as "unknown", never as "allowed".
+func (b *Backend) Reserve(ctx context.Context, token string, r app.Reservation) (string, error) {
+	status, raw, err := b.do(ctx, "allowance", token, http.MethodPost, b.analytics+"/internal/usage/reserve", r)
+	if err != nil {
+		return "", err
+	}
+	switch status {
+	case http.StatusOK:
+		var ok struct {
+			ReservationID string `json:"reservationId"`
+		}
+		if err := json.Unmarshal(raw, &ok); err != nil || ok.ReservationID == "" {
+			return "", &app.ToolError{Tool: "allowance", Status: status, Message: "the answer holds no reservation id"}
+		}
+		return ok.ReservationID, nil
+	case http.StatusPaymentRequired:
+		spent := &app.AllowanceExhausted{Feature: r.Feature}
+		if err := json.Unmarshal(raw, spent); err != nil {
+			return "", &app.ToolError{Tool: "allowance", Status: status, Message: fmt.Sprintf("unexpected answer: %v", err)}
+		}
+		return "", spent
+	default:
+		return "", refusal("allowance", status, raw)
+	}
+}
+
+// Release gives back a reservation whose work failed (POST /internal/usage/release).
+func (b *Backend) Release(ctx context.Context, token, reservationID string) error {
+	body := map[string]string{"reservationId": reservationID}
+	status, raw, err := b.do(ctx, "allowance release", token, http.MethodPost, b.analytics+"/internal/usage/release", body)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return refusal("allowance release", status, raw)
+	}
+	return nil
 }
 
 type tools struct {
-	b               *Backend
-	token, clientIP string
-
-	mu       sync.Mutex
-	usage    *app.Usage
-	usageErr error
+	b     *Backend
+	token string
 }
 
 func (t *tools) FindLeads(ctx context.Context, q app.LeadSearch) (app.LeadResults, error) {
 	var out app.LeadResults
-	err := t.call(ctx, "lead finder", http.MethodPost, t.b.leads+"/api/lead-finder", q, &out)
+	err := t.call(ctx, "lead finder", http.MethodPost, t.b.leads+"/internal/lead-finder", q, &out)
 	return out, err
 }
 
@@ -61,93 +97,89 @@ func (t *tools) RecentLeads(ctx context.Context, limit int) ([]app.SheetLead, er
 	var out struct {
 		Leads []app.SheetLead `json:"leads"`
 	}
-	err := t.call(ctx, "leads sheet", http.MethodGet, t.b.leads+"/api/leads?limit="+strconv.Itoa(limit), nil, &out)
+	err := t.call(ctx, "leads sheet", http.MethodGet, t.b.leads+"/internal/leads?limit="+strconv.Itoa(limit), nil, &out)
 	return out.Leads, err
 }
 
 func (t *tools) Health(ctx context.Context) (app.Health, error) {
 	var out app.Health
-	err := t.call(ctx, "health score", http.MethodGet, t.b.analytics+"/api/health-score", nil, &out)
+	err := t.call(ctx, "health score", http.MethodGet, t.b.analytics+"/internal/health-score", nil, &out)
 	return out, err
 }
 
 func (t *tools) Usage(ctx context.Context) (app.Usage, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.usage == nil && t.usageErr == nil {
-		var out app.Usage
-		if err := t.call(ctx, "usage", http.MethodGet, t.b.analytics+"/api/pql-check", nil, &out); err != nil {
-			t.usageErr = err
-		} else {
-			t.usage = &out
-		}
-	}
-	if t.usageErr != nil {
-		return app.Usage{}, t.usageErr
-	}
-	return *t.usage, nil
+	var out app.Usage
+	err := t.call(ctx, "usage", http.MethodGet, t.b.analytics+"/internal/pql-check", nil, &out)
+	return out, err
 }
 
 func (t *tools) ChurnRisks(ctx context.Context, threshold, limit int) (app.Churn, error) {
 	var out app.Churn
 	q := url.Values{"threshold": {strconv.Itoa(threshold)}, "limit": {strconv.Itoa(limit)}}
-	err := t.call(ctx, "churn prediction", http.MethodGet, t.b.analytics+"/api/churn-predict?"+q.Encode(), nil, &out)
+	err := t.call(ctx, "churn prediction", http.MethodGet, t.b.analytics+"/internal/churn-predict?"+q.Encode(), nil, &out)
 	return out, err
 }
 
-// failure is the error envelope every service answers with.
-type failure struct {
-	Error      string `json:"error"`
-	Code       string `json:"code"`
-	UpgradeURL string `json:"upgradeUrl"`
+func (t *tools) call(ctx context.Context, tool, method, target string, body, dst any) error {
+	status, raw, err := t.b.do(ctx, tool, t.token, method, target, body)
+	if err != nil {
+		return err
+	}
+	if status >= 300 {
+		return refusal(tool, status, raw)
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return &app.ToolError{Tool: tool, Status: status, Message: fmt.Sprintf("unexpected answer: %v", err)}
+	}
+	return nil
 }
 
-func (t *tools) call(ctx context.Context, tool, method, target string, body, dst any) error {
+// do sends one request with the caller's token and returns the status and the body.
+func (b *Backend) do(ctx context.Context, tool, token, method, target string, body any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		rd = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+t.token)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
-	if t.clientIP != "" {
-		// The services trust the assistant as a proxy, so their per-IP limits apply to the caller.
-		req.Header.Set("X-Forwarded-For", t.clientIP)
-	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := t.b.client.Do(req)
+	resp, err := b.client.Do(req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
+			return 0, nil, ctxErr
 		}
-		return &app.ToolError{Tool: tool, Message: unwrapURLError(err).Error()}
+		return 0, nil, &app.ToolError{Tool: tool, Message: unwrapURLError(err).Error()}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if err != nil {
-		return &app.ToolError{Tool: tool, Status: resp.StatusCode, Message: "reading the answer: " + err.Error()}
+		return 0, nil, &app.ToolError{Tool: tool, Status: resp.StatusCode, Message: "reading the answer: " + err.Error()}
 	}
-	if resp.StatusCode >= 300 {
-		var f failure
-		_ = json.Unmarshal(raw, &f)
-		if f.Error == "" {
-			f.Error = http.StatusText(resp.StatusCode)
-		}
-		return &app.ToolError{Tool: tool, Status: resp.StatusCode, Code: f.Code, Message: f.Error, UpgradeURL: f.UpgradeURL}
+	return resp.StatusCode, raw, nil
+}
+
+// refusal turns an error envelope, which every service answers with, into a ToolError.
+func refusal(tool string, status int, raw []byte) error {
+	var f struct {
+		Error      string `json:"error"`
+		Code       string `json:"code"`
+		UpgradeURL string `json:"upgradeUrl"`
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return &app.ToolError{Tool: tool, Status: resp.StatusCode, Message: fmt.Sprintf("unexpected answer: %v", err)}
+	_ = json.Unmarshal(raw, &f)
+	if f.Error == "" {
+		f.Error = http.StatusText(status)
 	}
-	return nil
+	return &app.ToolError{Tool: tool, Status: status, Code: f.Code, Message: f.Error, UpgradeURL: f.UpgradeURL}
 }
 
 func unwrapURLError(err error) error {

@@ -21,23 +21,30 @@ func NewFeed(pool *pgxpool.Pool) *Feed { return &Feed{pool: pool} }
 func (r *Feed) Add(ctx context.Context, evs []app.SourcedEvent) (int, error) {
 	inserted := 0
 	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
-		inserted = 0
-		for _, e := range evs {
-			var source *string
-			if e.SourceID != "" {
-				source = &e.SourceID
-			}
-			tag, err := tx.Exec(ctx, `INSERT INTO feed_events (source_id, module, event_type, summary, occurred_at)
-				VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source_id) DO NOTHING`,
-				source, e.Event.Module, e.Event.EventType, e.Event.Summary, e.Event.At)
-			if err != nil {
-				return err
-			}
-			inserted += int(tag.RowsAffected())
-		}
-		return nil
+		var err error
+		inserted, err = addFeed(ctx, tx, evs)
+		return err
 	})
 	return inserted, err
+}
+
+// addFeed inserts feed events in tx, skipping repeated source ids, and reports how many it stored.
+func addFeed(ctx context.Context, tx pgx.Tx, evs []app.SourcedEvent) (int, error) {
+	inserted := 0
+	for _, e := range evs {
+		var source *string
+		if e.SourceID != "" {
+			source = &e.SourceID
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO feed_events (source_id, module, event_type, summary, occurred_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source_id) DO NOTHING`,
+			source, e.Event.Module, e.Event.EventType, e.Event.Summary, e.Event.At)
+		if err != nil {
+			return 0, err
+		}
+		inserted += int(tag.RowsAffected())
+	}
+	return inserted, nil
 }
 
 // Recent returns the newest events since the given time, newest first.

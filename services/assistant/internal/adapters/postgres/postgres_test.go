@@ -28,9 +28,8 @@ func TestSessionsRoundTripAndStayWithTheirAccount(t *testing.T) {
 	turn := func(q, a string) []domain.Message {
 		return []domain.Message{{Role: domain.RoleUser, Content: q, Tokens: 3, At: now}, {Role: domain.RoleAssistant, Content: a, Tokens: 5, At: now}}
 	}
-	env, err := events.New(ctx, "usage.recorded", "acc_a", map[string]any{"feature": "chat"})
-	require.NoError(t, err)
-	require.NoError(t, repo.Save(ctx, s, true, turn("q1", "a1"), env))
+	feed := app.SourcedEvent{SourceID: "evt_r1", Event: domain.FeedEvent{Module: "Chat", EventType: "ChatConversation", Summary: "asked", At: now}}
+	require.NoError(t, repo.Save(ctx, s, true, turn("q1", "a1"), feed))
 	require.NoError(t, repo.Save(ctx, s, false, turn("q2", "a2")))
 
 	got, history, err := repo.Load(ctx, "acc_a", s.ID(), 3)
@@ -43,9 +42,9 @@ func TestSessionsRoundTripAndStayWithTheirAccount(t *testing.T) {
 	other := domain.RestoreSession(s.ID(), "acc_b", domain.State{}, now)
 	require.ErrorIs(t, repo.Save(ctx, other, false, turn("x", "y")), domain.ErrSessionNotFound)
 
-	var outbox int
-	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&outbox))
-	require.Equal(t, 1, outbox)
+	var stored int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM feed_events WHERE source_id = 'evt_r1'`).Scan(&stored))
+	require.Equal(t, 1, stored, "the feed event is written with the turn")
 }
 
 func contents(ms []domain.Message) []string {

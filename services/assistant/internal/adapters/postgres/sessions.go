@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/services/assistant/internal/app"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
@@ -62,8 +62,8 @@ func (r *Sessions) Load(ctx context.Context, accountID, sessionID string, maxMes
 	return domain.RestoreSession(sessionID, accountID, st, createdAt), msgs, nil
 }
 
-// Save writes the session, its new messages and the outbox events in one transaction.
-func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, msgs []domain.Message, envs ...events.Envelope) error {
+// Save writes the session, its new messages and their feed events in one transaction.
+func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, msgs []domain.Message, feed ...app.SourcedEvent) error {
 	state, err := json.Marshal(s.State())
 	if err != nil {
 		return err
@@ -97,6 +97,7 @@ func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, ms
 			ORDER BY r.n`, s.ID(), roles, contents, tokens, ats); err != nil {
 			return err
 		}
-		return events.Enqueue(ctx, tx, envs...)
+		_, err := addFeed(ctx, tx, feed)
+		return err
 	})
 }
