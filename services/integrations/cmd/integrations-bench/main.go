@@ -94,7 +94,7 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 		"REDIS_URL": redisURL, "RATELIMIT_PREFIX": prefix + ":rl", "EVENTS_STREAM_PREFIX": prefix,
 		"EVENTS_RELAY_POLL_INTERVAL": "20ms", "EVENTS_CONSUMER_BLOCK": "100ms", "EVENTS_CONSUMER_BATCH_SIZE": "10",
 		"JWT_JWKS_URL": "http://127.0.0.1:1/unused", "LOG_LEVEL": "warn",
-		"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
+		"INTEGRATIONS_DEV_MODE": "true", "INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
 		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(workers), "INTEGRATIONS_EVENT_CONSUMERS": fmt.Sprint(consumers),
 	}
 	var cfg service.Config
@@ -121,7 +121,7 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 		if err != nil {
 			return err
 		}
-		if err := s.Store.CreateSubscription(ctx, sub); err != nil {
+		if _, _, err := s.Store.CreateSubscription(ctx, sub); err != nil {
 			return err
 		}
 	}

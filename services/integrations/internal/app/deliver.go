@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -43,7 +44,8 @@ type SendResult struct {
 	StatusCode int // 0 when no response came back
 	RetryAfter string
 	Latency    time.Duration
-	Err        error
+	Err        error          // the detail, for operators: it may name internal addresses
+	Failure    domain.Failure // Err in the words the account sees
 }
 
 // Sender POSTs a signed message to a subscriber.
@@ -91,7 +93,9 @@ func (h Deliver) Handle(ctx context.Context, deliveryID string) (Next, error) {
 	var failure error
 	if outcome == domain.Throttled || outcome == domain.Failed {
 		failure = attemptError(res)
-		rec.Error = failure.Error()
+		rec.Error = string(describe(res))
+		slog.WarnContext(ctx, "delivery attempt failed", "delivery", t.DeliveryID, "subscription", t.Subscription.ID(),
+			"account", t.Subscription.AccountID(), "status", res.StatusCode, "error", failure)
 		failingSince := now
 		if fs := t.Subscription.FailingSince(); fs != nil {
 			failingSince = *fs
@@ -122,4 +126,16 @@ func attemptError(res SendResult) error {
 		return res.Err
 	}
 	return fmt.Errorf("receiver answered %d", res.StatusCode)
+}
+
+// describe is the attempt's outcome as the account's attempt log shows it.
+func describe(res SendResult) domain.Failure {
+	switch {
+	case res.Err == nil:
+		return domain.StatusFailure(res.StatusCode)
+	case res.Failure != "":
+		return res.Failure
+	default:
+		return domain.FailureConnection
+	}
 }

@@ -105,3 +105,21 @@ func TestDeliverSkipsWhatIsGoneOrDisabled(t *testing.T) {
 		require.Empty(t, store.recorded, name)
 	}
 }
+
+// The attempt log keeps the generic description; the detail (addresses) stays with operators.
+func TestAttemptsAreLoggedInGenericWords(t *testing.T) {
+	t.Parallel()
+	for want, res := range map[string]app.SendResult{
+		"HTTP 500":            {StatusCode: 500},
+		"HTTP 429":            {StatusCode: 429},
+		"address not allowed": {Err: errors.New("dial tcp 10.0.0.7:443: address is not a public unicast address"), Failure: domain.FailureAddressNotAllowed},
+		"connection failed":   {Err: errors.New("read tcp 10.0.0.7:443: connection reset by peer")},
+	} {
+		store := &fakeDeliveries{target: target(time.Minute, nil, domain.SubscriptionActive)}
+		h := app.Deliver{Store: store, Sender: fakeSender{res}, Policy: policy, Now: func() time.Time { return now }}
+		next, err := h.Handle(context.Background(), "msg_1")
+		require.NoError(t, err)
+		require.Error(t, next.Retry)
+		require.Equal(t, want, store.recorded[0].Error)
+	}
+}

@@ -22,7 +22,9 @@ type Attempt struct {
 
 // SubscriptionStore keeps REST hook subscriptions and their delivery log.
 type SubscriptionStore interface {
-	CreateSubscription(ctx context.Context, s domain.Subscription) error
+	// CreateSubscription stores s, unless the account already has a subscription to the same
+	// event and URL: then it returns that one and created is false.
+	CreateSubscription(ctx context.Context, s domain.Subscription) (stored domain.Subscription, created bool, err error)
 	ListSubscriptions(ctx context.Context, accountID string) ([]domain.Subscription, error)
 	// DeleteSubscription removes the account's subscription; ErrNotFound if it has none by id.
 	DeleteSubscription(ctx context.Context, accountID, id string) error
@@ -43,23 +45,32 @@ type Hooks struct {
 	Now    Clock
 }
 
-func (h Hooks) Subscribe(ctx context.Context, accountID, hookURL, event string) (domain.Subscription, error) {
-	sub, err := domain.NewSubscription(accountID, event, hookURL, h.Policy, h.Now())
+// Subscribe registers hookURL for the account's events of one type. It is idempotent: the same
+// event and URL again return the subscription the account already has, with created false.
+func (h Hooks) Subscribe(ctx context.Context, accountID, hookURL, event string) (sub domain.Subscription, created bool, err error) {
+	sub, err = domain.NewSubscription(accountID, event, hookURL, h.Policy, h.Now())
 	if err != nil {
-		return domain.Subscription{}, err
+		return domain.Subscription{}, false, err
 	}
 	existing, err := h.Store.ListSubscriptions(ctx, accountID)
 	if err != nil {
-		return domain.Subscription{}, fmt.Errorf("count subscriptions: %w", err)
+		return domain.Subscription{}, false, fmt.Errorf("count subscriptions: %w", err)
+	}
+	for _, e := range existing {
+		if e.SameTarget(sub) {
+			return e, false, nil
+		}
 	}
 	if len(existing) >= MaxSubscriptionsPerAccount {
-		return domain.Subscription{}, apperr.Conflict("too_many_subscriptions",
+		return domain.Subscription{}, false, apperr.Conflict("too_many_subscriptions",
 			fmt.Sprintf("an account may have at most %d subscriptions; delete one first", MaxSubscriptionsPerAccount))
 	}
-	if err := h.Store.CreateSubscription(ctx, sub); err != nil {
-		return domain.Subscription{}, fmt.Errorf("create subscription: %w", err)
+	// A concurrent copy of this request may have won: the store then answers with its row.
+	sub, created, err = h.Store.CreateSubscription(ctx, sub)
+	if err != nil {
+		return domain.Subscription{}, false, fmt.Errorf("create subscription: %w", err)
 	}
-	return sub, nil
+	return sub, created, nil
 }
 
 func (h Hooks) List(ctx context.Context, accountID string) ([]domain.Subscription, error) {

@@ -86,3 +86,21 @@ func (p RetryPolicy) Backoff(failures int) time.Duration {
 func (p RetryPolicy) ShouldDisable(failingSince, now time.Time) bool {
 	return now.Sub(failingSince) >= p.DisableAfter
 }
+
+// Failure is how a failed attempt is described to the account that owns it: a fixed phrase or
+// the status code, never an address that was dialled or what a name resolved to (operators find
+// those in the logs).
+type Failure string
+
+const (
+	FailureAddressNotAllowed Failure = "address not allowed"
+	FailureConnectionRefused Failure = "connection refused"
+	FailureTimeout           Failure = "timeout"
+	FailureTLS               Failure = "TLS error"
+	FailureHostNotFound      Failure = "host not found"
+	FailureRedirect          Failure = "redirect not followed"
+	FailureConnection        Failure = "connection failed"
+)
+
+// StatusFailure describes an answer that was not a success.
+func StatusFailure(status int) Failure { return Failure("HTTP " + strconv.Itoa(status)) }

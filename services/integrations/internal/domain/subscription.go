@@ -140,6 +140,12 @@ func RehydrateSubscription(id, accountID, event, hookURL, secret string, status 
 		status: status, createdAt: createdAt, failingSince: failingSince}
 }
 
+// SameTarget reports whether o delivers the same account's same events to the same URL, which
+// makes it the same subscription.
+func (s Subscription) SameTarget(o Subscription) bool {
+	return s.accountID == o.accountID && s.event == o.event && s.hookURL == o.hookURL
+}
+
 func (s Subscription) ID() string                 { return s.id }
 func (s Subscription) AccountID() string          { return s.accountID }
 func (s Subscription) Event() string              { return s.event }

@@ -106,11 +106,21 @@ func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, apperr.MissingField("event"))
 		return
 	}
-	sub, err := h.App.Hooks.Subscribe(r.Context(), c.AccountID, *req.HookURL, *req.Event)
+	sub, created, err := h.App.Hooks.Subscribe(r.Context(), c.AccountID, *req.HookURL, *req.Event)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
 	}
+	if !created {
+		// The secret was shown when the subscription was made; a bearer token alone must not
+		// reveal the key that signs a live subscription's deliveries.
+		httpx.Respond(w, http.StatusOK, struct {
+			ID string `json:"id"`
+			subscriptionView
+		}{sub.ID(), viewOf(sub)})
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
 	httpx.Respond(w, http.StatusCreated, struct {
 		ID string `json:"id"`
 		subscriptionView

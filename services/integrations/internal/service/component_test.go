@@ -38,15 +38,25 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
+	return newStackWith(t, nil)
+}
+
+// newStackWith is newStack with some settings overridden.
+func newStackWith(t *testing.T, overrides map[string]string) *stack {
+	t.Helper()
 	issuer := jwttest.NewIssuer(t)
 	ln, base := platformtest.Listen(t)
 	environ := platformtest.Env(t, service.Name, issuer.JWKSURL())
+	environ["INTEGRATIONS_DEV_MODE"] = "true" // the receivers are on loopback
 	environ["INTEGRATIONS_TARGET_ALLOW_CIDRS"] = "127.0.0.0/8"
 	environ["INTEGRATIONS_TARGET_ALLOW_HTTP"] = "true"
 	environ["INTEGRATIONS_DELIVERY_POLL_INTERVAL"] = "20ms"
 	environ["INTEGRATIONS_RETRY_BASE"] = "10ms"
 	environ["INTEGRATIONS_RETRY_CAP"] = "50ms"
 	environ["STRIPE_WEBHOOK_SECRET"] = stripeSecret
+	for k, v := range overrides {
+		environ[k] = v
+	}
 	s := platformtest.Start(t, ln, service.New, environ)
 	return &stack{svc: s, base: base, issuer: issuer, contract: openapitest.Load(t, api.OpenAPI)}
 }

@@ -14,9 +14,12 @@ import (
 type Config struct {
 	platform.Config
 
-	// TargetAllowCIDRs are non-public ranges deliveries may still reach (local testing only).
+	// DevMode is the explicit switch that the two settings below need: only a development
+	// process may deliver to non-public addresses or over plain http (the chart refuses it).
+	DevMode bool `env:"INTEGRATIONS_DEV_MODE" envDefault:"false"`
+	// TargetAllowCIDRs are non-public ranges deliveries may still reach (development mode only).
 	TargetAllowCIDRs []string `env:"INTEGRATIONS_TARGET_ALLOW_CIDRS" envSeparator:","`
-	// TargetAllowHTTP accepts http:// hook URLs (local testing only).
+	// TargetAllowHTTP accepts http:// hook URLs (development mode only).
 	TargetAllowHTTP bool `env:"INTEGRATIONS_TARGET_ALLOW_HTTP" envDefault:"false"`
 
 	DeliveryTimeout      time.Duration `env:"INTEGRATIONS_DELIVERY_TIMEOUT" envDefault:"15s"`
@@ -43,6 +46,10 @@ type Config struct {
 // Validate checks integrations' settings and the shared ones.
 func (c Config) Validate() error {
 	var errs []error
+	if !c.DevMode && (len(c.TargetAllowCIDRs) > 0 || c.TargetAllowHTTP) {
+		errs = append(errs, errors.New("INTEGRATIONS_TARGET_ALLOW_CIDRS and INTEGRATIONS_TARGET_ALLOW_HTTP open deliveries to "+
+			"private addresses and plain http: they are refused unless INTEGRATIONS_DEV_MODE=true (local development only)"))
+	}
 	if _, err := c.TargetPolicy(); err != nil {
 		errs = append(errs, err)
 	}
@@ -61,8 +68,12 @@ func (c Config) Validate() error {
 	return errors.Join(append(errs, c.Config.Validate())...)
 }
 
-// TargetPolicy is the SSRF policy the settings describe.
+// TargetPolicy is the SSRF policy the settings describe: outside development mode, https to
+// public addresses only, whatever else is set.
 func (c Config) TargetPolicy() (domain.TargetPolicy, error) {
+	if !c.DevMode {
+		return domain.TargetPolicy{}, nil
+	}
 	p := domain.TargetPolicy{AllowHTTP: c.TargetAllowHTTP}
 	for _, s := range c.TargetAllowCIDRs {
 		prefix, err := netip.ParsePrefix(s)

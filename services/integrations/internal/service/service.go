@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -66,6 +67,10 @@ func build(rt *platform.Runtime, cfg Config) (*Service, error) {
 	policy, err := cfg.TargetPolicy()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.DevMode {
+		slog.Warn("INTEGRATIONS_DEV_MODE is on: deliveries may reach the allowed private ranges and use plain http",
+			"allow", cfg.TargetAllowCIDRs, "http", cfg.TargetAllowHTTP)
 	}
 	queue, err := delivery.NewQueue(rt.Pool, cfg.DeliveryCooldown)
 	if err != nil {

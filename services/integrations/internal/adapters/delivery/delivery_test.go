@@ -75,7 +75,8 @@ func (f *fixture) subscribe(url, event string) domain.Subscription {
 	f.t.Helper()
 	sub, err := domain.NewSubscription("acc_1", event, url, loopback, time.Now())
 	require.NoError(f.t, err)
-	require.NoError(f.t, f.store.CreateSubscription(context.Background(), sub))
+	_, _, err = f.store.CreateSubscription(context.Background(), sub)
+	require.NoError(f.t, err)
 	return sub
 }
 

@@ -11,6 +11,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -63,7 +64,7 @@ func (s Sender) send(ctx context.Context, sub domain.Subscription, messageID str
 		_ = resp.Body.Close()
 	}
 	if err != nil {
-		res := app.SendResult{Err: err}
+		res := app.SendResult{Err: err, Failure: safehttp.Describe(err)}
 		if resp != nil {
 			res.StatusCode = resp.StatusCode
 		}

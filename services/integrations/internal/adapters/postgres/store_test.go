@@ -137,7 +137,8 @@ func TestPruneKeepsQueuedAndRecentDeliveries(t *testing.T) {
 	ctx := context.Background()
 	sub, err := domain.NewSubscription("acc_1", domain.OutboundNewLead, "https://h.example/x", domain.TargetPolicy{}, time.Now())
 	require.NoError(t, err)
-	require.NoError(t, store.CreateSubscription(ctx, sub))
+	_, _, err = store.CreateSubscription(ctx, sub)
+	require.NoError(t, err)
 	msg, err := domain.NewLeadMessage(domain.LeadWritten{LeadID: "lead_1", Name: "x", Email: "x@example.com"})
 	require.NoError(t, err)
 	for range 4 {

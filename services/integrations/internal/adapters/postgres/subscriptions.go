@@ -26,10 +26,19 @@ func scanSubscription(row pgx.Row) (domain.Subscription, error) {
 }
 
 // CreateSubscription implements app.SubscriptionStore.
-func (s *Store) CreateSubscription(ctx context.Context, sub domain.Subscription) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO subscriptions (`+subscriptionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+func (s *Store) CreateSubscription(ctx context.Context, sub domain.Subscription) (domain.Subscription, bool, error) {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO subscriptions (`+subscriptionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (account_id, event, hook_url) DO NOTHING`,
 		sub.ID(), sub.AccountID(), sub.Event(), sub.HookURL(), sub.Secret(), sub.Status(), sub.CreatedAt(), sub.FailingSince())
-	return wrap("create subscription", err)
+	if err != nil {
+		return domain.Subscription{}, false, wrap("create subscription", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return sub, true, nil
+	}
+	existing, err := scanSubscription(s.pool.QueryRow(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE account_id = $1 AND event = $2 AND hook_url = $3`, sub.AccountID(), sub.Event(), sub.HookURL()))
+	return existing, false, wrap("find subscription", err)
 }
 
 // ListSubscriptions implements app.SubscriptionStore.

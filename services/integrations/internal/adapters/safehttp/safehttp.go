@@ -5,6 +5,8 @@
 package safehttp
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -59,5 +61,33 @@ func control(policy domain.TargetPolicy) func(network, address string, _ syscall
 			return fmt.Errorf("unexpected dial address %q: %w", address, err)
 		}
 		return policy.Permit(ap.Addr())
+	}
+}
+
+// Describe names what went wrong with a request made by the client, in the generic words an
+// account may see; err itself carries addresses and is for operators only.
+func Describe(err error) domain.Failure {
+	var (
+		netErr  net.Error
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		alert   tls.AlertError
+		record  tls.RecordHeaderError
+	)
+	switch {
+	case errors.Is(err, domain.ErrForbiddenAddress):
+		return domain.FailureAddressNotAllowed
+	case errors.Is(err, ErrRedirect):
+		return domain.FailureRedirect
+	case errors.As(err, &dnsErr):
+		return domain.FailureHostNotFound
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return domain.FailureConnectionRefused
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return domain.FailureTimeout
+	case errors.As(err, &certErr), errors.As(err, &alert), errors.As(err, &record):
+		return domain.FailureTLS
+	default:
+		return domain.FailureConnection
 	}
 }

@@ -58,7 +58,12 @@ func TestProbesAreRefusedAtDialTimeWhenTheAllowSettingIsOff(t *testing.T) {
 		"http://169.254.169.254/latest/meta-data/",
 		"http://[::1]:" + port + "/hook",
 		"http://[::ffff:127.0.0.1]:" + port + "/hook",
-		"http://localhost:" + port + "/hook", // a name that resolves to loopback
+		"http://[::7f00:1]:" + port + "/hook",          // IPv4-compatible loopback
+		"http://[::a00:1]:" + port + "/hook",           // IPv4-compatible 10.0.0.1
+		"http://[::ffff:0:7f00:1]:" + port + "/hook",   // IPv4-translated loopback
+		"http://[64:ff9b::7f00:1]:" + port + "/hook",   // NAT64 loopback
+		"http://[2002:a9fe:a9fe::1]:" + port + "/hook", // 6to4 metadata address
+		"http://localhost:" + port + "/hook",           // a name that resolves to loopback
 	} {
 		err := post(client, target)
 		require.ErrorIs(t, err, domain.ErrForbiddenAddress, target)
@@ -86,4 +91,48 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	err := post(client, redirector.URL+"/hook")
 	require.ErrorIs(t, err, safehttp.ErrRedirect)
 	require.Zero(t, internalHits.Load())
+}
+
+// Each way a delivery can fail is named in generic words an account may see.
+func TestFailuresAreDescribedWithoutAddresses(t *testing.T) {
+	t.Parallel()
+	ok, _ := countingServer(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	redirector, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/elsewhere", http.StatusFound) })
+	release := make(chan struct{})
+	hanging, _ := countingServer(t, func(http.ResponseWriter, *http.Request) { <-release })
+	t.Cleanup(func() { close(release) })
+	tlsOnly := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	t.Cleanup(tlsOnly.Close)
+	refused := closedPort(t)
+
+	strict := safehttp.NewClient(domain.TargetPolicy{AllowHTTP: true}, 2*time.Second, 4)
+	local := safehttp.NewClient(loopbackAllowed, 2*time.Second, 4)
+	impatient := safehttp.NewClient(loopbackAllowed, 100*time.Millisecond, 4)
+	for _, c := range []struct {
+		client *http.Client
+		url    string
+		want   domain.Failure
+	}{
+		{strict, ok.URL, domain.FailureAddressNotAllowed},
+		{local, redirector.URL, domain.FailureRedirect},
+		{local, "http://" + refused + "/hook", domain.FailureConnectionRefused},
+		{impatient, hanging.URL, domain.FailureTimeout},
+		{local, tlsOnly.URL, domain.FailureTLS}, // a certificate no public CA signed
+	} {
+		err := post(c.client, c.url)
+		require.Error(t, err, c.url)
+		got := safehttp.Describe(err)
+		require.Equal(t, c.want, got, "%s: %v", c.url, err)
+		require.NotContains(t, string(got), "127.0.0.1")
+	}
+}
+
+// closedPort is a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
 }

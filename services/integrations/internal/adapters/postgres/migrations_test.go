@@ -1,0 +1,124 @@
+package postgres_test
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/services/integrations/migrations"
+)
+
+// migratedBefore is a fresh schema with the integrations migrations older than version applied;
+// upgrade applies the rest, as a deployment of the new code does.
+func migratedBefore(t *testing.T, version string) (pool *pgxpool.Pool, upgrade func()) {
+	t.Helper()
+	older := fstest.MapFS{}
+	files, err := fs.Glob(migrations.FS, "*.sql")
+	require.NoError(t, err)
+	for _, f := range files {
+		if f < version {
+			data, err := fs.ReadFile(migrations.FS, f)
+			require.NoError(t, err)
+			older[f] = &fstest.MapFile{Data: data}
+		}
+	}
+	pool = pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: older}, events.Migrations)
+	return pool, func() {
+		require.NoError(t, pgkit.Migrate(context.Background(), pool, "integrations",
+			pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations))
+	}
+}
+
+func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
+	t.Helper()
+	_, err := pool.Exec(context.Background(), sql, args...)
+	require.NoError(t, err)
+}
+
+// Attempts logged before errors were made generic lose the addresses they carried.
+func TestOldAttemptErrorsAreRewrittenInGenericWords(t *testing.T) {
+	t.Parallel()
+	pool, upgrade := migratedBefore(t, "002")
+	exec(t, pool, `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status) VALUES ('hook_1', 'acc_1', 'new_lead', 'https://h.example/x', 's', 'active')`)
+	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', 'hook_1', 'new_lead', '{}', 'failed')`)
+	old := map[string]string{
+		`receiver answered 503`: "HTTP 503",
+		`Post "https://h.example/x": dial tcp 10.1.2.3:443: 10.1.2.3: address is not a public unicast address`:                      "address not allowed",
+		`Post "https://h.example/x": dial tcp 203.0.113.5:443: connect: connection refused`:                                         "connection refused",
+		`Post "https://h.example/x": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`:                    "timeout",
+		`Post "https://h.example/x": tls: failed to verify certificate: x509: certificate is valid for internal.svc, not h.example`: "TLS error",
+		`Post "https://h.example/x": dial tcp: lookup h.example on 10.96.0.10:53: no such host`:                                     "host not found",
+		`Post "https://h.example/x": redirects are not followed (to http://10.0.0.1/admin)`:                                         "redirect not followed",
+		`Post "https://h.example/x": read tcp 10.244.1.7:51234->93.184.215.14:443: read: connection reset by peer`:                  "connection failed",
+	}
+	for text := range old {
+		exec(t, pool, `INSERT INTO delivery_attempts (delivery_id, subscription_id, latency_ms, error) VALUES ('msg_1', 'hook_1', 1, $1)`, text)
+	}
+	exec(t, pool, `INSERT INTO delivery_attempts (delivery_id, subscription_id, latency_ms, status_code) VALUES ('msg_1', 'hook_1', 1, 200)`)
+	upgrade()
+
+	rows, err := pool.Query(context.Background(), `SELECT error FROM delivery_attempts WHERE error IS NOT NULL`)
+	require.NoError(t, err)
+	var got []string
+	for rows.Next() {
+		var e string
+		require.NoError(t, rows.Scan(&e))
+		got = append(got, e)
+	}
+	require.NoError(t, rows.Err())
+	var want []string
+	for _, w := range old {
+		want = append(want, w)
+	}
+	require.ElementsMatch(t, want, got)
+	for _, e := range got {
+		require.False(t, strings.ContainsAny(e, ".:"), "%q still looks like it names an address", e)
+	}
+}
+
+// Duplicate subscriptions made before (account, event, URL) was unique are folded into one: the
+// oldest active one stays, so a working integration keeps receiving exactly one copy.
+func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
+	t.Parallel()
+	pool, upgrade := migratedBefore(t, "003")
+	subs := []struct{ id, account, event, url, status, created string }{
+		{"hook_a1", "acc_1", "new_lead", "https://a.example/x", "active", "2026-01-01"},
+		{"hook_a2", "acc_1", "new_lead", "https://a.example/x", "active", "2026-01-02"},
+		{"hook_a3", "acc_1", "new_lead", "https://a.example/x", "active", "2026-01-03"},
+		{"hook_b1", "acc_1", "new_lead", "https://b.example/x", "disabled", "2026-01-01"},
+		{"hook_b2", "acc_1", "new_lead", "https://b.example/x", "active", "2026-01-05"},
+		{"hook_c1", "acc_1", "invoice.paid", "https://a.example/x", "active", "2026-01-04"},
+		{"hook_d1", "acc_2", "new_lead", "https://a.example/x", "active", "2026-01-06"},
+	}
+	for _, s := range subs {
+		exec(t, pool, `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status, created_at) VALUES ($1, $2, $3, $4, 's', $5, $6)`,
+			s.id, s.account, s.event, s.url, s.status, s.created)
+	}
+	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', 'hook_a2', 'new_lead', '{}', 'pending')`)
+	upgrade()
+
+	rows, err := pool.Query(context.Background(), `SELECT id FROM subscriptions ORDER BY id`)
+	require.NoError(t, err)
+	var kept []string
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		kept = append(kept, id)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []string{"hook_a1", "hook_b2", "hook_c1", "hook_d1"}, kept)
+
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries`).Scan(&n))
+	require.Zero(t, n, "a folded duplicate's queued copies go with it")
+	_, err = pool.Exec(context.Background(), `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status) VALUES ('hook_a4', 'acc_1', 'new_lead', 'https://a.example/x', 's', 'active')`)
+	require.ErrorContains(t, err, "duplicate key", "the database itself refuses a second copy")
+}

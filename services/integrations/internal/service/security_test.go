@@ -1,0 +1,84 @@
+package service_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// A hook name that resolves to a blocked address (as after DNS rebinding) is refused at dial
+// time, and the account's attempt log says so in generic words: never the address it resolved to.
+func TestAnAttemptAgainstABlockedAddressShowsNoAddress(t *testing.T) {
+	t.Parallel()
+	// Only 127.0.0.2 is open to deliveries here, so "localhost" (127.0.0.1) is blocked.
+	s := newStackWith(t, map[string]string{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.2/32"})
+	token := s.owner(t, "acc_owner_rebind", "rebind@example.com")
+	var hits atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(receiver.Close)
+	_, port, err := net.SplitHostPort(receiver.Listener.Addr().String())
+	require.NoError(t, err)
+
+	// The name passed the check when it was subscribed; what it resolves to now is internal.
+	sub := domain.RehydrateSubscription("hook_rebind", "acc_owner_rebind", domain.OutboundNewLead,
+		"http://localhost:"+port+"/hook", domain.NewSigningSecret(), domain.SubscriptionActive, time.Now(), nil)
+	_, _, err = s.svc.Store.CreateSubscription(context.Background(), sub)
+	require.NoError(t, err)
+	s.publish(t, "lead.written", "acc_owner_rebind", map[string]string{"leadId": "lead_rebind", "name": "Jane", "email": "jane@example.com"})
+
+	var attempt map[string]any
+	waitFor(t, "the refused attempt in the log", func() bool {
+		r := s.do(t, http.MethodGet, "/api/ext-webhook/subscriptions/hook_rebind/deliveries", bearer(token), nil)
+		list, _ := r.body["attempts"].([]any)
+		if len(list) == 0 {
+			return false
+		}
+		attempt = list[0].(map[string]any)
+		return true
+	})
+	require.Zero(t, hits.Load(), "the blocked address was never reached")
+	require.Nil(t, attempt["statusCode"])
+	require.Equal(t, "address not allowed", attempt["error"])
+
+	var stored string
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT error FROM delivery_attempts WHERE subscription_id = 'hook_rebind' LIMIT 1`).Scan(&stored))
+	for _, internal := range []string{"127.0.0.1", "::1", "dial", "tcp"} {
+		require.False(t, strings.Contains(stored, internal), "stored attempt error %q leaks %q", stored, internal)
+	}
+}
+
+// One account registering the same URL for the same event again gets the subscription it has,
+// not a second one that would double every delivery.
+func TestSubscribingTheSameURLAndEventAgainIsIdempotent(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_owner_dup", "dup@example.com")
+	body := map[string]string{"hookUrl": "https://hooks.example.com/bizassist", "event": "new_lead"}
+
+	first := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), body)
+	require.Equal(t, http.StatusCreated, first.status, first.body)
+	require.NotEmpty(t, first.body["secret"])
+	for range 3 {
+		again := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), body)
+		require.Equal(t, http.StatusOK, again.status, again.body)
+		require.Equal(t, first.body["id"], again.body["id"])
+		require.NotContains(t, again.body, "secret", "the signing secret is shown only when it is created")
+	}
+	other := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token),
+		map[string]string{"hookUrl": body["hookUrl"], "event": "health_score.critical"})
+	require.Equal(t, http.StatusCreated, other.status, "another event to the same URL is another subscription")
+	require.Equal(t, 2, s.count(t, `SELECT count(*) FROM subscriptions WHERE account_id = 'acc_owner_dup'`))
+}
