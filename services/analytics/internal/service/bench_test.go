@@ -109,3 +109,12 @@ func BenchmarkHealthScoreHTTP(b *testing.B) {
 	s := newBenchStack(b)
 	benchHTTP(b, s, 8, http.MethodGet, "/api/health-score", s.token(b, "acc_bench", "growth"), "")
 }
+
+// BenchmarkReserveHTTP is reservations from 16 clients for one account and feature, the worst
+// case: every one of them waits for the same lock and commits alone.
+//
+//	go test -run '^$' -bench ReserveHTTP -benchtime 5000x ./internal/service
+func BenchmarkReserveHTTP(b *testing.B) {
+	s := newBenchStack(b, "HEALTH_DIRTY_INTERVAL", "5s")
+	benchHTTP(b, s, 16, http.MethodPost, "/internal/usage/reserve", s.token(b, "acc_bench", "full_stack"), `{"feature":"chat","count":1}`)
+}
