@@ -3,6 +3,9 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,9 +23,13 @@ type fakeCatalog struct {
 	app.Catalog
 	vertical, text []app.Found
 	textAsked      *app.SearchQuery
+	err            error // every query fails with it when set
 }
 
 func (c *fakeCatalog) SearchVertical(_ context.Context, q app.SearchQuery) ([]app.Found, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	return c.vertical[:min(len(c.vertical), q.Limit)], nil
 }
 
@@ -32,6 +39,9 @@ func (c *fakeCatalog) SearchText(_ context.Context, q app.SearchQuery) ([]app.Fo
 }
 
 func (c *fakeCatalog) MatchAll(_ context.Context, qs []app.MatchQuery) ([]app.Match, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	out := make([]app.Match, len(qs))
 	for i, q := range qs {
 		out[i] = app.Match{Found: q.Domain == "acme.com", HasWebsite: q.Domain == "acme.com"}
@@ -59,25 +69,56 @@ func found(name string) app.Found {
 	return app.Found{BusinessName: name, OwnerName: "O", Email: "o@" + name + ".com", Phone: "+15124723000", Source: "organic", Rank: 60}
 }
 
+// fakeAllowances grants up to limit units (app.Unlimited for no cap), or fails with err.
+type fakeAllowances struct {
+	limit, used int
+	err         error
+	reserved    []app.AllowanceRequest
+	credentials []string
+	released    []string
+}
+
+func (f *fakeAllowances) Reserve(_ context.Context, credential string, r app.AllowanceRequest) (app.Reservation, error) {
+	if f.err != nil {
+		return app.Reservation{}, f.err
+	}
+	if f.limit != app.Unlimited && f.used+r.Count > f.limit {
+		return app.Reservation{}, &app.LimitReachedError{Feature: r.Feature, Used: f.used, Limit: f.limit,
+			Remaining: f.limit - f.used, UpgradeURL: "https://x.test/pricing"}
+	}
+	f.used += r.Count
+	f.reserved = append(f.reserved, r)
+	f.credentials = append(f.credentials, credential)
+	res := app.Reservation{ID: fmt.Sprintf("evt_%d", len(f.reserved)), Used: f.used, Limit: f.limit, Remaining: f.limit - f.used}
+	if f.limit == app.Unlimited {
+		res.Remaining, res.Unlimited = app.Unlimited, true
+	}
+	return res, nil
+}
+
+func (f *fakeAllowances) Release(_ context.Context, _ string, id string) error {
+	f.released = append(f.released, id)
+	return nil
+}
+
 func TestFindLeadsFillsFromTextOnlyWhatVerticalsLeave(t *testing.T) {
 	t.Parallel()
 	cat := &fakeCatalog{vertical: []app.Found{found("a"), found("b")}, text: []app.Found{found("c"), found("d"), found("e")}}
 	sh := &fakeSheet{}
+	al := &fakeAllowances{limit: app.Unlimited}
+	find := app.FindLeads{Catalog: cat, Sheet: sh, Allowances: al, Now: time.Now}
 	limit := 3
-	got, err := app.FindLeads{Catalog: cat, Sheet: sh, Now: time.Now}.Handle(context.Background(),
-		app.FindLeadsInput{AccountID: "acc_1", Industry: "Plumbers", Location: "Austin, TX", Limit: &limit})
+	got, err := find.Handle(context.Background(),
+		app.FindLeadsInput{AccountID: "acc_1", Credential: "tok", Industry: "Plumbers", Location: "Austin, TX", Limit: &limit})
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b", "c"}, names(got))
 	require.Equal(t, 1, cat.textAsked.Limit)
 	require.Equal(t, []string{"plumbing"}, cat.textAsked.Verticals)
 	require.Contains(t, cat.textAsked.TextTerms, "plumber")
 
-	require.Len(t, sh.events, 4, "three lead.written and one usage.recorded")
-	require.Equal(t, "usage.recorded", sh.events[3].Type)
-	var usage app.UsageRecorded
-	require.NoError(t, json.Unmarshal(sh.events[3].Data, &usage))
-	require.Equal(t, "lead_finder", usage.Feature)
-	require.Equal(t, 1, usage.Count)
+	require.Equal(t, []app.AllowanceRequest{{Feature: "lead_finder", Action: "search", Count: 1}}, al.reserved)
+	require.Equal(t, []string{"tok"}, al.credentials, "reserved with the caller's own token")
+	require.Len(t, sh.events, 3, "one lead.written each; the reservation is the usage record")
 	var written app.LeadWritten
 	require.NoError(t, json.Unmarshal(sh.events[0].Data, &written))
 	require.Equal(t, "o@a.com", written.Email)
@@ -85,8 +126,7 @@ func TestFindLeadsFillsFromTextOnlyWhatVerticalsLeave(t *testing.T) {
 
 	cat.textAsked = nil
 	limit = 2
-	_, err = app.FindLeads{Catalog: cat, Sheet: sh, Now: time.Now}.Handle(context.Background(),
-		app.FindLeadsInput{AccountID: "acc_1", Industry: "plumbers", Limit: &limit})
+	_, err = find.Handle(context.Background(), app.FindLeadsInput{AccountID: "acc_1", Industry: "plumbers", Limit: &limit})
 	require.NoError(t, err)
 	require.Nil(t, cat.textAsked, "a full page from the verticals needs no text search")
 }
@@ -99,53 +139,112 @@ func names(fs []app.Found) []string {
 	return out
 }
 
-type fixedResolver struct{ o qualify.Outcome }
+// countingResolver counts the DNS questions asked.
+type countingResolver struct{ n atomic.Int64 }
 
-func (r fixedResolver) MX(context.Context, string) qualify.Outcome       { return r.o }
-func (r fixedResolver) Resolves(context.Context, string) qualify.Outcome { return r.o }
-
-// memAllowances is one account's allowance without a database.
-type memAllowances struct {
-	used   int
-	limit  *int
-	events []events.Envelope
+func (r *countingResolver) MX(context.Context, string) qualify.Outcome {
+	r.n.Add(1)
+	return qualify.Yes
 }
 
-func (m *memAllowances) Update(_ context.Context, _, _ string, month time.Time, fn func(*sheet.Allowance) ([]events.Envelope, error)) error {
-	a := sheet.RebuildAllowance(m.used, m.limit)
-	envs, err := fn(a)
-	if err != nil {
-		return err
-	}
-	m.used = a.Used()
-	m.events = append(m.events, envs...)
-	return nil
+func (r *countingResolver) Resolves(context.Context, string) qualify.Outcome {
+	r.n.Add(1)
+	return qualify.Yes
 }
 
-func TestScoreBatchSpendsAllOrNothing(t *testing.T) {
+func TestFindLeadsRefusedOrFailedSearchesSpendNothing(t *testing.T) {
 	t.Parallel()
-	limit := 25
-	al := &memAllowances{used: 23, limit: &limit}
-	h := app.ScoreBatch{Qualifier: app.Qualifier{Catalog: &fakeCatalog{}, Resolver: fixedResolver{qualify.Yes}},
-		Allowances: al, UpgradeURL: "https://x.test/pricing", Now: time.Now}
+	ctx := context.Background()
+	in := app.FindLeadsInput{AccountID: "acc_1", Credential: "tok", Industry: "plumbers"}
+
+	al := &fakeAllowances{limit: 0}
+	cat := &fakeCatalog{vertical: []app.Found{found("a")}}
+	_, err := app.FindLeads{Catalog: cat, Sheet: &fakeSheet{}, Allowances: al, UpgradeURL: "https://ours.test", Now: time.Now}.Handle(ctx, in)
+	var ae *apperr.Error
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, apperr.KindQuotaExceeded, ae.Kind)
+	require.Equal(t, app.CodeLeadFinderLimit, ae.Code)
+	require.Equal(t, map[string]any{"remaining": 0, "limit": 0, "upgradeUrl": "https://x.test/pricing"}, ae.Details)
+
+	// The search fails after the reservation: the use is given back.
+	al = &fakeAllowances{limit: 20}
+	cat.err = errors.New("database gone")
+	_, err = app.FindLeads{Catalog: cat, Sheet: &fakeSheet{}, Allowances: al, Now: time.Now}.Handle(ctx, in)
+	require.ErrorIs(t, err, cat.err)
+	require.Equal(t, []string{"evt_1"}, al.released)
+
+	// Bad input never reaches the allowance.
+	_, err = app.FindLeads{Catalog: cat, Sheet: &fakeSheet{}, Allowances: al, Now: time.Now}.Handle(ctx, app.FindLeadsInput{Credential: "tok"})
+	require.Equal(t, apperr.CodeMissingField, apperr.CodeOf(err))
+	require.Len(t, al.reserved, 1)
+}
+
+func TestAllowanceThatCannotBeCheckedRefusesTheWork(t *testing.T) {
+	t.Parallel()
+	down := &fakeAllowances{err: errors.New("connection refused")}
+	dns := &countingResolver{}
+	cat := &fakeCatalog{vertical: []app.Found{found("a")}}
+	sh := &fakeSheet{}
+
+	_, err := app.FindLeads{Catalog: cat, Sheet: sh, Allowances: down, Now: time.Now}.Handle(context.Background(),
+		app.FindLeadsInput{Credential: "tok", Industry: "plumbers"})
+	require.Equal(t, apperr.KindUnavailable, apperr.KindOf(err))
+	require.Equal(t, app.CodeAllowanceUnavailable, apperr.CodeOf(err))
+	require.Empty(t, sh.events, "no search ran")
+
+	_, err = app.ScoreBatch{Qualifier: app.Qualifier{Catalog: cat, Resolver: dns}, Allowances: down}.Handle(context.Background(),
+		app.BatchInput{Credential: "tok", Leads: []app.LeadInput{{Email: "ann@acme.com"}}})
+	require.Equal(t, app.CodeAllowanceUnavailable, apperr.CodeOf(err))
+	require.Zero(t, dns.n.Load())
+
+	// A caller that went away is not an outage.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = app.FindLeads{Catalog: cat, Sheet: sh, Allowances: &fakeAllowances{err: context.Canceled}, Now: time.Now}.Handle(ctx,
+		app.FindLeadsInput{Credential: "tok", Industry: "plumbers"})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, apperr.KindInternal, apperr.KindOf(err))
+}
+
+func TestScoreBatchReservesAllOrNothingBeforeScoring(t *testing.T) {
+	t.Parallel()
+	al := &fakeAllowances{limit: 25, used: 23}
+	dns := &countingResolver{}
+	h := app.ScoreBatch{Qualifier: app.Qualifier{Catalog: &fakeCatalog{}, Resolver: dns}, Allowances: al, UpgradeURL: "https://ours.test"}
 	leads := []app.LeadInput{{Email: "ann@acme.com"}, {Email: "bob@other.com"}}
 
-	res, err := h.Handle(context.Background(), app.BatchInput{AccountID: "acc_1", Plan: "free", Leads: leads})
+	res, err := h.Handle(context.Background(), app.BatchInput{Credential: "tok", Leads: leads})
 	require.NoError(t, err)
 	require.Equal(t, 2, res.Scored)
 	require.Equal(t, 0, res.Remaining)
+	require.False(t, res.Unlimited)
 	require.Greater(t, res.Results[0].Score, res.Results[1].Score, "the catalog match counts")
-	require.Len(t, al.events, 1)
+	require.Equal(t, []app.AllowanceRequest{{Feature: "lead_scoring", Action: "batch", Count: 2}}, al.reserved)
+	asked := dns.n.Load()
+	require.Positive(t, asked)
 
-	_, err = h.Handle(context.Background(), app.BatchInput{AccountID: "acc_1", Plan: "free", Leads: leads[:1]})
+	_, err = h.Handle(context.Background(), app.BatchInput{Credential: "tok", Leads: leads[:1]})
 	var ae *apperr.Error
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, apperr.KindQuotaExceeded, ae.Kind)
 	require.Equal(t, app.CodeAllowanceExhausted, ae.Code)
 	require.Equal(t, 0, ae.Details["remaining"])
-	require.Equal(t, "https://x.test/pricing", ae.Details["upgradeUrl"])
-	require.Equal(t, 25, al.used)
-	require.Len(t, al.events, 1, "a refused batch records no usage")
+	require.Equal(t, 25, ae.Details["limit"])
+	require.Equal(t, "https://x.test/pricing", ae.Details["upgradeUrl"], "analytics' pricing page")
+	require.Equal(t, asked, dns.n.Load(), "a refused batch is not scored")
+
+	unlimited := app.ScoreBatch{Qualifier: h.Qualifier, Allowances: &fakeAllowances{limit: app.Unlimited}}
+	res, err = unlimited.Handle(context.Background(), app.BatchInput{Credential: "tok", Leads: leads})
+	require.NoError(t, err)
+	require.Equal(t, app.Unlimited, res.Remaining)
+	require.True(t, res.Unlimited)
+
+	// Scoring fails after the reservation (our catalog): the reservation is given back.
+	al = &fakeAllowances{limit: 25}
+	failing := app.ScoreBatch{Qualifier: app.Qualifier{Catalog: &fakeCatalog{err: errors.New("database gone")}, Resolver: dns}, Allowances: al}
+	_, err = failing.Handle(context.Background(), app.BatchInput{Credential: "tok", Leads: leads})
+	require.Error(t, err)
+	require.Equal(t, []string{"evt_1"}, al.released)
 }
 
 func TestRecordInboundLeadDropsWhatCanNeverBeValid(t *testing.T) {

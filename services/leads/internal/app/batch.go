@@ -2,14 +2,10 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
 
 // MaxBatch is the most leads one batch call may score (spec 8).
@@ -18,18 +14,18 @@ const MaxBatch = 25
 // CodeAllowanceExhausted refuses a batch the month's allowance cannot cover.
 const CodeAllowanceExhausted = "batch_allowance_exhausted"
 
-// ScoreBatch is POST /api/lead-quality-batch.
+// ScoreBatch is POST /api/lead-quality-batch: each lead scored is one lead_scoring use.
 type ScoreBatch struct {
 	Qualifier  Qualifier
 	Allowances Allowances
 	UpgradeURL string
-	Now        func() time.Time
 }
 
-// BatchInput is the decoded request; Leads nil means the field was absent.
+// BatchInput is the decoded request; Leads nil means the field was absent. Credential is the
+// caller's bearer token, for the allowance.
 type BatchInput struct {
-	AccountID, Plan string
-	Leads           []LeadInput
+	Credential string
+	Leads      []LeadInput
 }
 
 // BatchScore is spec 2.5.
@@ -39,48 +35,44 @@ type BatchScore struct {
 	Qualified bool   `json:"qualified"`
 }
 
-// BatchResult is what the route returns.
+// BatchResult is what the route returns; Remaining is Unlimited when Unlimited is set.
 type BatchResult struct {
 	Scored    int
 	Remaining int
+	Unlimited bool
 	Results   []BatchScore
 }
 
-// Handle scores the whole batch, then spends the allowance for it and records the usage in one
-// transaction, so a refused batch spends nothing and concurrent batches never overspend.
+// Handle reserves the whole batch first, all or nothing, and only then scores it: a refused batch
+// costs no DNS question, and concurrent batches never overspend (the reservation is atomic). A
+// batch that fails after the reservation gives it back.
 func (h ScoreBatch) Handle(ctx context.Context, in BatchInput) (BatchResult, error) {
 	if err := validateBatch(in.Leads); err != nil {
 		return BatchResult{}, err
 	}
-	assessed, err := h.Qualifier.AssessAll(ctx, in.Leads)
+	n := len(in.Leads)
+	res, err := reserve(ctx, h.Allowances, in.Credential, AllowanceRequest{Feature: FeatureLeadScoring, Action: "batch", Count: n},
+		func(l *LimitReachedError) error {
+			return limitError(CodeAllowanceExhausted,
+				fmt.Sprintf("the monthly batch allowance has %d scores left; this batch needs %d", l.Remaining, n), l, h.UpgradeURL)
+		})
 	if err != nil {
 		return BatchResult{}, err
 	}
-	results := make([]BatchScore, len(in.Leads))
+	assessed, err := h.Qualifier.AssessAll(ctx, in.Leads)
+	if err != nil {
+		release(ctx, h.Allowances, in.Credential, res)
+		return BatchResult{}, err
+	}
+	results := make([]BatchScore, n)
 	for i, r := range assessed {
 		results[i] = BatchScore{Email: strings.TrimSpace(in.Leads[i].Email), Score: r.Score, Qualified: r.Qualified}
 	}
-
-	now := h.Now()
-	n := len(in.Leads)
-	var remaining int
-	err = h.Allowances.Update(ctx, in.AccountID, in.Plan, sheet.MonthOf(now), func(a *sheet.Allowance) ([]events.Envelope, error) {
-		if err := a.Consume(n); err != nil {
-			return nil, err
-		}
-		remaining = a.Remaining()
-		usage, err := usageEvent(ctx, in.AccountID, "lead_scoring", "batch", n, now)
-		return []events.Envelope{usage}, err
-	})
-	var exhausted *sheet.ExhaustedError
-	if errors.As(err, &exhausted) {
-		return BatchResult{}, apperr.QuotaExceeded(CodeAllowanceExhausted, exhausted.Error()+"; it resets at the start of next month (UTC), or upgrade for unlimited scoring").
-			With("remaining", exhausted.Remaining).With("upgradeUrl", h.UpgradeURL)
+	remaining := res.Remaining
+	if res.Unlimited {
+		remaining = Unlimited
 	}
-	if err != nil {
-		return BatchResult{}, fmt.Errorf("spend batch allowance: %w", err)
-	}
-	return BatchResult{Scored: n, Remaining: remaining, Results: results}, nil
+	return BatchResult{Scored: n, Remaining: remaining, Unlimited: res.Unlimited, Results: results}, nil
 }
 
 func validateBatch(leads []LeadInput) error {

@@ -2,19 +2,17 @@ package app
 
 import (
 	"context"
-	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/httpx"
-	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
 
-// Event types this service publishes; their data shapes are below and in the README.
+// Event types this service publishes (lead.written) and consumes; their data shapes are below and
+// in the README.
 const (
-	EventLeadWritten   = "lead.written"
-	EventUsageRecorded = "usage.recorded"
-	EventInboundLead   = "inbound.new_lead"
+	EventLeadWritten = "lead.written"
+	EventInboundLead = "inbound.new_lead"
 )
 
 // LeadWritten is the data of lead.written; leadId is the serviceId of outbound new_lead.
@@ -26,15 +24,6 @@ type LeadWritten struct {
 	Source       string `json:"source"`
 	BusinessName string `json:"businessName"`
 	Timestamp    string `json:"timestamp"`
-}
-
-// UsageRecorded is the data of usage.recorded.
-type UsageRecorded struct {
-	EventID string `json:"eventId"`
-	Feature string `json:"feature"`
-	Action  string `json:"action"`
-	Count   int    `json:"count"`
-	At      string `json:"at"`
 }
 
 func leadWrittenEvents(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error) {
@@ -50,10 +39,4 @@ func leadWrittenEvents(ctx context.Context, added []sheet.Lead) ([]events.Envelo
 		envs = append(envs, env)
 	}
 	return envs, nil
-}
-
-func usageEvent(ctx context.Context, accountID, feature, action string, count int, at time.Time) (events.Envelope, error) {
-	return events.New(ctx, EventUsageRecorded, accountID, UsageRecorded{
-		EventID: ids.New("evt"), Feature: feature, Action: action, Count: count, At: httpx.Timestamp(at),
-	})
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
@@ -21,29 +20,50 @@ const (
 	maxTermLen       = 100
 )
 
-// FindLeads is POST /api/lead-finder.
+// FindLeads is POST /api/lead-finder: one search is one lead_finder use of the caller's plan.
 type FindLeads struct {
-	Catalog Catalog
-	Sheet   Sheet
-	Now     func() time.Time
+	Catalog    Catalog
+	Sheet      Sheet
+	Allowances Allowances
+	UpgradeURL string
+	Now        func() time.Time
 }
 
-// FindLeadsInput is the request as decoded; Limit nil means the default.
+// FindLeadsInput is the request as decoded; Limit nil means the default. Credential is the
+// caller's bearer token, for the allowance.
 type FindLeadsInput struct {
-	AccountID string
-	Industry  string
-	Location  string
-	Limit     *int
-	Keywords  []string
+	AccountID  string
+	Credential string
+	Industry   string
+	Location   string
+	Limit      *int
+	Keywords   []string
 }
 
-// Handle searches the catalog, appends the found leads to the caller's sheet (new ones emit
-// lead.written) and records one lead_finder use, all committed together.
+// Handle reserves one lead_finder use, then searches the catalog and appends the found leads to
+// the caller's sheet (new ones emit lead.written). A search that fails gives the use back.
 func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, error) {
 	q, err := buildSearch(in)
 	if err != nil {
 		return nil, err
 	}
+	res, err := reserve(ctx, h.Allowances, in.Credential, AllowanceRequest{Feature: FeatureLeadFinder, Action: "search", Count: 1},
+		func(l *LimitReachedError) error {
+			return limitError(CodeLeadFinderLimit, fmt.Sprintf("the monthly allowance of %d lead searches is used up", l.Limit), l, h.UpgradeURL)
+		})
+	if err != nil {
+		return nil, err
+	}
+	found, err := h.search(ctx, in.AccountID, q)
+	if err != nil {
+		release(ctx, h.Allowances, in.Credential, res)
+		return nil, err
+	}
+	return found, nil
+}
+
+// search ranks the catalog's matches and appends them to the account's sheet in one transaction.
+func (h FindLeads) search(ctx context.Context, accountID string, q SearchQuery) ([]Found, error) {
 	found, err := h.Catalog.SearchVertical(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("search verticals: %w", err)
@@ -63,7 +83,7 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, erro
 	now := h.Now()
 	leads := make([]sheet.Lead, 0, len(found))
 	for _, f := range found {
-		l, err := sheet.NewLead(ids.New("lead"), in.AccountID, sheet.LeadInput{
+		l, err := sheet.NewLead(ids.New("lead"), accountID, sheet.LeadInput{
 			Name: f.OwnerName, Email: f.Email, Phone: f.Phone, BusinessName: f.BusinessName, Source: f.Source,
 		}, now)
 		if err != nil {
@@ -71,15 +91,7 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, erro
 		}
 		leads = append(leads, l)
 	}
-	_, err = h.Sheet.Append(ctx, in.AccountID, leads, func(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error) {
-		envs, err := leadWrittenEvents(ctx, added)
-		if err != nil {
-			return nil, err
-		}
-		usage, err := usageEvent(ctx, in.AccountID, "lead_finder", "search", 1, now)
-		return append(envs, usage), err
-	})
-	if err != nil {
+	if _, err := h.Sheet.Append(ctx, accountID, leads, leadWrittenEvents); err != nil {
 		return nil, fmt.Errorf("append found leads: %w", err)
 	}
 	return found, nil

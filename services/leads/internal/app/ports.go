@@ -94,14 +94,6 @@ type Sheet interface {
 	Each(ctx context.Context, accountID string, fn func(sheet.Lead) error) error
 }
 
-// Allowances are the monthly batch-scoring budgets.
-type Allowances interface {
-	// Update locks the account's allowance for month under its plan's limit, runs fn, and saves
-	// the allowance and the events fn returns in one transaction; nothing is saved if fn fails.
-	Update(ctx context.Context, accountID, plan string, month time.Time,
-		fn func(*sheet.Allowance) ([]events.Envelope, error)) error
-}
-
 // Resolver answers DNS questions about a domain; Unknown when DNS did not answer.
 type Resolver interface {
 	MX(ctx context.Context, domain string) qualify.Outcome

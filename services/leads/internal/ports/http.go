@@ -36,6 +36,24 @@ func (h HTTP) Routes(r *mux.Router) {
 	r.Handle("/api/leads", authed(h.listSheet)).Methods(http.MethodGet)
 	r.Handle("/api/leads/export.csv", authed(h.exportSheet)).Methods(http.MethodGet)
 	r.Handle("/api/scout-stats", h.StatsLimit(http.HandlerFunc(h.scoutStats))).Methods(http.MethodGet)
+
+	// The assistant's tools call these on behalf of a caller, with the caller's own token (so the
+	// caller's account and allowances apply) but not charged to the caller's IP bucket: its
+	// requests to the assistant already were. The ingress routes only /api paths.
+	internal := func(f http.HandlerFunc) http.Handler { return h.Authenticated(f) }
+	r.Handle("/internal/lead-finder", internal(h.findLeads)).Methods(http.MethodPost)
+	r.Handle("/internal/leads", internal(h.listSheet)).Methods(http.MethodGet)
+}
+
+// actor is the authenticated caller and the bearer token it acts with, which the allowance
+// reservation presents to analytics on its behalf.
+func actor(r *http.Request) (authjwt.Caller, string, error) {
+	c, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		return authjwt.Caller{}, "", err
+	}
+	token, err := authjwt.BearerToken(r)
+	return c, token, err
 }
 
 type findRequest struct {
@@ -55,7 +73,7 @@ type leadJSON struct {
 }
 
 func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	c, token, err := actor(r)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -66,7 +84,7 @@ func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	found, err := h.App.FindLeads.Handle(r.Context(), app.FindLeadsInput{
-		AccountID: c.AccountID, Industry: req.Industry, Location: req.Location, Limit: req.Limit, Keywords: req.Keywords,
+		AccountID: c.AccountID, Credential: token, Industry: req.Industry, Location: req.Location, Limit: req.Limit, Keywords: req.Keywords,
 	})
 	if err != nil {
 		httpx.Fail(w, r, err)
@@ -109,7 +127,7 @@ type batchLead struct {
 }
 
 func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	_, token, err := actor(r)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -121,7 +139,7 @@ func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	in := app.BatchInput{AccountID: c.AccountID, Plan: c.Plan}
+	in := app.BatchInput{Credential: token}
 	if req.Leads != nil {
 		in.Leads = make([]app.LeadInput, len(req.Leads))
 		for i, l := range req.Leads {
@@ -136,8 +154,9 @@ func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
 	httpx.Respond(w, http.StatusOK, struct {
 		Scored    int              `json:"scored"`
 		Remaining int              `json:"remaining"`
+		Unlimited bool             `json:"unlimited"`
 		Results   []app.BatchScore `json:"results"`
-	}{res.Scored, res.Remaining, res.Results})
+	}{res.Scored, res.Remaining, res.Unlimited, res.Results})
 }
 
 type sheetLeadJSON struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
 )
@@ -27,7 +28,9 @@ import (
 // holding a big catalog, named by LEADS_BENCH_DATABASE_URL (schema leads), e.g. one loaded with
 // `catalog-gen -n 1000000 -seed 7` and `leads catalog import`. Concurrency is 8 (RunParallel with
 // 4 goroutines per CPU on 2 CPUs); each reports p50 and p99 in milliseconds. make bench measures
-// the same scenarios through the ingress (tools/loadgen/scenarios/leads.yaml).
+// the same scenarios through the ingress (tools/loadgen/scenarios/leads.yaml). Allowances are
+// reserved with the loopback analytics double (no plan caps), so every search and batch pays the
+// reservation's round trip as it does in the stack.
 
 const benchWorkersPerCPU = 4
 
@@ -53,6 +56,7 @@ func newBenchServer(b *testing.B) *benchServer {
 	b.Cleanup(pool.Close)
 	environ["LEADS_DNS_SERVER"] = dnstest.Start(b, service.DNSZone(pool))
 	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
+	environ["ANALYTICS_URL"] = analyticstest.New(b, iss.Config(), analyticstest.Limits{}).URL
 	ln, base := platformtest.Listen(b)
 	platformtest.Start(b, ln, service.New, environ)
 	tok := iss.Token(authjwt.Caller{AccountID: ids.New("acc"), Email: "bench@bizassist.test", Plan: "growth", TokenID: ids.New("tok")})

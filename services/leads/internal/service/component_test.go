@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,8 +26,10 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/leads/api"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
+	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
 )
@@ -51,10 +54,31 @@ type harness struct {
 	pool    *pgxpool.Pool
 	spec    *openapitest.Contract
 	ip      string // X-Forwarded-For, so each test has its own rate-limit bucket
+	// analytics is the allowance double; dns counts the questions the loopback DNS server answers.
+	analytics *analyticstest.Server
+	dns       *countingZone
 }
 
-// newHarness runs the real service in-process on a real socket with the test catalog loaded and
-// a loopback DNS server answering for its domains.
+// testLimits are analytics' plan limits in these tests: free as seeded; growth as the spec has it
+// (paid plans score batches without limit).
+var testLimits = analyticstest.Limits{
+	"free":   analyticstest.Free,
+	"growth": {"chat": 1000, "lead_finder": 300},
+}
+
+// countingZone counts the lookups that reach the DNS server.
+type countingZone struct {
+	dnsserver.Zone
+	n atomic.Int64
+}
+
+func (z *countingZone) Lookup(ctx context.Context, domain string) (dnsserver.Host, bool, error) {
+	z.n.Add(1)
+	return z.Zone.Lookup(ctx, domain)
+}
+
+// newHarness runs the real service in-process on a real socket with the test catalog loaded, a
+// loopback DNS server answering for its domains and the analytics double granting allowances.
 func newHarness(t *testing.T, ip string) *harness {
 	t.Helper()
 	ctx := context.Background()
@@ -68,17 +92,25 @@ func newHarness(t *testing.T, ip string) *harness {
 	require.NoError(t, err)
 	require.Equal(t, 6, rep.Inserted, "%+v", rep.Rejected)
 
-	environ["LEADS_DNS_SERVER"] = dnstest.Start(t, service.DNSZone(pool))
+	zone := &countingZone{Zone: service.DNSZone(pool)}
+	environ["LEADS_DNS_SERVER"] = dnstest.Start(t, zone)
 	environ["LEADS_DNS_TIMEOUT"] = "1s"
 	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
+	fake := analyticstest.New(t, iss.Config(), testLimits)
+	environ["ANALYTICS_URL"] = fake.URL
 	ln, base := platformtest.Listen(t)
 	s := platformtest.Start(t, ln, service.New, environ)
 	return &harness{t: t, svc: s, rdb: s.Redis, streams: environ["EVENTS_STREAM_PREFIX"], base: base, iss: iss,
-		pool: pool, spec: openapitest.Load(t, api.OpenAPI), ip: ip}
+		pool: pool, spec: openapitest.Load(t, api.OpenAPI), ip: ip, analytics: fake, dns: zone}
 }
 
 func (h *harness) token(plan string) string {
-	return h.iss.Token(authjwt.Caller{AccountID: ids.New("acc"), Email: "owner@bizassist.test", Plan: plan, TokenID: ids.New("tok")})
+	return h.tokenFor(ids.New("acc"), plan)
+}
+
+// tokenFor is a token of account claiming plan (analytics may know better).
+func (h *harness) tokenFor(account, plan string) string {
+	return h.iss.Token(authjwt.Caller{AccountID: account, Email: "owner@bizassist.test", Plan: plan, TokenID: ids.New("tok")})
 }
 
 type response struct {
@@ -142,7 +174,8 @@ func keys(m map[string]any) []string {
 func TestLeadFinder(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.1")
-	tok := h.token("growth")
+	account := ids.New("acc")
+	tok := h.tokenFor(account, "growth")
 
 	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Austin, TX"})
 	require.Equal(t, 200, r.status, string(r.body))
@@ -173,7 +206,8 @@ func TestLeadFinder(t *testing.T) {
 	require.Equal(t, 200, sheet.status)
 	require.EqualValues(t, 4, sheet.json["count"])
 	require.Equal(t, 4, h.outbox("lead.written"))
-	require.Equal(t, 2, h.outbox("usage.recorded"))
+	require.Equal(t, 2, h.analytics.Used(account, "lead_finder"), "each search reserved one use")
+	require.Zero(t, h.outbox("usage.recorded"), "the reservation is the usage record")
 
 	for _, loc := range []string{"Texas", "TX", "Austin"} {
 		r = h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "dentist", "location": loc})
@@ -206,7 +240,7 @@ func TestLeadFinderRejectsBadInput(t *testing.T) {
 	}
 	h.requireError(h.do("POST", "/api/lead-finder", "", map[string]any{"industry": "plumber"}), 401, "unauthenticated", "")
 	h.requireError(h.do("POST", "/api/lead-finder", "not-a-token", map[string]any{"industry": "plumber"}), 401, "invalid_token", "")
-	require.Zero(t, h.outbox("usage.recorded"), "refused searches record no usage")
+	require.Zero(t, h.analytics.Reserves(), "refused searches reserve no allowance")
 }
 
 func TestLeadQualify(t *testing.T) {
@@ -247,20 +281,23 @@ func batchOf(n int, email func(i int) string) map[string]any {
 func TestLeadQualityBatch(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.4")
-	free := h.token("free")
+	account := ids.New("acc")
+	free := h.tokenFor(account, "free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []map[string]string{
 		{"email": "ann@acmeplumbing.com", "phone": "512-472-3000", "businessName": "Acme Plumbing"},
 		{"email": "broken"},
 	}})
 	require.Equal(t, 200, r.status, string(r.body))
-	require.ElementsMatch(t, []string{"ok", "scored", "remaining", "results"}, keys(r.json))
+	require.ElementsMatch(t, []string{"ok", "scored", "remaining", "unlimited", "results"}, keys(r.json))
 	require.EqualValues(t, 2, r.json["scored"])
 	require.EqualValues(t, 23, r.json["remaining"])
+	require.Equal(t, false, r.json["unlimited"])
 	results := r.json["results"].([]any)
 	require.Equal(t, map[string]any{"email": "ann@acmeplumbing.com", "score": float64(100), "qualified": true}, results[0])
 	require.Equal(t, map[string]any{"email": "broken", "score": float64(0), "qualified": false}, results[1])
-	require.Equal(t, 1, h.outbox("usage.recorded"))
+	require.Equal(t, 2, h.analytics.Used(account, "lead_scoring"))
+	require.Zero(t, h.outbox("usage.recorded"), "the reservation is the usage record")
 
 	h.requireError(h.do("POST", "/api/lead-quality-batch", free, batchOf(26, func(i int) string { return fmt.Sprintf("a%d@acme.com", i) })), 400, "invalid_field", "leads")
 	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []map[string]string{{"businessName": "x"}}}), 400, "missing_field", "leads[0].email")
@@ -269,13 +306,16 @@ func TestLeadQualityBatch(t *testing.T) {
 
 	growth := h.do("POST", "/api/lead-quality-batch", h.token("growth"), batchOf(25, func(i int) string { return fmt.Sprintf("g%d@acme.com", i) }))
 	require.Equal(t, 200, growth.status)
-	require.EqualValues(t, 2147483647, growth.json["remaining"], "unlimited plans report the largest 32-bit integer")
+	require.EqualValues(t, -1, growth.json["remaining"], "unlimited is -1")
+	require.Equal(t, true, growth.json["unlimited"])
+	require.Equal(t, 2, h.analytics.Used(account, "lead_scoring"), "refused batches reserve nothing")
 }
 
 func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.5")
-	free := h.token("free")
+	account := ids.New("acc")
+	free := h.tokenFor(account, "free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, batchOf(20, func(i int) string { return fmt.Sprintf("a%d@acme.com", i) }))
 	require.Equal(t, 200, r.status)
@@ -307,7 +347,7 @@ func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
 			case 402:
 				refusals++
 				require.Equal(t, "batch_allowance_exhausted", r.json["code"])
-				require.Equal(t, "https://bizassist.test/pricing", r.json["upgradeUrl"])
+				require.Equal(t, analyticstest.UpgradeURL, r.json["upgradeUrl"])
 				refusalsRemaining = append(refusalsRemaining, r.json["remaining"])
 			default:
 				t.Errorf("unexpected %d: %s", r.status, r.body)
@@ -320,7 +360,7 @@ func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
 	for _, rem := range refusalsRemaining {
 		require.EqualValues(t, 0, rem)
 	}
-	require.Equal(t, 1+5, h.outbox("usage.recorded"))
+	require.Equal(t, 25, h.analytics.Used(account, "lead_scoring"))
 
 	r = h.do("POST", "/api/lead-quality-batch", h.token("free"), batchOf(1, func(int) string { return "x@acme.com" }))
 	require.Equal(t, 200, r.status, "another free account has its own allowance")

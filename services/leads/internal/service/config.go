@@ -6,6 +6,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 )
 
@@ -13,8 +14,10 @@ import (
 type Config struct {
 	platform.Config
 	DNS dnsresolver.Config
+	// Analytics grants the plan allowances (ANALYTICS_URL, required).
+	Analytics analytics.Config
 
-	// UpgradeURL is the pricing page named in allowance refusals.
+	// UpgradeURL is the pricing page named in allowance refusals when analytics names none.
 	UpgradeURL string `env:"UPGRADE_URL" envDefault:"https://bizassist.example/pricing"`
 	// CachePrefix starts the Redis keys of the statistics cache (tests isolate themselves with it).
 	CachePrefix string `env:"LEADS_CACHE_PREFIX"`
@@ -25,7 +28,7 @@ func (c Config) Validate() error {
 	if c.UpgradeURL == "" {
 		return errors.New("UPGRADE_URL must not be empty")
 	}
-	return errors.Join(c.Config.Validate(), c.DNS.Validate())
+	return errors.Join(c.Config.Validate(), c.DNS.Validate(), c.Analytics.Validate())
 }
 
 // DNSServeConfig configures the loopback DNS server subcommand.

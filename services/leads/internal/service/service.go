@@ -15,6 +15,7 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/rediscache"
@@ -36,7 +37,8 @@ func now() time.Time { return time.Now().UTC() }
 // Service is a wired leads process.
 type Service struct {
 	*platform.Runtime
-	App app.Application
+	App       app.Application
+	analytics *analytics.Client
 }
 
 // New opens the service's dependencies and wires the use cases. The caller must call Close.
@@ -53,15 +55,22 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	cat := postgres.NewCatalog(rt.Pool)
 	sheetStore := postgres.NewSheet(rt.Pool)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
-	return &Service{Runtime: rt, App: app.Application{
-		FindLeads:   app.FindLeads{Catalog: cat, Sheet: sheetStore, Now: now},
+	allowances := analytics.New(cfg.Analytics)
+	return &Service{Runtime: rt, analytics: allowances, App: app.Application{
+		FindLeads:   app.FindLeads{Catalog: cat, Sheet: sheetStore, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now},
 		QualifyLead: app.QualifyLead{Qualifier: q},
-		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: postgres.NewAllowances(rt.Pool), UpgradeURL: cfg.UpgradeURL, Now: now},
+		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: allowances, UpgradeURL: cfg.UpgradeURL},
 		ListSheet:   app.ListSheet{Sheet: sheetStore},
 		ExportSheet: app.ExportSheet{Sheet: sheetStore},
 		Stats:       app.NewCatalogStats(cat, rediscache.NewStats(rt.Redis, cfg.CachePrefix), now),
 		Inbound:     app.RecordInboundLead{Sheet: sheetStore, Now: now},
 	}}, nil
+}
+
+// Close releases the service's connections.
+func (s *Service) Close() {
+	s.analytics.Close()
+	s.Runtime.Close()
 }
 
 // Migrate applies the leads schema and the event tables.

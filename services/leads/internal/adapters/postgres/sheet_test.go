@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -108,86 +107,4 @@ func leadIDs(ls []sheet.Lead) []string {
 		out[i] = l.ID()
 	}
 	return out
-}
-
-func TestAllowanceHoldsUnderConcurrentBatches(t *testing.T) {
-	t.Parallel()
-	pool := newDB(t)
-	ctx := context.Background()
-	store := NewAllowances(pool)
-	month := sheet.MonthOf(time.Now())
-	// The free account has spent 20 of its 25: 5 left.
-	_, err := pool.Exec(ctx, "INSERT INTO batch_usage (account_id, month, used) VALUES ('acc_free', $1, 20)", month)
-	require.NoError(t, err)
-
-	// Ten batches of one lead each arrive at once; batches are all-or-nothing.
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		admitted int
-		refused  int
-	)
-	for range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := store.Update(ctx, "acc_free", "free", month, func(a *sheet.Allowance) ([]events.Envelope, error) {
-				if err := a.Consume(1); err != nil {
-					return nil, err
-				}
-				env, err := events.New(ctx, "usage.recorded", "acc_free", map[string]int{"count": 1})
-				return []events.Envelope{env}, err
-			})
-			mu.Lock()
-			defer mu.Unlock()
-			var ex *sheet.ExhaustedError
-			switch {
-			case err == nil:
-				admitted++
-			case errors.As(err, &ex):
-				refused++
-			default:
-				t.Errorf("unexpected error: %v", err)
-			}
-		}()
-	}
-	wg.Wait()
-	require.Equal(t, 5, admitted)
-	require.Equal(t, 5, refused)
-	var used int
-	require.NoError(t, pool.QueryRow(ctx, "SELECT used FROM batch_usage WHERE account_id = 'acc_free'").Scan(&used))
-	require.Equal(t, 25, used)
-	require.Equal(t, 5, outboxCount(t, pool, "usage.recorded"), "usage is recorded only for admitted batches")
-}
-
-func TestAllowancePlans(t *testing.T) {
-	t.Parallel()
-	pool := newDB(t)
-	ctx := context.Background()
-	store := NewAllowances(pool)
-	month := sheet.MonthOf(time.Now())
-	remaining := func(account, plan string, n int) (int, error) {
-		var left int
-		err := store.Update(ctx, account, plan, month, func(a *sheet.Allowance) ([]events.Envelope, error) {
-			err := a.Consume(n)
-			left = a.Remaining()
-			return nil, err
-		})
-		return left, err
-	}
-	left, err := remaining("acc_g", "growth", 25)
-	require.NoError(t, err)
-	require.Equal(t, sheet.Unlimited, left)
-
-	left, err = remaining("acc_x", "enterprise", 25)
-	require.NoError(t, err)
-	require.Equal(t, 0, left, "an unknown plan gets the free allowance")
-	_, err = remaining("acc_x", "enterprise", 1)
-	require.Error(t, err)
-
-	next := month.AddDate(0, 1, 0)
-	require.NoError(t, store.Update(ctx, "acc_x", "free", next, func(a *sheet.Allowance) ([]events.Envelope, error) {
-		require.Equal(t, 25, a.Remaining(), "a new month starts afresh")
-		return nil, nil
-	}))
 }

@@ -1,4 +1,4 @@
-// Package sheet holds an account's leads sheet and its monthly batch-scoring allowance.
+// Package sheet holds an account's leads sheet.
 package sheet
 
 import (

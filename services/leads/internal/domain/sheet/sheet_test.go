@@ -29,34 +29,3 @@ func TestNewLead(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, "email", fe.Field)
 }
-
-func TestAllowanceIsAllOrNothing(t *testing.T) {
-	t.Parallel()
-	limit := 25
-	a := sheet.RebuildAllowance(20, &limit)
-	require.Equal(t, 5, a.Remaining())
-
-	var ex *sheet.ExhaustedError
-	require.ErrorAs(t, a.Consume(6), &ex)
-	require.Equal(t, sheet.ExhaustedError{Remaining: 5, Requested: 6}, *ex)
-	require.Equal(t, 20, a.Used(), "a refused batch spends nothing")
-
-	require.NoError(t, a.Consume(5))
-	require.Equal(t, 0, a.Remaining())
-	require.Error(t, a.Consume(1))
-}
-
-func TestUnlimitedAllowance(t *testing.T) {
-	t.Parallel()
-	a := sheet.RebuildAllowance(1000, nil)
-	require.NoError(t, a.Consume(25))
-	require.Equal(t, sheet.Unlimited, a.Remaining())
-	require.Equal(t, 1025, a.Used())
-}
-
-func TestMonthOfIsUTCCalendarMonth(t *testing.T) {
-	t.Parallel()
-	// 23:30 on 31 Jan in New York is already February in UTC.
-	ny := time.FixedZone("EST", -5*3600)
-	require.Equal(t, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), sheet.MonthOf(time.Date(2026, 1, 31, 23, 30, 0, 0, ny)))
-}

@@ -1,0 +1,211 @@
+// Package analyticstest stands in for analytics' allowance reservation routes in tests, on a
+// real loopback socket: POST /internal/usage/reserve and /internal/usage/release as contract B
+// of the working notes fixes them. It verifies the caller's bearer token, keeps a count per
+// account and feature, reserves atomically, refuses a reservation over the limit with
+// analytics' 402 body (recording nothing), and can be made to fail or stop.
+package analyticstest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/ids"
+)
+
+// UpgradeURL is the pricing page the double names in its refusals.
+const UpgradeURL = "https://analytics.test/pricing"
+
+// Unlimited is a limit without a cap, as analytics writes it.
+const Unlimited = -1
+
+// Limits are the monthly limits per plan and feature; a feature a plan does not list is unlimited.
+type Limits map[string]map[string]int
+
+// Free is analytics' free plan: 50 chats, 25 lead scores and 20 lead searches a month.
+var Free = map[string]int{"chat": 50, "lead_scoring": 25, "lead_finder": 20}
+
+// Server is the double. Its zero value is not usable; call New.
+type Server struct {
+	URL string
+
+	srv      *httptest.Server
+	verifier *authjwt.Verifier
+	limits   Limits
+
+	mu       sync.Mutex
+	plans    map[string]string // account -> the plan analytics knows; else the token's
+	used     map[usageKey]int
+	held     map[string]reservation
+	reserves int
+	failWith int
+}
+
+type usageKey struct{ account, feature string }
+
+type reservation struct {
+	usageKey
+	count int
+}
+
+// New serves the double until the test ends. auth verifies tokens as the services do (use the
+// test issuer's Config); limits are per plan.
+func New(t testing.TB, auth authjwt.Config, limits Limits) *Server {
+	t.Helper()
+	v, err := authjwt.NewVerifier(auth)
+	if err != nil {
+		t.Fatalf("analyticstest: %v", err)
+	}
+	s := &Server{verifier: v, limits: limits, plans: map[string]string{}, used: map[usageKey]int{}, held: map[string]reservation{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /internal/usage/reserve", s.reserve)
+	mux.HandleFunc("POST /internal/usage/release", s.release)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// SetPlan makes analytics know the account on plan, whatever its tokens claim (an upgrade or a
+// downgrade it has projected).
+func (s *Server) SetPlan(accountID, plan string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.plans[accountID] = plan
+}
+
+// Used is what the account has reserved of feature and not released.
+func (s *Server) Used(accountID, feature string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.used[usageKey{accountID, feature}]
+}
+
+// Reserves counts reservation requests answered so far, granted or not.
+func (s *Server) Reserves() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reserves
+}
+
+// FailWith makes every later call answer status with an error envelope (0 restores service).
+func (s *Server) FailWith(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failWith = status
+}
+
+// Stop closes the socket: later calls are refused connections.
+func (s *Server) Stop() { s.srv.Close() }
+
+func (s *Server) caller(w http.ResponseWriter, r *http.Request) (authjwt.Caller, bool) {
+	s.mu.Lock()
+	status := s.failWith
+	s.mu.Unlock()
+	if status != 0 {
+		httpx.Fail(w, r, apperr.New(kindOf(status), "injected", fmt.Sprintf("injected failure %d", status)))
+		return authjwt.Caller{}, false
+	}
+	token, err := authjwt.BearerToken(r)
+	if err == nil {
+		var c authjwt.Caller
+		if c, err = s.verifier.Verify(r.Context(), token); err == nil {
+			return c, true
+		}
+	}
+	httpx.Fail(w, r, err)
+	return authjwt.Caller{}, false
+}
+
+func kindOf(status int) apperr.Kind {
+	for k := apperr.KindInternal; k <= apperr.KindUnavailable; k++ {
+		if httpx.StatusOf(k) == status {
+			return k
+		}
+	}
+	return apperr.KindInternal
+}
+
+func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.caller(w, r)
+	if !ok {
+		return
+	}
+	var req struct {
+		Feature string `json:"feature"`
+		Count   int    `json:"count"`
+		Action  string `json:"action"`
+	}
+	if err := httpx.Decode(w, r, &req, 4<<10); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if _, known := Free[req.Feature]; !known {
+		httpx.Fail(w, r, apperr.InvalidField("feature", "must be one of chat, lead_scoring, lead_finder"))
+		return
+	}
+	if req.Count < 1 || req.Count > 1000 {
+		httpx.Fail(w, r, apperr.InvalidField("count", "must be an integer from 1 to 1000"))
+		return
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reserves++
+	plan, known := s.plans[c.AccountID]
+	if !known {
+		plan = c.Plan
+	}
+	key := usageKey{c.AccountID, req.Feature}
+	limit, capped := s.limits[plan][req.Feature]
+	if capped && limit == Unlimited {
+		capped = false
+	}
+	used := s.used[key]
+	if capped && used+req.Count > limit {
+		httpx.Fail(w, r, apperr.QuotaExceeded(req.Feature+"_limit_reached",
+			fmt.Sprintf("the monthly %s allowance has %d left; %d asked", req.Feature, max(limit-used, 0), req.Count)).
+			With("feature", req.Feature).With("used", used).With("limit", limit).
+			With("remaining", max(limit-used, 0)).With("upgradeUrl", UpgradeURL))
+		return
+	}
+	s.used[key] = used + req.Count
+	id := ids.New("evt")
+	s.held[id] = reservation{key, req.Count}
+	remaining := Unlimited
+	if capped {
+		remaining = limit - s.used[key]
+	} else {
+		limit = Unlimited
+	}
+	httpx.Respond(w, http.StatusOK, map[string]any{"reservationId": id, "feature": req.Feature,
+		"used": s.used[key], "limit": limit, "remaining": remaining, "unlimited": !capped})
+}
+
+func (s *Server) release(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.caller(w, r)
+	if !ok {
+		return
+	}
+	var req struct {
+		ReservationID string `json:"reservationId"`
+	}
+	if err := httpx.Decode(w, r, &req, 4<<10); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res, found := s.held[req.ReservationID]
+	released := found && res.account == c.AccountID
+	if released {
+		s.used[res.usageKey] -= res.count
+		delete(s.held, req.ReservationID)
+	}
+	httpx.Respond(w, http.StatusOK, map[string]any{"released": released})
+}
