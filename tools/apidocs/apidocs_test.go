@@ -94,3 +94,23 @@ func TestPageListsEveryOperation(t *testing.T) {
 	require.Contains(t, html, `id="schema-beta.Error"`)
 	require.Contains(t, html, `<code>field</code>`)
 }
+
+// Service-to-service routes (x-internal) are never served by the ingress, so the public reference
+// leaves them out; a path keeps its public operations.
+func TestMergeLeavesOutInternalOperations(t *testing.T) {
+	internal := `
+info: {description: internal things}
+paths:
+  /internal/usage/reserve:
+    post: {x-internal: true, responses: {"200": {description: ok}}}
+  /api/mixed:
+    get: {responses: {"200": {description: ok}}}
+    post: {x-internal: true, responses: {"200": {description: ok}}}
+`
+	doc, err := Merge([]Spec{spec(t, "alpha", alpha), spec(t, "delta", internal)}, "9")
+	require.NoError(t, err)
+	paths := doc["paths"].(map[string]any)
+	require.NotContains(t, paths, "/internal/usage/reserve")
+	require.Contains(t, paths["/api/mixed"], "get")
+	require.NotContains(t, paths["/api/mixed"], "post")
+}

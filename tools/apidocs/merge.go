@@ -79,12 +79,16 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 			if _, dup := paths[path]; dup {
 				return nil, fmt.Errorf("path %s is in more than one service (second: %s)", path, s.Service)
 			}
-			for _, op := range item.(map[string]any) {
+			public := publicOperations(item.(map[string]any))
+			if len(public) == 0 {
+				continue
+			}
+			for _, op := range public {
 				if op, ok := op.(map[string]any); ok {
 					op["tags"] = []any{s.Service}
 				}
 			}
-			paths[path] = item
+			paths[path] = public
 		}
 		docComponents, _ := doc["components"].(map[string]any)
 		for section, entries := range docComponents {
@@ -110,6 +114,34 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 		"paths":      paths,
 		"components": components,
 	}, nil
+}
+
+// publicOperations drops the operations marked x-internal (service-to-service routes the ingress
+// never serves) from a path item; path-level fields stay only when an operation does.
+func publicOperations(item map[string]any) map[string]any {
+	out := map[string]any{}
+	ops := 0
+	for k, v := range item {
+		if op, ok := v.(map[string]any); ok && isMethod(k) {
+			if internal, _ := op["x-internal"].(bool); internal {
+				continue
+			}
+			ops++
+		}
+		out[k] = v
+	}
+	if ops == 0 {
+		return nil
+	}
+	return out
+}
+
+func isMethod(k string) bool {
+	switch k {
+	case "get", "put", "post", "delete", "options", "head", "patch", "trace":
+		return true
+	}
+	return false
 }
 
 // markConflicts renames, in every service that has it, a component whose rewritten body is not
