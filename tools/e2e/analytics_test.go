@@ -43,9 +43,12 @@ func TestAnalyticsLogUsageMovesPQLCheck(t *testing.T) {
 	features := p.JSON["features"].(map[string]any)
 	require.ElementsMatch(t, []string{"chat", "lead_scoring", "lead_finder"}, analyticsKeys(features))
 	for name, f := range features {
-		require.ElementsMatch(t, []string{"used", "limit", "pct"}, analyticsKeys(f.(map[string]any)), name)
+		require.ElementsMatch(t, []string{"used", "limit", "pct", "unlimited"}, analyticsKeys(f.(map[string]any)), name)
 	}
+	// Unlimited has one representation: limit -1 and unlimited true.
 	require.Equal(t, -1.0, features["chat"].(map[string]any)["limit"], "chat is unlimited on full_stack")
+	require.Equal(t, true, features["chat"].(map[string]any)["unlimited"])
+	require.Equal(t, false, features["lead_finder"].(map[string]any)["unlimited"], "lead_finder is limited on full_stack")
 }
 
 func TestAnalyticsIdempotencyKeyMakesRetriesSafe(t *testing.T) {
