@@ -1,26 +1,92 @@
 package adapters
 
 import (
+	"context"
+	"fmt"
+	"time"
+
 	"github.com/alexedwards/argon2id"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/bizassist/bizassist/services/identity/internal/app"
 )
 
-// Argon2Hasher hashes passwords with argon2id (RFC 9106); the parameters are encoded in each
-// hash, so raising them later does not break stored passwords.
+// HashBudget bounds the memory that password hashes in flight may hold in this process. Each
+// hash weighs its argon2 memory, so a burst of sign-ins cannot hold more than the budget, and a
+// request that finds no room within the wait is refused instead of queueing.
+type HashBudget struct {
+	sem     *semaphore.Weighted
+	sizeKiB int64
+	wait    time.Duration
+}
+
+// NewHashBudget allows sizeKiB of argon2 memory at once and waits at most wait for room.
+func NewHashBudget(sizeKiB int64, wait time.Duration) *HashBudget {
+	return &HashBudget{sem: semaphore.NewWeighted(sizeKiB), sizeKiB: sizeKiB, wait: wait}
+}
+
+// Acquire takes memoryKiB of the budget (all of it when a hash needs more: such a hash runs alone)
+// and returns the function that gives it back, or app.ErrHashingBusy after the wait.
+func (b *HashBudget) Acquire(ctx context.Context, memoryKiB uint32) (release func(), err error) {
+	n := min(int64(memoryKiB), b.sizeKiB)
+	wctx, cancel := context.WithTimeout(ctx, b.wait)
+	defer cancel()
+	if err := b.sem.Acquire(wctx, n); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, app.ErrHashingBusy
+	}
+	return func() { b.sem.Release(n) }, nil
+}
+
+// SizeKiB is the whole budget.
+func (b *HashBudget) SizeKiB() int64 { return b.sizeKiB }
+
+// Slots is how many hashes of memoryKiB fit in the budget at once (at least one).
+func (b *HashBudget) Slots(memoryKiB uint32) int64 { return max(b.sizeKiB/int64(max(memoryKiB, 1)), 1) }
+
+// Argon2Hasher hashes passwords with argon2id (RFC 9106) inside a HashBudget. The parameters
+// are encoded in each hash (PHC string format), so hashes made with older parameters still
+// verify, and Outdated finds them for rehashing.
 type Argon2Hasher struct {
-	params *argon2id.Params
+	params argon2id.Params
+	budget *HashBudget
 }
 
-// NewArgon2Hasher uses memoryKiB of memory and the given iterations per hash.
-func NewArgon2Hasher(memoryKiB uint32, iterations uint32) *Argon2Hasher {
-	p := *argon2id.DefaultParams
-	p.Memory, p.Iterations = memoryKiB, iterations
-	return &Argon2Hasher{params: &p}
+// NewArgon2Hasher makes hashes with memoryKiB of memory, the given passes and one lane.
+func NewArgon2Hasher(memoryKiB, iterations uint32, budget *HashBudget) *Argon2Hasher {
+	return &Argon2Hasher{budget: budget, params: argon2id.Params{
+		Memory: memoryKiB, Iterations: iterations, Parallelism: 1, SaltLength: 16, KeyLength: 32,
+	}}
 }
 
-func (h *Argon2Hasher) Hash(password string) (string, error) {
-	return argon2id.CreateHash(password, h.params)
+func (h *Argon2Hasher) Hash(ctx context.Context, password string) (string, error) {
+	release, err := h.budget.Acquire(ctx, h.params.Memory)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	return argon2id.CreateHash(password, &h.params)
 }
 
-func (h *Argon2Hasher) Verify(password, hash string) (bool, error) {
+func (h *Argon2Hasher) Verify(ctx context.Context, password, hash string) (bool, error) {
+	params, _, _, err := argon2id.DecodeHash(hash)
+	if err != nil {
+		return false, fmt.Errorf("stored password hash: %w", err)
+	}
+	release, err := h.budget.Acquire(ctx, params.Memory)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	return argon2id.ComparePasswordAndHash(password, hash)
 }
+
+func (h *Argon2Hasher) Outdated(hash string) bool {
+	params, _, _, err := argon2id.DecodeHash(hash)
+	return err != nil || *params != h.params
+}
+
+// MemoryKiB is the argon2 memory of one new hash.
+func (h *Argon2Hasher) MemoryKiB() uint32 { return h.params.Memory }

@@ -2,35 +2,121 @@ package adapters
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/netip"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/bizassist/bizassist/libs/ratelimit"
 )
 
-// LoginThrottle limits password attempts per client IP and per email address in the shared Redis
-// limiter, so guessing one account's password from many addresses is slowed as much as from one.
+var (
+	// LoginFailures bounds failed sign-ins for one email from one client address.
+	LoginFailures = ratelimit.Policy{Name: "login_failures", Rate: 5, Period: time.Minute}
+	// LoginEmailFailures bounds failed sign-ins for one email from all addresses together; it
+	// refuses only addresses the email has not signed in from (see KnownAddressTTL).
+	LoginEmailFailures = ratelimit.Policy{Name: "login_email_failures", Rate: 50, Period: time.Hour}
+)
+
+// KnownAddressTTL is how long after a successful sign-in its client address counts as the
+// owner's own, exempt from LoginEmailFailures.
+const KnownAddressTTL = 30 * 24 * time.Hour
+
+// LoginThrottle keeps sign-in limits in the shared Redis limiter: every attempt counts against
+// the client address (ratelimit.Login), and only failures count against the email, so that an
+// attacker's failures cannot refuse the owner: per email and address (LoginFailures), and per
+// email over every address the owner has not signed in from (LoginEmailFailures). Failure
+// buckets are peeked before the password is checked and spent after a failure, so concurrent
+// attempts may overshoot a bound by the attempts in flight.
 type LoginThrottle struct {
 	limiter *ratelimit.Limiter
+	rdb     redis.UniversalClient
+	prefix  string
+	timeout time.Duration
 }
 
-func NewLoginThrottle(l *ratelimit.Limiter) *LoginThrottle { return &LoginThrottle{limiter: l} }
+// NewLoginThrottle remembers known addresses in rdb under keys starting with prefix, waiting at
+// most timeout for each Redis call (like the limiter, so a Redis outage does not stall sign-in).
+func NewLoginThrottle(l *ratelimit.Limiter, rdb redis.UniversalClient, prefix string, timeout time.Duration) *LoginThrottle {
+	if timeout <= 0 {
+		timeout = ratelimit.DefaultTimeout
+	}
+	return &LoginThrottle{limiter: l, rdb: rdb, prefix: prefix, timeout: timeout}
+}
 
-func (t *LoginThrottle) AllowLogin(ctx context.Context, ip netip.Addr, email string) error {
+func (t *LoginThrottle) Admit(ctx context.Context, ip netip.Addr, email string) error {
 	if ip.IsValid() {
-		if err := t.check(ctx, ratelimit.Login, ratelimit.IPKey(ip)); err != nil {
+		res, err := t.limiter.Allow(ctx, ratelimit.Login, ratelimit.IPKey(ip))
+		if err != nil {
 			return err
 		}
+		if !res.Allowed {
+			return ratelimit.Refusal(ratelimit.Login, res)
+		}
 	}
-	return t.check(ctx, ratelimit.LoginEmail, ratelimit.EmailKey(email))
-}
-
-func (t *LoginThrottle) check(ctx context.Context, p ratelimit.Policy, key string) error {
-	res, err := t.limiter.Allow(ctx, p, key)
+	if err := t.peek(ctx, LoginFailures, pairKey(ip, email)); err != nil {
+		return err
+	}
+	known, err := t.known(ctx, ip, email)
 	if err != nil {
 		return err
 	}
-	if !res.Allowed {
-		return ratelimit.Refusal(p, res)
+	if known {
+		return nil
 	}
-	return nil
+	return t.peek(ctx, LoginEmailFailures, ratelimit.EmailKey(email))
+}
+
+func (t *LoginThrottle) Failed(ctx context.Context, ip netip.Addr, email string) error {
+	_, errPair := t.limiter.Allow(ctx, LoginFailures, pairKey(ip, email))
+	_, errEmail := t.limiter.Allow(ctx, LoginEmailFailures, ratelimit.EmailKey(email))
+	return errors.Join(errPair, errEmail)
+}
+
+func (t *LoginThrottle) Succeeded(ctx context.Context, ip netip.Addr, email string) error {
+	rctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	return t.rdb.Set(rctx, t.knownKey(ip, email), 1, KnownAddressTTL).Err()
+}
+
+// known reports whether email signed in from ip lately. When Redis cannot say, the address is
+// taken as unknown: the account-wide bound then applies, which errs towards refusing guesses.
+func (t *LoginThrottle) known(ctx context.Context, ip netip.Addr, email string) (bool, error) {
+	rctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	n, err := t.rdb.Exists(rctx, t.knownKey(ip, email)).Result()
+	if err != nil && ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	return err == nil && n > 0, nil
+}
+
+func (t *LoginThrottle) knownKey(ip netip.Addr, email string) string {
+	return t.prefix + ":login_known:" + pairKey(ip, email)
+}
+
+// peek refuses when the failure bucket p has no room left, spending nothing.
+func (t *LoginThrottle) peek(ctx context.Context, p ratelimit.Policy, key string) error {
+	res, err := t.limiter.Peek(ctx, p, key)
+	if err != nil {
+		return err
+	}
+	if res.Allowed {
+		return nil
+	}
+	refusal := ratelimit.Refusal(p, res)
+	refusal.Message = fmt.Sprintf("too many failed sign-ins; retry in %d s", refusal.Details["retryAfter"])
+	return refusal
+}
+
+// pairKey names an email as tried from one client address (an IPv6 client by its /64); the
+// address part never contains "|", so no two pairs share a key.
+func pairKey(ip netip.Addr, email string) string {
+	client := "unknown"
+	if ip.IsValid() {
+		client = ratelimit.IPKey(ip)
+	}
+	return client + "|" + ratelimit.EmailKey(email)
 }

@@ -34,7 +34,7 @@ func (h *CreateAccount) Handle(ctx context.Context, cmd CreateAccountCommand) (*
 	if err := account.ValidateNewPassword(cmd.Password); err != nil {
 		return nil, err
 	}
-	hash, err := h.Hasher.Hash(cmd.Password)
+	hash, err := h.Hasher.Hash(ctx, cmd.Password)
 	if err != nil {
 		return nil, fmt.Errorf("hash password: %w", err)
 	}
@@ -89,7 +89,7 @@ func (h *SetPassword) Handle(ctx context.Context, accountID, password string) er
 	if err := account.ValidateNewPassword(password); err != nil {
 		return err
 	}
-	hash, err := h.Hasher.Hash(password)
+	hash, err := h.Hasher.Hash(ctx, password)
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}

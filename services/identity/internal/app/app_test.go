@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,14 +92,29 @@ func (r *memRepo) eventTypes() []string {
 	return out
 }
 
-// plainHasher "hashes" by prefixing, and counts comparisons.
-type plainHasher struct{ verifies int }
-
-func (h *plainHasher) Hash(p string) (string, error) { return "h:" + p, nil }
-func (h *plainHasher) Verify(p, hash string) (bool, error) {
-	h.verifies++
-	return hash == "h:"+p, nil
+// plainHasher "hashes" by prefixing "h:" (an "old:" prefix is a hash with outdated parameters),
+// counts comparisons, and while busy has no hashing capacity.
+type plainHasher struct {
+	verifies int
+	busy     bool
 }
+
+func (h *plainHasher) Hash(_ context.Context, p string) (string, error) {
+	if h.busy {
+		return "", app.ErrHashingBusy
+	}
+	return "h:" + p, nil
+}
+
+func (h *plainHasher) Verify(_ context.Context, p, hash string) (bool, error) {
+	if h.busy {
+		return false, app.ErrHashingBusy
+	}
+	h.verifies++
+	return hash == "h:"+p || hash == "old:"+p, nil
+}
+
+func (h *plainHasher) Outdated(hash string) bool { return !strings.HasPrefix(hash, "h:") }
 
 type fixedIssuer struct{}
 
@@ -106,53 +122,113 @@ func (fixedIssuer) Issue(_ context.Context, a *account.Account, at time.Time) (a
 	return app.IssuedToken{Value: "token-for-" + a.ID(), ExpiresAt: at.Add(24 * time.Hour)}, nil
 }
 
-type throttle struct{ refuse bool }
+// throttle refuses everything when refuse is set and counts what it is told.
+type throttle struct {
+	refuse              bool
+	failures, successes int
+}
 
-func (t throttle) AllowLogin(context.Context, netip.Addr, string) error {
+func (t *throttle) Admit(context.Context, netip.Addr, string) error {
 	if t.refuse {
 		return apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited, "slow down")
 	}
 	return nil
 }
 
-func setup(t *testing.T, refuse bool) (*app.Login, *memRepo, *plainHasher) {
+func (t *throttle) Failed(context.Context, netip.Addr, string) error {
+	t.failures++
+	return nil
+}
+
+func (t *throttle) Succeeded(context.Context, netip.Addr, string) error {
+	t.successes++
+	return nil
+}
+
+type fixture struct {
+	login    *app.Login
+	repo     *memRepo
+	hasher   *plainHasher
+	throttle *throttle
+}
+
+func setup(t *testing.T, refuse bool) fixture {
 	t.Helper()
-	repo, hasher := newMemRepo(), &plainHasher{}
-	create := &app.CreateAccount{Accounts: repo, Hasher: hasher, Now: clock}
+	f := fixture{repo: newMemRepo(), hasher: &plainHasher{}, throttle: &throttle{refuse: refuse}}
+	create := &app.CreateAccount{Accounts: f.repo, Hasher: f.hasher, Now: clock}
 	_, err := create.Handle(context.Background(), app.CreateAccountCommand{Email: "a@example.com", Password: "a long password", Plan: "growth"})
 	require.NoError(t, err)
-	login, err := app.NewLogin(repo, hasher, fixedIssuer{}, throttle{refuse: refuse}, clock)
+	f.login, err = app.NewLogin(context.Background(), f.repo, f.hasher, fixedIssuer{}, f.throttle, clock)
 	require.NoError(t, err)
-	hasher.verifies = 0
-	return login, repo, hasher
+	f.hasher.verifies = 0
+	return f
 }
 
 func TestLoginIssuesATokenAndRecordsTheLogin(t *testing.T) {
 	t.Parallel()
-	login, repo, _ := setup(t, false)
-	res, err := login.Handle(context.Background(), app.LoginCommand{Email: "A@Example.com", Password: "a long password"})
+	f := setup(t, false)
+	res, err := f.login.Handle(context.Background(), app.LoginCommand{Email: "A@Example.com", Password: "a long password"})
 	require.NoError(t, err)
 	require.Equal(t, "a@example.com", res.Email)
 	require.Equal(t, account.PlanGrowth, res.Plan)
 	require.Equal(t, now.Add(24*time.Hour), res.ExpiresAt)
-	require.Equal(t, []string{app.EventAccountCreated, app.EventAccountLogin}, repo.eventTypes())
+	require.Equal(t, []string{app.EventAccountCreated, app.EventAccountLogin}, f.repo.eventTypes())
+	require.Equal(t, 1, f.throttle.successes)
+	require.Zero(t, f.throttle.failures, "a success is not a failure")
 }
 
 func TestUnknownEmailCostsAPasswordComparisonToo(t *testing.T) {
 	t.Parallel()
-	login, repo, hasher := setup(t, false)
-	_, err := login.Handle(context.Background(), app.LoginCommand{Email: "nobody@example.com", Password: "whatever"})
+	f := setup(t, false)
+	_, err := f.login.Handle(context.Background(), app.LoginCommand{Email: "nobody@example.com", Password: "whatever"})
 	require.ErrorIs(t, err, app.ErrInvalidCredentials)
-	require.Equal(t, 1, hasher.verifies, "an unknown email is compared against the dummy hash")
-	require.Equal(t, []string{app.EventAccountCreated}, repo.eventTypes(), "no login event")
+	require.Equal(t, 1, f.hasher.verifies, "an unknown email is compared against the dummy hash")
+	require.Equal(t, []string{app.EventAccountCreated}, f.repo.eventTypes(), "no login event")
+	require.Equal(t, 1, f.throttle.failures)
+}
+
+func TestWrongPasswordCountsAFailure(t *testing.T) {
+	t.Parallel()
+	f := setup(t, false)
+	_, err := f.login.Handle(context.Background(), app.LoginCommand{Email: "a@example.com", Password: "not the password"})
+	require.ErrorIs(t, err, app.ErrInvalidCredentials)
+	require.Equal(t, 1, f.throttle.failures)
+	require.Zero(t, f.throttle.successes)
 }
 
 func TestThrottledLoginChecksNothing(t *testing.T) {
 	t.Parallel()
-	login, _, hasher := setup(t, true)
-	_, err := login.Handle(context.Background(), app.LoginCommand{Email: "a@example.com", Password: "a long password"})
+	f := setup(t, true)
+	_, err := f.login.Handle(context.Background(), app.LoginCommand{Email: "a@example.com", Password: "a long password"})
 	require.Equal(t, apperr.KindRateLimited, apperr.KindOf(err))
-	require.Zero(t, hasher.verifies)
+	require.Zero(t, f.hasher.verifies)
+}
+
+func TestBusyHashingIsUnavailableNotAFailure(t *testing.T) {
+	t.Parallel()
+	f := setup(t, false)
+	f.hasher.busy = true
+	for _, email := range []string{"a@example.com", "nobody@example.com"} {
+		_, err := f.login.Handle(context.Background(), app.LoginCommand{Email: email, Password: "a long password"})
+		require.ErrorIs(t, err, app.ErrHashingBusy, email)
+		require.Equal(t, apperr.KindUnavailable, apperr.KindOf(err), email)
+	}
+	require.Zero(t, f.throttle.failures, "nobody was checked, so nobody failed")
+}
+
+func TestLoginRehashesAnOutdatedHashWithTheLogin(t *testing.T) {
+	t.Parallel()
+	f := setup(t, false)
+	old, err := account.NewOwner("acc_old", "old@example.com", "old:a long password", account.PlanFree, "", now)
+	require.NoError(t, err)
+	require.NoError(t, f.repo.Create(context.Background(), old))
+
+	_, err = f.login.Handle(context.Background(), app.LoginCommand{Email: "old@example.com", Password: "a long password"})
+	require.NoError(t, err)
+	a, err := f.repo.ByID(context.Background(), "acc_old")
+	require.NoError(t, err)
+	require.Equal(t, "h:a long password", a.PasswordHash(), "stored with the current parameters")
+	require.Equal(t, []string{app.EventAccountCreated, app.EventAccountLogin}, f.repo.eventTypes())
 }
 
 func TestPaymentEventsOnlyMoveOwnersToKnownPlans(t *testing.T) {

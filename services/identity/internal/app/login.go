@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"time"
 
@@ -25,9 +26,10 @@ type Login struct {
 	dummyHash string
 }
 
-// NewLogin builds the use case and precomputes the hash used for unknown emails.
-func NewLogin(accounts account.Repository, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
-	dummy, err := hasher.Hash("not-a-real-password-but-the-same-cost")
+// NewLogin builds the use case and precomputes, with the current parameters, the hash used for
+// unknown emails.
+func NewLogin(ctx context.Context, accounts account.Repository, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
+	dummy, err := hasher.Hash(ctx, "not-a-real-password-but-the-same-cost")
 	if err != nil {
 		return nil, fmt.Errorf("precompute dummy hash: %w", err)
 	}
@@ -70,37 +72,71 @@ func (h *Login) Handle(ctx context.Context, cmd LoginCommand) (LoginResult, erro
 	if err != nil {
 		return LoginResult{}, err
 	}
-	if err := h.Throttle.AllowLogin(ctx, cmd.ClientIP, email); err != nil {
+	if err := h.Throttle.Admit(ctx, cmd.ClientIP, email); err != nil {
 		return LoginResult{}, err
 	}
 
 	acc, err := h.Accounts.OwnerByEmail(ctx, email)
 	if errors.Is(err, account.ErrNotFound) {
-		_, _ = h.Hasher.Verify(cmd.Password, h.dummyHash)
-		return LoginResult{}, ErrInvalidCredentials
+		if _, err := h.Hasher.Verify(ctx, cmd.Password, h.dummyHash); err != nil {
+			return LoginResult{}, err
+		}
+		return LoginResult{}, h.failed(ctx, cmd.ClientIP, email)
 	}
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("load account: %w", err)
 	}
-	ok, err := h.Hasher.Verify(cmd.Password, acc.PasswordHash())
+	verified := acc.PasswordHash()
+	ok, err := h.Hasher.Verify(ctx, cmd.Password, verified)
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("verify password: %w", err)
 	}
 	if !ok || !acc.CanSignIn() {
-		return LoginResult{}, ErrInvalidCredentials
+		return LoginResult{}, h.failed(ctx, cmd.ClientIP, email)
 	}
 
+	rehashed := h.rehash(ctx, cmd.Password, verified)
 	now := h.Now()
 	tok, err := h.Tokens.Issue(ctx, acc, now)
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("issue token: %w", err)
 	}
 	_, err = h.Accounts.Update(ctx, acc.ID(), func(a *account.Account) ([]account.Event, error) {
+		if rehashed != "" && a.PasswordHash() == verified { // unless the password changed meanwhile
+			if err := a.SetPasswordHash(rehashed, now); err != nil {
+				return nil, err
+			}
+		}
 		return []account.Event{{Type: EventAccountLogin, AccountID: a.ID(),
 			Data: LoginData{AccountID: a.ID(), Email: a.Email(), At: now}}}, nil
 	})
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("record login: %w", err)
 	}
+	if err := h.Throttle.Succeeded(ctx, cmd.ClientIP, email); err != nil {
+		slog.WarnContext(ctx, "sign-in address not remembered", "error", err)
+	}
 	return LoginResult{Token: tok.Value, Email: acc.Email(), Plan: acc.Plan(), ExpiresAt: tok.ExpiresAt}, nil
+}
+
+// rehash returns a hash of password with the current parameters when the stored one was made
+// with others, or "" when it is current or no hashing capacity is free (the next sign-in retries).
+func (h *Login) rehash(ctx context.Context, password, stored string) string {
+	if !h.Hasher.Outdated(stored) {
+		return ""
+	}
+	hash, err := h.Hasher.Hash(ctx, password)
+	if err != nil {
+		slog.InfoContext(ctx, "password not rehashed with the current parameters", "error", err)
+		return ""
+	}
+	return hash
+}
+
+// failed counts a failed attempt and gives the one answer to it.
+func (h *Login) failed(ctx context.Context, ip netip.Addr, email string) error {
+	if err := h.Throttle.Failed(ctx, ip, email); err != nil {
+		slog.WarnContext(ctx, "failed sign-in not counted", "error", err)
+	}
+	return ErrInvalidCredentials
 }

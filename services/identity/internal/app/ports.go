@@ -7,15 +7,24 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
-// PasswordHasher hashes passwords and checks them against stored hashes.
+// PasswordHasher hashes passwords and checks them against stored hashes. Hash and Verify wait
+// only briefly for hashing capacity and then fail with ErrHashingBusy.
 type PasswordHasher interface {
-	Hash(password string) (string, error)
-	Verify(password, hash string) (bool, error)
+	Hash(ctx context.Context, password string) (string, error)
+	Verify(ctx context.Context, password, hash string) (bool, error)
+	// Outdated reports a hash made with other parameters than new hashes get.
+	Outdated(hash string) bool
 }
+
+// ErrHashingBusy refuses a request that found no hashing capacity within the short wait: a burst
+// is answered at once with 503 instead of queueing without limit or running out of memory.
+var ErrHashingBusy = apperr.Unavailable("auth_busy", "too many sign-ins are being checked right now; retry shortly").
+	With("retryAfter", 1)
 
 // IssuedToken is a signed token and when it stops being valid.
 type IssuedToken struct {
@@ -33,9 +42,17 @@ type TokenVerifier interface {
 	Verify(ctx context.Context, token string) (authjwt.Caller, error)
 }
 
-// LoginThrottle limits password attempts per client address and per email address.
+// LoginThrottle limits sign-in attempts per client address, and failed attempts per email: per
+// email and client address, and per email from addresses it has not signed in from, so that
+// nobody can lock the owner out of their own address by failing on purpose.
 type LoginThrottle interface {
-	AllowLogin(ctx context.Context, ip netip.Addr, email string) error
+	// Admit counts the attempt against the client address and refuses a client whose failures
+	// for email are spent; it takes nothing from the failure bounds.
+	Admit(ctx context.Context, ip netip.Addr, email string) error
+	// Failed counts a failed attempt against the failure bounds.
+	Failed(ctx context.Context, ip netip.Addr, email string) error
+	// Succeeded remembers ip as an address email signs in from.
+	Succeeded(ctx context.Context, ip netip.Addr, email string) error
 }
 
 // Clock is the time source; tests pass a fixed one.

@@ -6,8 +6,10 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +18,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/identity/api"
+	"github.com/bizassist/bizassist/services/identity/internal/adapters"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 	"github.com/bizassist/bizassist/services/identity/internal/service"
 )
 
@@ -228,18 +233,62 @@ func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 	}
 }
 
-func TestLoginIsThrottledPerEmail(t *testing.T) {
+// signInAs posts the owner's email with password from client and returns the status.
+func (s *stack) signInAs(t *testing.T, client, email, pw string) reply {
+	t.Helper()
+	return s.post(t, client, "", map[string]string{"email": email, "password": pw})
+}
+
+func TestFailuresFromOneAddressDoNotLockTheOwnerOut(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "victim@example.com", "free")
+
+	for i := range 20 {
+		r := s.signInAs(t, "10.0.6.1", "victim@example.com", "guess")
+		if i < 5 {
+			require.Equal(t, http.StatusUnauthorized, r.status, "failure %d is answered", i+1)
+			continue
+		}
+		require.Equal(t, http.StatusTooManyRequests, r.status, "attempt %d after five failures is refused", i+1)
+		require.NotEmpty(t, r.header.Get("Retry-After"))
+		require.Equal(t, "rate_limited", r.body["code"])
+	}
+	r := s.signInAs(t, "10.0.6.2", "victim@example.com", password)
+	require.Equal(t, http.StatusOK, r.status, "the owner signs in from their own address: %v", r.body)
+}
+
+func TestSuccessfulSignInsAreNotCountedAsFailures(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	s.createOwner(t, "owner@example.com", "free")
-	var last reply
-	for i := range 6 {
-		// a different client address each time: the per-email limit must hold on its own
-		last = s.post(t, "10.0.6."+string(rune('1'+i)), "", map[string]string{"email": "owner@example.com", "password": "guess"})
+	for i := range 4 {
+		r := s.signInAs(t, "10.0.6.3", "owner@example.com", "guess")
+		require.Equal(t, http.StatusUnauthorized, r.status, "failure %d", i+1)
 	}
-	require.Equal(t, http.StatusTooManyRequests, last.status, last.body)
-	require.NotEmpty(t, last.header.Get("Retry-After"))
-	require.Equal(t, "rate_limited", last.body["code"])
+	for i := range 6 { // ten attempts in all: the per-address sign-in limit still allows them
+		r := s.signInAs(t, "10.0.6.3", "owner@example.com", password)
+		require.Equal(t, http.StatusOK, r.status, "sign-in %d: %v", i+1, r.body)
+	}
+}
+
+func TestTheOwnersAddressIsNotLockedOutByADistributedAttack(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "growth")
+	s.login(t, "10.0.6.4", "owner@example.com") // the owner's usual address
+
+	// Eleven addresses, five failures each: more than the account's hourly bound of 50.
+	for a := range 11 {
+		for range 5 {
+			r := s.signInAs(t, "10.0.7."+strconv.Itoa(10+a), "owner@example.com", "guess")
+			require.Contains(t, []int{http.StatusUnauthorized, http.StatusTooManyRequests}, r.status, r.body)
+		}
+	}
+	r := s.signInAs(t, "10.0.6.5", "owner@example.com", password)
+	require.Equal(t, http.StatusTooManyRequests, r.status, "an address the owner never used is refused while the account is attacked")
+	r = s.signInAs(t, "10.0.6.4", "owner@example.com", password)
+	require.Equal(t, http.StatusOK, r.status, "the owner's own address still signs in: %v", r.body)
 }
 
 func TestLoginAndCreationAreRecordedInTheOutbox(t *testing.T) {
@@ -304,4 +353,41 @@ func TestAPIReferenceIsServed(t *testing.T) {
 		require.Contains(t, x.Header.Get("Content-Type"), want, path)
 		require.Contains(t, string(x.Body), "/api/lead-finder", "the merged document covers every service")
 	}
+}
+
+func TestSignInBeyondTheHashingBudgetIsAnswered503(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "free")
+	release, err := s.svc.HashBudget.Acquire(context.Background(), math.MaxUint32) // all of it
+	require.NoError(t, err)
+
+	for i, email := range []string{"owner@example.com", "nobody@example.com"} {
+		r := s.signInAs(t, "10.0.9."+strconv.Itoa(1+i), email, password)
+		require.Equal(t, http.StatusServiceUnavailable, r.status, email)
+		require.Equal(t, "auth_busy", r.body["code"], email)
+		require.Equal(t, "1", r.header.Get("Retry-After"), email)
+	}
+	release()
+	r := s.signInAs(t, "10.0.9.1", "owner@example.com", password)
+	require.Equal(t, http.StatusOK, r.status, "a busy answer counted no failure: %v", r.body)
+}
+
+func TestSignInRehashesAPasswordStoredWithOlderParameters(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	ctx := context.Background()
+	hash, err := adapters.NewArgon2Hasher(8192, 1, s.svc.HashBudget).Hash(ctx, password)
+	require.NoError(t, err)
+	old, err := account.NewOwner(ids.New("acc"), "old@example.com", hash, account.PlanFree, "", time.Now())
+	require.NoError(t, err)
+	require.NoError(t, s.svc.Accounts.Create(ctx, old))
+	require.True(t, s.svc.Hasher.Outdated(hash))
+
+	s.login(t, "10.0.9.3", "old@example.com")
+	acc, err := s.svc.Accounts.OwnerByEmail(ctx, "old@example.com")
+	require.NoError(t, err)
+	require.False(t, s.svc.Hasher.Outdated(acc.PasswordHash()), "stored again with the current parameters: %s", acc.PasswordHash())
+	require.Contains(t, acc.PasswordHash(), "$m=8192,t=2,p=1$")
+	s.login(t, "10.0.9.3", "old@example.com") // and the new hash verifies
 }

@@ -5,8 +5,11 @@ package service
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
@@ -25,9 +28,15 @@ const Name = "identity"
 // Config is identity's configuration.
 type Config struct {
 	platform.Config
-	// Argon2MemoryKiB and Argon2Iterations are the argon2id cost of new password hashes.
-	Argon2MemoryKiB  uint32 `env:"IDENTITY_ARGON2_MEMORY_KIB" envDefault:"65536"`
-	Argon2Iterations uint32 `env:"IDENTITY_ARGON2_ITERATIONS" envDefault:"1"`
+	// Argon2MemoryKiB and Argon2Iterations are the argon2id cost of new password hashes, one lane
+	// each: OWASP's first recommended setting (19 MiB, 2 passes, parallelism 1).
+	Argon2MemoryKiB  uint32 `env:"IDENTITY_ARGON2_MEMORY_KIB" envDefault:"19456"`
+	Argon2Iterations uint32 `env:"IDENTITY_ARGON2_ITERATIONS" envDefault:"2"`
+	// HashMemoryBudgetMiB bounds the argon2 memory of the hashes running at once; 0 derives it from
+	// the Go memory limit (see hashBudgetKiB).
+	HashMemoryBudgetMiB int64 `env:"IDENTITY_HASH_MEMORY_BUDGET_MIB" envDefault:"0"`
+	// HashWait is how long a request waits for room in that budget before it is answered 503.
+	HashWait time.Duration `env:"IDENTITY_HASH_WAIT" envDefault:"200ms"`
 	// KeyReload is how often a replica rereads the signing keys, so a rotation reaches all of them.
 	KeyReload time.Duration `env:"IDENTITY_KEY_RELOAD" envDefault:"30s"`
 }
@@ -40,7 +49,26 @@ func (c Config) Validate() error {
 	if c.KeyReload <= 0 {
 		return fmt.Errorf("IDENTITY_KEY_RELOAD must be positive")
 	}
+	if c.HashMemoryBudgetMiB < 0 || c.HashWait <= 0 {
+		return fmt.Errorf("IDENTITY_HASH_MEMORY_BUDGET_MIB must not be negative and IDENTITY_HASH_WAIT must be positive")
+	}
 	return c.Config.Validate()
+}
+
+// defaultHashBudgetMiB is the hashing budget of a process without a Go memory limit.
+const defaultHashBudgetMiB = 64
+
+// hashBudgetKiB is IDENTITY_HASH_MEMORY_BUDGET_MIB when set; otherwise a quarter of the Go memory
+// limit (GOMEMLIMIT, which the chart derives from the container limit), since the garbage of
+// finished hashes can double their share before the collector runs; otherwise 64 MiB.
+func (c Config) hashBudgetKiB() int64 {
+	if c.HashMemoryBudgetMiB > 0 {
+		return c.HashMemoryBudgetMiB << 10
+	}
+	if limit := debug.SetMemoryLimit(-1); limit != math.MaxInt64 {
+		return limit / 4 >> 10
+	}
+	return defaultHashBudgetMiB << 10
 }
 
 // Service is identity, assembled.
@@ -49,6 +77,9 @@ type Service struct {
 	Accounts account.Repository
 	Keys     *adapters.KeyStore
 	Signer   *adapters.Signer
+	// HashBudget bounds the memory of password hashing; Hasher hashes within it.
+	HashBudget *adapters.HashBudget
+	Hasher     *adapters.Argon2Hasher
 
 	Login         *app.Login
 	Verify        *app.VerifyToken
@@ -72,15 +103,17 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	accounts := adapters.NewAccountRepository(rt.Pool)
 	keys := adapters.NewKeyStore(rt.Pool)
 	signer := adapters.NewSigner(keys, cfg.Auth.Issuer, cfg.Auth.Audience, cfg.KeyReload)
-	hasher := adapters.NewArgon2Hasher(cfg.Argon2MemoryKiB, cfg.Argon2Iterations)
+	budget := adapters.NewHashBudget(cfg.hashBudgetKiB(), cfg.HashWait)
+	hasher := adapters.NewArgon2Hasher(cfg.Argon2MemoryKiB, cfg.Argon2Iterations, budget)
+	throttle := adapters.NewLoginThrottle(rt.Limiter, rt.Redis, cfg.RateLimit.KeyPrefix, cfg.RateLimit.Timeout)
 
-	login, err := app.NewLogin(accounts, hasher, signer, adapters.NewLoginThrottle(rt.Limiter), now)
+	login, err := app.NewLogin(ctx, accounts, hasher, signer, throttle, now)
 	if err != nil {
 		rt.Close()
 		return nil, err
 	}
 	return &Service{
-		Runtime: rt, Accounts: accounts, Keys: keys, Signer: signer,
+		Runtime: rt, Accounts: accounts, Keys: keys, Signer: signer, HashBudget: budget, Hasher: hasher,
 		Login:         login,
 		Verify:        &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
 		CreateAccount: &app.CreateAccount{Accounts: accounts, Hasher: hasher, Now: now},
@@ -122,5 +155,7 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.Keys.EnsureKey(ctx, s.now()); err != nil {
 		return fmt.Errorf("signing key: %w", err)
 	}
+	slog.InfoContext(ctx, "password hashing bounded", "budget_kib", s.HashBudget.SizeKiB(),
+		"hash_kib", s.Hasher.MemoryKiB(), "concurrent_hashes", s.HashBudget.Slots(s.Hasher.MemoryKiB()))
 	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers())
 }
