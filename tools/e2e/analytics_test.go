@@ -48,7 +48,9 @@ func TestAnalyticsLogUsageMovesPQLCheck(t *testing.T) {
 	// Unlimited has one representation: limit -1 and unlimited true.
 	require.Equal(t, -1.0, features["chat"].(map[string]any)["limit"], "chat is unlimited on full_stack")
 	require.Equal(t, true, features["chat"].(map[string]any)["unlimited"])
-	require.Equal(t, false, features["lead_finder"].(map[string]any)["unlimited"], "lead_finder is limited on full_stack")
+	for name, f := range features {
+		require.Equal(t, true, f.(map[string]any)["unlimited"], "%s is unlimited on full_stack", name)
+	}
 }
 
 func TestAnalyticsIdempotencyKeyMakesRetriesSafe(t *testing.T) {

@@ -164,7 +164,7 @@ func TestPlanLimitsAreRows(t *testing.T) {
 	a := postgres.NewAllowances(pool)
 	limits, err := a.Limits(ctx, "growth")
 	require.NoError(t, err)
-	require.Equal(t, map[usage.Feature]int{usage.Chat: 1000, usage.LeadScoring: 500, usage.LeadFinder: 300}, limits)
+	require.Equal(t, map[usage.Feature]int{usage.Chat: 1000, usage.LeadScoring: usage.Unlimited, usage.LeadFinder: 300}, limits)
 	limits, err = a.Limits(ctx, "full_stack")
 	require.NoError(t, err)
 	require.Equal(t, usage.Unlimited, limits[usage.Chat])
