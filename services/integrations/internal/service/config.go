@@ -10,6 +10,9 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
+// maxDeliveryTimeout bounds one attempt, and so how long one hanging receiver holds a worker.
+const maxDeliveryTimeout = time.Minute
+
 // Config is the whole service configuration, read from the environment (see README).
 type Config struct {
 	platform.Config
@@ -22,10 +25,13 @@ type Config struct {
 	// TargetAllowHTTP accepts http:// hook URLs (development mode only).
 	TargetAllowHTTP bool `env:"INTEGRATIONS_TARGET_ALLOW_HTTP" envDefault:"false"`
 
-	DeliveryTimeout      time.Duration `env:"INTEGRATIONS_DELIVERY_TIMEOUT" envDefault:"15s"`
-	DeliveryConcurrency  int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"100"`
-	DeliveryPollInterval time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
-	DeliveryCooldown     time.Duration `env:"INTEGRATIONS_DELIVERY_FETCH_COOLDOWN" envDefault:"20ms"`
+	DeliveryTimeout     time.Duration `env:"INTEGRATIONS_DELIVERY_TIMEOUT" envDefault:"15s"`
+	DeliveryConcurrency int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"100"`
+	// DeliveryAccountConcurrency is one account's share of the workers: a receiver that hangs
+	// holds at most this many of them, whatever its backlog.
+	DeliveryAccountConcurrency int           `env:"INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY" envDefault:"10"`
+	DeliveryPollInterval       time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
+	DeliveryCooldown           time.Duration `env:"INTEGRATIONS_DELIVERY_FETCH_COOLDOWN" envDefault:"20ms"`
 
 	// EventConsumers is how many consumers of the group this process runs; each handles one
 	// event at a time, so more of them plan deliveries for more events at once.
@@ -55,6 +61,12 @@ func (c Config) Validate() error {
 	}
 	if c.DeliveryTimeout <= 0 || c.DeliveryConcurrency < 1 || c.DeliveryPollInterval <= 0 || c.DeliveryCooldown <= 0 {
 		errs = append(errs, errors.New("INTEGRATIONS_DELIVERY_TIMEOUT, _CONCURRENCY, _POLL_INTERVAL and _FETCH_COOLDOWN must be positive"))
+	}
+	if c.DeliveryTimeout > maxDeliveryTimeout {
+		errs = append(errs, fmt.Errorf("INTEGRATIONS_DELIVERY_TIMEOUT may be at most %s: a slow receiver holds a worker that long", maxDeliveryTimeout))
+	}
+	if c.DeliveryAccountConcurrency < 1 || c.DeliveryAccountConcurrency > c.DeliveryConcurrency {
+		errs = append(errs, errors.New("INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY must be between 1 and INTEGRATIONS_DELIVERY_CONCURRENCY"))
 	}
 	if c.EventConsumers < 1 {
 		errs = append(errs, errors.New("INTEGRATIONS_EVENT_CONSUMERS must be at least 1"))

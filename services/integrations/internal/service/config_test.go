@@ -52,3 +52,18 @@ func TestPrivateTargetsNeedDevelopmentMode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, domain.TargetPolicy{AllowHTTP: true, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, policy)
 }
+
+func TestDeliveryBoundsAreChecked(t *testing.T) {
+	t.Parallel()
+	for _, extra := range []map[string]string{
+		{"INTEGRATIONS_DELIVERY_TIMEOUT": "5m"},
+		{"INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": "0"},
+		{"INTEGRATIONS_DELIVERY_CONCURRENCY": "8", "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": "9"},
+	} {
+		var cfg service.Config
+		require.Error(t, svc.LoadConfigFrom(&cfg, baseEnv(extra)), "%v", extra)
+	}
+	var cfg service.Config
+	require.NoError(t, svc.LoadConfigFrom(&cfg, baseEnv(nil)))
+	require.Equal(t, 10, cfg.DeliveryAccountConcurrency)
+}

@@ -90,7 +90,8 @@ func build(rt *platform.Runtime, cfg Config) (*Service, error) {
 	}
 	prune := app.Prune{Store: store, Retention: cfg.LogRetention, Now: now}
 	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, delivery.WorkerConfig{
-		Concurrency: cfg.DeliveryConcurrency, AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
+		Concurrency: cfg.DeliveryConcurrency, AccountConcurrency: cfg.DeliveryAccountConcurrency,
+		AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
 		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
 	})
 	if err != nil {

@@ -3,11 +3,13 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,13 +54,20 @@ func newFixture(t *testing.T) *fixture {
 // startWorkers runs a River client until it is stopped or the test ends.
 func (f *fixture) startWorkers(policy domain.RetryPolicy) *river.Client[pgx.Tx] {
 	f.t.Helper()
+	return f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, AccountConcurrency: 4, AttemptTimeout: 2 * time.Second,
+		Policy: policy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+}
+
+// startWorkersWith runs a River client with cfg; the sender gives up after cfg.AttemptTimeout.
+func (f *fixture) startWorkersWith(cfg delivery.WorkerConfig) *river.Client[pgx.Tx] {
+	f.t.Helper()
 	deliver := app.Deliver{
 		Store:  f.store,
-		Sender: delivery.Sender{Client: safehttp.NewClient(loopback, 2*time.Second, 8), Now: time.Now},
-		Policy: policy, Now: time.Now,
+		Sender: delivery.Sender{Client: safehttp.NewClient(loopback, cfg.AttemptTimeout, 8), Now: time.Now},
+		Policy: cfg.Policy, Now: time.Now,
 	}
 	prune := app.Prune{Store: f.store, Retention: 30 * 24 * time.Hour, Now: time.Now}
-	c, err := delivery.NewWorkers(f.pool, deliver, prune, delivery.WorkerConfig{Concurrency: 4, AttemptTimeout: 2 * time.Second, Policy: policy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+	c, err := delivery.NewWorkers(f.pool, deliver, prune, cfg)
 	require.NoError(f.t, err)
 	require.NoError(f.t, c.Start(context.Background()))
 	f.t.Cleanup(func() { stop(f.t, c) })
@@ -73,7 +82,12 @@ func stop(t *testing.T, c *river.Client[pgx.Tx]) {
 
 func (f *fixture) subscribe(url, event string) domain.Subscription {
 	f.t.Helper()
-	sub, err := domain.NewSubscription("acc_1", event, url, loopback, time.Now())
+	return f.subscribeFor("acc_1", url, event)
+}
+
+func (f *fixture) subscribeFor(accountID, url, event string) domain.Subscription {
+	f.t.Helper()
+	sub, err := domain.NewSubscription(accountID, event, url, loopback, time.Now())
 	require.NoError(f.t, err)
 	_, _, err = f.store.CreateSubscription(context.Background(), sub)
 	require.NoError(f.t, err)
@@ -83,11 +97,16 @@ func (f *fixture) subscribe(url, event string) domain.Subscription {
 // planLeads plans n new_lead messages for acc_1 the way the lead.written consumer does.
 func (f *fixture) planLeads(n int) {
 	f.t.Helper()
+	f.planLeadsFor("acc_1", n)
+}
+
+func (f *fixture) planLeadsFor(accountID string, n int) {
+	f.t.Helper()
 	forward := app.Forward{Planner: f.store}
 	for i := range n {
 		err := f.store.InTx(context.Background(), func(tx pgx.Tx) error {
-			return forward.LeadWritten(context.Background(), tx, "acc_1", domain.LeadWritten{
-				LeadID: "lead_" + string(rune('a'+i)), Name: "Jane", Email: "jane@example.com", Source: "test",
+			return forward.LeadWritten(context.Background(), tx, accountID, domain.LeadWritten{
+				LeadID: fmt.Sprintf("lead_%d", i), Name: "Jane", Email: "jane@example.com", Source: "test",
 				Timestamp: isotime.Format(time.Now()),
 			})
 		})
@@ -288,4 +307,40 @@ func TestAnEndpointFailingTooLongIsDisabled(t *testing.T) {
 	require.GreaterOrEqual(t, f.count(`SELECT count(*) FROM deliveries WHERE status = 'failed'`), 1, "the delivery that tipped it is given up")
 	f.planLeads(1)
 	require.Equal(t, 2, f.count(`SELECT count(*) FROM deliveries`), "a disabled subscription gets no new deliveries")
+}
+
+// One account's receiver that never answers must not hold the workers every account shares:
+// with its deliveries first in the queue, every delivery of another account still arrives while
+// the hanging ones are in flight.
+func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	release := make(chan struct{})
+	var hanging, answered atomic.Int32
+	slowAddr := freeAddr(t)
+	serveOn(t, slowAddr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hanging.Add(1)
+		select { // until the test ends
+		case <-release:
+		case <-r.Context().Done():
+		}
+		answered.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	f.subscribeFor("acc_slow", "http://"+slowAddr+"/hook", domain.OutboundNewLead)
+	healthyAddr := freeAddr(t)
+	healthy := f.subscribeFor("acc_healthy", "http://"+healthyAddr+"/hook", domain.OutboundNewLead)
+	rc := newReceiver(t, healthy.Secret(), func(string, int) int { return http.StatusNoContent })
+	serveOn(t, healthyAddr, rc)
+
+	const slowQueued, healthyQueued = 40, 10
+	f.planLeadsFor("acc_slow", slowQueued) // first in line
+	f.planLeadsFor("acc_healthy", healthyQueued)
+	f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, AccountConcurrency: 2, AttemptTimeout: 10 * time.Minute,
+		Policy: fastRetries, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+	t.Cleanup(func() { close(release) }) // runs before the workers stop
+
+	waitFor(t, "every delivery of the healthy account", func() bool { return len(rc.sightings()) == healthyQueued })
+	require.Zero(t, answered.Load(), "the slow receiver is still holding its deliveries")
+	require.LessOrEqual(t, int(hanging.Load()), 2, "the slow account never held more than its share of the workers")
 }

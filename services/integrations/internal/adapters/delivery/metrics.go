@@ -22,6 +22,10 @@ var (
 		Name: "bizassist_webhook_deliveries_total",
 		Help: "What each attempt meant for its delivery: done (delivered, gone or nothing to do), retry, snoozed (Retry-After) or given_up.",
 	}, []string{"result"})
+	deferrals = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "bizassist_webhook_deferrals_total",
+		Help: "Deliveries put off (not attempted) because their account already had its share of workers in flight.",
+	})
 )
 
 func statusClass(status int) string {

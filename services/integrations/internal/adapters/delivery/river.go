@@ -2,8 +2,10 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,9 +26,11 @@ const QueueName = "deliveries"
 // normally ends a failing delivery.
 const maxAttemptsBackstop = 10_000
 
-// Args is one delivery job: attempt the delivery row with this id.
+// Args is one delivery job: attempt the delivery row with this id, of this account. Jobs queued
+// before the account was carried have none and share one account's slots.
 type Args struct {
 	DeliveryID string `json:"deliveryId"`
+	AccountID  string `json:"accountId,omitempty"`
 }
 
 func (Args) Kind() string { return "integrations.delivery" }
@@ -63,13 +67,13 @@ func NewQueue(pool *pgxpool.Pool, notifyEvery time.Duration) (*Queue, error) {
 }
 
 // EnqueueTx implements postgres.JobQueue.
-func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, deliveryIDs ...string) error {
+func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, accountID string, deliveryIDs ...string) error {
 	if len(deliveryIDs) == 0 {
 		return nil
 	}
 	params := make([]river.InsertManyParams, len(deliveryIDs))
 	for i, id := range deliveryIDs {
-		params[i] = river.InsertManyParams{Args: Args{DeliveryID: id}}
+		params[i] = river.InsertManyParams{Args: Args{DeliveryID: id, AccountID: accountID}}
 	}
 	_, err := q.client.InsertManyTx(ctx, tx, params)
 	return err
@@ -105,10 +109,13 @@ func (w *pruneWorker) Timeout(*river.Job[PruneArgs]) time.Duration { return 10 *
 
 // WorkerConfig sizes the delivery workers.
 type WorkerConfig struct {
-	Concurrency    int
-	AttemptTimeout time.Duration // the sender's timeout; a job gets a little more to record it
-	Policy         domain.RetryPolicy
-	PollInterval   time.Duration // how often to look for due retries besides insert notifications
+	Concurrency int
+	// AccountConcurrency is how many of one account's deliveries run at once in this process;
+	// the account's other due deliveries are put off, leaving the workers to other accounts.
+	AccountConcurrency int
+	AttemptTimeout     time.Duration // the sender's timeout; a job gets a little more to record it
+	Policy             domain.RetryPolicy
+	PollInterval       time.Duration // how often to look for due retries besides insert notifications
 	// FetchCooldown is the least time between two fetches of new jobs; it bounds the delay
 	// between an insert notification and the job starting.
 	FetchCooldown time.Duration
@@ -117,8 +124,11 @@ type WorkerConfig struct {
 // NewWorkers returns a River client that runs deliveries and the hourly prune; Start and Stop
 // it with the process.
 func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg WorkerConfig) (*river.Client[pgx.Tx], error) {
+	if cfg.AccountConcurrency < 1 {
+		return nil, errors.New("delivery workers: AccountConcurrency must be at least 1")
+	}
 	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver}); err != nil {
+	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver, slots: newAccountSlots(cfg.AccountConcurrency)}); err != nil {
 		return nil, err
 	}
 	if err := river.AddWorkerSafely(workers, &pruneWorker{prune: prune}); err != nil {
@@ -144,9 +154,21 @@ func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg Wo
 type worker struct {
 	river.WorkerDefaults[Args]
 	deliver app.Deliver
+	slots   *accountSlots
 }
 
+// deferral spaces the retries of a delivery whose account has no free slot: from half a second,
+// doubling with each deferral of the same job up to 30 s, so a long backlog behind a hanging
+// receiver is looked at a few times a minute rather than churned through constantly.
+var deferral = domain.RetryPolicy{Base: 500 * time.Millisecond, Cap: 30 * time.Second}
+
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
+	if !w.slots.take(job.Args.AccountID) {
+		deferrals.Inc()
+		// Attempts that logged no error were snoozes: this job's deferrals so far, plus one.
+		return river.JobSnooze(deferral.Backoff(job.Attempt - len(job.Errors)))
+	}
+	defer w.slots.give(job.Args.AccountID)
 	next, err := w.deliver.Handle(ctx, job.Args.DeliveryID)
 	switch {
 	case err != nil:
@@ -172,4 +194,35 @@ type retryPolicy struct{ p domain.RetryPolicy }
 
 func (r retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 	return time.Now().UTC().Add(r.p.Backoff(len(job.Errors) + 1))
+}
+
+// accountSlots bounds how many deliveries of one account run at once in this process, so a
+// receiver that hangs until the timeout holds its own account's share of the workers and no more.
+type accountSlots struct {
+	limit int
+	mu    sync.Mutex
+	held  map[string]int
+}
+
+func newAccountSlots(limit int) *accountSlots {
+	return &accountSlots{limit: limit, held: map[string]int{}}
+}
+
+// take reserves a slot for the account, or reports that its share is in use.
+func (s *accountSlots) take(accountID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[accountID] >= s.limit {
+		return false
+	}
+	s.held[accountID]++
+	return true
+}
+
+func (s *accountSlots) give(accountID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[accountID]--; s.held[accountID] <= 0 {
+		delete(s.held, accountID)
+	}
 }

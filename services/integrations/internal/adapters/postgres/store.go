@@ -15,9 +15,9 @@ import (
 )
 
 // JobQueue queues delivery attempts in the caller's transaction, so a planned delivery and its
-// job commit together.
+// job commit together. The jobs carry their account, whose share of the workers they use.
 type JobQueue interface {
-	EnqueueTx(ctx context.Context, tx pgx.Tx, deliveryIDs ...string) error
+	EnqueueTx(ctx context.Context, tx pgx.Tx, accountID string, deliveryIDs ...string) error
 }
 
 // Store is every integrations store over one pool.

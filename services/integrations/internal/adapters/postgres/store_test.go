@@ -45,7 +45,7 @@ func newStore(t *testing.T) (*postgres.Store, func(sql string, args ...any) int)
 // noJobs stands in for River: these tests look at rows, not at job execution.
 type noJobs struct{}
 
-func (noJobs) EnqueueTx(context.Context, pgx.Tx, ...string) error { return nil }
+func (noJobs) EnqueueTx(context.Context, pgx.Tx, string, ...string) error { return nil }
 
 func record(key string, hash byte) app.InboundRecord {
 	return app.InboundRecord{ID: ids.New("svc"), AccountID: "acc_1", Event: domain.InboundNewLead,

@@ -99,7 +99,7 @@ func (s *Store) Replay(ctx context.Context, accountID, deliveryID string) error 
 		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', created_at = now() WHERE id = $1`, deliveryID); err != nil {
 			return err
 		}
-		return s.jobs.EnqueueTx(ctx, tx, deliveryID)
+		return s.jobs.EnqueueTx(ctx, tx, accountID, deliveryID)
 	}))
 }
 
@@ -122,7 +122,7 @@ func (s *Store) Plan(ctx context.Context, tx pgx.Tx, accountID string, msg domai
 		deliveryIDs, subIDs, msg.Event, msg.Body); err != nil {
 		return 0, wrap("plan deliveries", err)
 	}
-	if err := s.jobs.EnqueueTx(ctx, tx, deliveryIDs...); err != nil {
+	if err := s.jobs.EnqueueTx(ctx, tx, accountID, deliveryIDs...); err != nil {
 		return 0, wrap("queue deliveries", err)
 	}
 	return len(deliveryIDs), nil
