@@ -3,7 +3,7 @@ package domain
 import (
 	"fmt"
 	"math"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +15,6 @@ const (
 	FeedWindow      = 24 * time.Hour
 	FeedSize        = 50
 	TextPrefixChars = 40
-	maxLabelChars   = 32
 	maxRawText      = 2000
 )
 
@@ -43,12 +42,21 @@ type fieldKind int
 
 const (
 	kindText    fieldKind = iota // customer words: scrubbed, then a 40-character prefix
-	kindLabel                    // a short label such as a vertical or a channel: scrubbed, lower case
 	kindRating                   // 1 to 5
 	kindSeconds                  // 0 to a day
 	kindMoney                    // whole currency units, bounded
 	kindTopic                    // a chat topic, one of Topics
+	// Labels: shown only as a value of their vocabulary (labelVocabularies), otherwise dropped.
+	kindSource
+	kindVertical
+	kindChannel
+	kindService
+	kindSubject
 )
+
+var labelVocabularies = map[fieldKind]vocabulary{
+	kindSource: leadSources, kindVertical: verticals, kindChannel: channels, kindService: services, kindSubject: subjects,
+}
 
 // template renders one event type from its allow-listed fields; any other field is refused.
 type template struct {
@@ -72,7 +80,7 @@ func quoted(v map[string]string, key, lead string) string {
 
 var templates = map[string]map[string]template{
 	"Voice": {
-		"MissedCallDetected": {map[string]fieldKind{"vertical": kindLabel}, func(v map[string]string) string {
+		"MissedCallDetected": {map[string]fieldKind{"vertical": kindVertical}, func(v map[string]string) string {
 			return "Missed call detected" + opt(v, "vertical", " at a %s business") + "; a text-back went out"
 		}},
 		"CallAnswered": {map[string]fieldKind{"durationSec": kindSeconds}, func(v map[string]string) string {
@@ -82,25 +90,27 @@ var templates = map[string]map[string]template{
 	},
 	"Recall": {
 		"CustomerReplyReceived": {map[string]fieldKind{"text": kindText}, func(v map[string]string) string { return quoted(v, "text", "Customer replied") }},
-		"ReminderSent":          {map[string]fieldKind{"channel": kindLabel}, func(v map[string]string) string { return "Recall reminder sent" + opt(v, "channel", " by %s") }},
+		"ReminderSent":          {map[string]fieldKind{"channel": kindChannel}, func(v map[string]string) string { return "Recall reminder sent" + opt(v, "channel", " by %s") }},
 		"CustomerReactivated":   {nil, func(map[string]string) string { return "A lapsed customer booked again" }},
 	},
 	"Confirm": {
-		"AppointmentCreated":     {map[string]fieldKind{"service": kindLabel}, func(v map[string]string) string { return "Appointment booked" + opt(v, "service", " for %s") }},
+		"AppointmentCreated":     {map[string]fieldKind{"service": kindService}, func(v map[string]string) string { return "Appointment booked" + opt(v, "service", " for %s") }},
 		"AppointmentConfirmed":   {nil, func(map[string]string) string { return "Customer confirmed an appointment" }},
 		"AppointmentRescheduled": {nil, func(map[string]string) string { return "Appointment rescheduled by text" }},
 	},
 	"Stars": {
-		"ReviewRequested": {map[string]fieldKind{"channel": kindLabel}, func(v map[string]string) string { return "Review request sent" + opt(v, "channel", " by %s") }},
+		"ReviewRequested": {map[string]fieldKind{"channel": kindChannel}, func(v map[string]string) string { return "Review request sent" + opt(v, "channel", " by %s") }},
 		"ReviewReceived": {map[string]fieldKind{"rating": kindRating}, func(v map[string]string) string {
 			return "New " + opt(v, "rating", "%s-star ") + "review received"
 		}},
 	},
 	"the service": {
-		"LeadCaptured": {map[string]fieldKind{"source": kindLabel, "vertical": kindLabel}, func(v map[string]string) string {
+		"LeadCaptured": {map[string]fieldKind{"source": kindSource, "vertical": kindVertical}, func(v map[string]string) string {
 			return "New " + opt(v, "vertical", "%s ") + "lead captured" + opt(v, "source", " from %s")
 		}},
-		"ContactFormReceived": {map[string]fieldKind{"text": kindText}, func(v map[string]string) string { return quoted(v, "text", "Contact form received") }},
+		"ContactFormReceived": {map[string]fieldKind{"subject": kindSubject, "text": kindText}, func(v map[string]string) string {
+			return quoted(v, "text", "Contact form received"+opt(v, "subject", " (%s)"))
+		}},
 	},
 	"Chat": {
 		"ChatConversation": {map[string]fieldKind{"topic": kindTopic}, func(v map[string]string) string {
@@ -121,12 +131,10 @@ var topicPhrase = map[Intent]string{
 	IntentConversation: "their business",
 }
 
-var eventTypeRe = regexp.MustCompile(`^[A-Z][A-Za-z]{2,47}$`)
-
-// EventTypes lists the event types with a dedicated template, per module, for documentation and
+// EventTypes lists a module's event kinds, with a template or plain, for documentation and
 // error messages.
 func EventTypes(module string) []string {
-	out := make([]string, 0, len(templates[module]))
+	out := append([]string(nil), plainKinds[module]...)
 	for t := range templates[module] {
 		out = append(out, t)
 	}
@@ -134,19 +142,19 @@ func EventTypes(module string) []string {
 	return out
 }
 
-// NewFeedEvent validates an event and renders its summary. Event types without a dedicated
-// template are accepted (modules grow new kinds) but take no fields: their summary is the event
-// type in words.
+// NewFeedEvent validates an event and renders its summary. The event kind is shown as it is, so
+// it must be one of the module's fixed kinds: a kind with a template, or a plain kind that takes
+// no fields and whose summary is the kind in words.
 func NewFeedEvent(module, eventType string, at time.Time, fields map[string]any) (FeedEvent, error) {
 	tmpls, ok := templates[module]
 	if !ok {
 		return FeedEvent{}, &FieldError{"module", "must be one of " + strings.Join(Modules, ", ")}
 	}
-	if !eventTypeRe.MatchString(eventType) {
-		return FeedEvent{}, &FieldError{"event_type", "must be a CamelCase event kind name such as " + strings.Join(EventTypes(module), ", ")}
-	}
 	tmpl, known := tmpls[eventType]
 	if !known {
+		if !slices.Contains(plainKinds[module], eventType) {
+			return FeedEvent{}, &FieldError{"event_type", "must be an event kind of " + module + ": " + strings.Join(EventTypes(module), ", ")}
+		}
 		tmpl = template{render: func(map[string]string) string { return words(eventType) }}
 	}
 	values := make(map[string]string, len(fields))
@@ -162,9 +170,6 @@ func NewFeedEvent(module, eventType string, at time.Time, fields map[string]any)
 		values[name] = v
 	}
 	summary := strings.Join(strings.Fields(tmpl.render(values)), " ")
-	if !known {
-		summary = Scrub(summary)
-	}
 	return FeedEvent{Module: module, EventType: eventType, Summary: summary, At: at.UTC().Truncate(time.Millisecond)}, nil
 }
 
@@ -190,8 +195,8 @@ func fieldNames(t template) string {
 }
 
 func renderField(kind fieldKind, raw any) (string, error) {
-	switch kind {
-	case kindText, kindLabel, kindTopic:
+	vocab, isLabel := labelVocabularies[kind]
+	if kind == kindText || kind == kindTopic || isLabel {
 		s, ok := raw.(string)
 		if !ok {
 			return "", fmt.Errorf("must be a string")
@@ -199,15 +204,14 @@ func renderField(kind fieldKind, raw any) (string, error) {
 		if len(s) > maxRawText {
 			return "", fmt.Errorf("must be at most %d bytes", maxRawText)
 		}
-		switch kind {
-		case kindText:
+		switch {
+		case kind == kindText:
 			return Prefix(s, TextPrefixChars), nil
-		case kindLabel:
-			return label(s), nil
+		case isLabel:
+			return vocab.lookup(s), nil // not a known value: dropped, never echoed
+		case !Topics[Intent(s)]:
+			return "", fmt.Errorf("must be a chat topic such as find_leads, health, usage, churn, growth")
 		default:
-			if !Topics[Intent(s)] {
-				return "", fmt.Errorf("must be a chat topic such as find_leads, health, usage, churn, growth")
-			}
 			return s, nil
 		}
 	}
@@ -233,23 +237,6 @@ func renderField(kind fieldKind, raw any) (string, error) {
 		}
 		return fmt.Sprint(int(math.Round(n))), nil
 	}
-}
-
-// label keeps a short descriptive label: scrubbed, letters and spaces only, lower case. A label
-// that loses anything to scrubbing is dropped whole: it was not a label.
-func label(s string) string {
-	clean := Scrub(s)
-	if strings.Contains(clean, "[") {
-		return ""
-	}
-	clean = strings.ToLower(clean)
-	if strings.IndexFunc(clean, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' && r != '-' }) >= 0 {
-		return ""
-	}
-	if len([]rune(clean)) > maxLabelChars {
-		return ""
-	}
-	return clean
 }
 
 // words turns "MissedCallDetected" into "Missed call detected".

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -24,13 +25,19 @@ func TestNewFeedEventRendersTemplates(t *testing.T) {
 		want              string
 	}{
 		{"Voice", "MissedCallDetected", map[string]any{"vertical": "plumbing"}, "Missed call detected at a plumbing business; a text-back went out"},
-		{"Recall", "CustomerReplyReceived", map[string]any{"text": "Yes Thursday works, call me on 512-555-0134 - Jane"}, "Customer replied: “Yes Thursday works, call me on [phone]”"},
+		{"Recall", "CustomerReplyReceived", map[string]any{"text": "Yes Thursday works, call me on 512-555-0134 - Jane"}, "Customer replied: “Yes Thursday works, call me on [number]”"},
 		{"Stars", "ReviewReceived", map[string]any{"rating": 5.0}, "New 5-star review received"},
 		{"Invoicing", "InvoicePaid", map[string]any{"amount": 240.4}, "Invoice paid ($240)"},
 		{"Chat", "ChatConversation", map[string]any{"topic": "churn"}, "An owner asked the assistant about clients at risk of churning"},
 		{"the service", "LeadCaptured", map[string]any{"source": "organic"}, "New lead captured from organic"},
 		{"the service", "LeadCaptured", map[string]any{"source": "Jane Roe"}, "New lead captured"},
-		{"Recall", "CustomerReplyReceived", map[string]any{"text": "Zyx here. Can you come earlier?"}, "Customer replied: “[name] here. Can you come earlier?”"},
+		{"the service", "LeadCaptured", map[string]any{"source": "catalog", "vertical": "Plumbers"}, "New plumbing lead captured from catalog"},
+		{"Confirm", "AppointmentCreated", map[string]any{"service": "Dental-Cleaning"}, "Appointment booked for a dental cleaning"},
+		{"Stars", "ReviewRequested", map[string]any{"channel": "SMS"}, "Review request sent by text"},
+		{"the service", "ContactFormReceived", map[string]any{"subject": "Quote", "text": "Can you fix a leaking roof this week?"},
+			"Contact form received (quote request): “Can you fix a leaking roof this week?”"},
+		{"the service", "ContactFormReceived", map[string]any{"subject": "Quote for Rosa", "text": "Rosa Diaz"}, "Contact form received"},
+		{"Recall", "CustomerReplyReceived", map[string]any{"text": "Zyx here. Can you come earlier?"}, "Customer replied: “… here. Can you come earlier?”"},
 		{"Confirm", "NoShowPrevented", nil, "No show prevented"},
 	}
 	for _, tc := range cases {
@@ -50,6 +57,7 @@ func TestNewFeedEventRefusesWhatItCannotRender(t *testing.T) {
 	}{
 		{"Marketing", "MissedCallDetected", nil, "module"},
 		{"Voice", "missed call", nil, "event_type"},
+		{"Voice", "ZyxCalled", nil, "event_type"},
 		{"Voice", "MissedCallDetected", map[string]any{"callerPhone": "+15125550134"}, "fields.callerPhone"},
 		{"Confirm", "NoShowPrevented", map[string]any{"text": "hi"}, "fields.text"},
 		{"Stars", "ReviewReceived", map[string]any{"rating": 6.0}, "fields.rating"},
@@ -159,7 +167,24 @@ func FuzzFeedScrub(f *testing.F) {
 		require.NotContains(t, ev.Summary, "://")
 		require.False(t, digitRun.MatchString(ev.Summary), "digits in %q", ev.Summary)
 		require.False(t, identifier.MatchString(prefix), "identifier in %q", prefix)
+		require.False(t, denseDigits(ev.Summary), "7 digits within 40 characters in %q", ev.Summary)
 	})
+}
+
+// denseDigits reports 7 or more digits within some 40 characters of s.
+func denseDigits(s string) bool {
+	var at []int
+	for i, r := range []rune(s) {
+		if unicode.IsDigit(r) {
+			at = append(at, i)
+		}
+	}
+	for j := 0; j+6 < len(at); j++ {
+		if at[j+6]-at[j] < 40 {
+			return true
+		}
+	}
+	return false
 }
 
 func TestDemoFeedIsRecentAndNewestFirst(t *testing.T) {

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	_ "embed"
 	"regexp"
 	"strings"
 	"unicode"
@@ -9,45 +10,71 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Placeholders that replace what Scrub removes. They start with '[' so later passes leave them be.
+// What Scrub puts in place of what it removes. The bracketed ones name what was there when a
+// pattern recognised it; every other word that is not allowed becomes phRedacted.
 const (
-	phEmail   = "[email]"
-	phLink    = "[link]"
-	phID      = "[id]"
-	phPhone   = "[phone]"
-	phNumber  = "[number]"
-	phAddress = "[address]"
-	phName    = "[name]"
+	phRedacted = "…"
+	phEmail    = "[email]"
+	phLink     = "[link]"
+	phID       = "[id]"
+	phNumber   = "[number]"
+	phAddress  = "[address]"
 )
 
+// Digits: any window of denseWindow characters holding denseDigits or more digits (or spelled
+// digits, "five one two", each counted as one character) loses them all. A phone number needs 7 digits, so however it is
+// separated ("5 1 2, 5 5 5, 0 1 9 9", "51,25,55,01,99"), at most 6 of its digits can stay near
+// each other, and never a whole number.
+const (
+	denseWindow = 40
+	denseDigits = 7
+)
+
+//go:embed wordlist/dictionary.txt
+var dictionaryText string
+
+// dictionary is the allow-list of words customer text keeps: about 4,000 common English words
+// minus every common given name and surname and the words of business names (wordlist/generate.sh
+// documents the sources). Any other word is removed, so an unknown name, a business, an email's
+// local part or a street cannot show, in whatever case it is written.
+var dictionary = func() map[string]bool {
+	words := map[string]bool{}
+	for _, line := range strings.Split(dictionaryText, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			words[line] = true
+		}
+	}
+	return words
+}()
+
 var (
-	// Addresses go before numbers and names so that "12 Oak Street" is one placeholder.
+	// Addresses go before numbers so that "12 Oak Street" is one placeholder.
 	addressRe     = regexp.MustCompile(`(?i)\b\p{Nd}{1,6}[a-z]?\s+(?:[\p{L}\p{Nd}.'-]+\s+){0,4}?(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|way|ct|court|pl|place|hwy|highway|pkwy|parkway|cir|circle|ter|terrace|trl|trail|sq|square|loop|row|plaza)\b\.?`)
 	namedStreetRe = regexp.MustCompile(`(?i)\b(?:[\p{L}'-]+\s+){1,2}(?:street|avenue|boulevard|st\.|ave\.|blvd\.?)`)
 	unitRe        = regexp.MustCompile(`(?i)\b(?:apt|apartment|suite|ste|unit|p\.?\s?o\.?\s+box)\.?\s*#?\s*[\p{L}\p{Nd}-]+|#\s*\p{Nd}+`)
 	linkRe        = regexp.MustCompile(`(?i)(?:https?://|www\.)\S+|\b[\p{L}\p{Nd}-]+(?:\.[\p{L}\p{Nd}-]+)*\.[a-z]{2,24}\b\S*`)
-	spelledMailRe = regexp.MustCompile(`(?i)\S+\s*(?:\(at\)|\[at\]|\s+at\s+)\s*\S+\s*(?:\(dot\)|\[dot\]|\s+dot\s+)\s*\S+`)
+	// spelledMailRe is "x at y dot com", "x (at) y (dot) com" and "x at y com".
+	spelledMailRe = regexp.MustCompile(`(?i)\S+\s*(?:\(at\)|\[at\]|\s+at\s+)\s*\S+(?:\s*(?:\(dot\)|\[dot\]|\s+dot\s+)\s*\S+|\s+(?:com|net|org|edu|gov|io|co|us|info|biz|me)\b)`)
 	idRe          = regexp.MustCompile(`(?i)[\p{L}\p{Nd}]{2,}_[\p{L}\p{Nd}_-]{3,}|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	// numberSpanRe is a run of digits with the separators phone numbers are written with.
+	// numberSpanRe is a run of digits with the separators numbers are written with.
 	numberSpanRe = regexp.MustCompile(`[+(]?\p{Nd}(?:[\p{Nd} ().\-/]*\p{Nd})?`)
-	honorificRe  = regexp.MustCompile(`(?i)\b(?:mr|mrs|ms|mx|miss|dr|prof|sir|madam)\.?\s+[\p{L}'-]+`)
-	introRe      = regexp.MustCompile(`(?i)\b(my name is|name's|this is|i am|i'm|im|it's|signed|regards,?|thanks,?|thank you,?|cheers,?|ask for|speak (?:to|with)|talk to|sincerely,?|from)\s+([\p{L}'-]+)`)
-	placeholders = regexp.MustCompile(`(\[(?:email|link|id|phone|number|address|name)\])(?:[\s,.;:-]*\[(?:email|link|id|phone|number|address|name)\])+`)
+	// timeRe is a small number with a suffix that keeps it readable: "3pm", "2nd".
+	timeRe       = regexp.MustCompile(`^\p{Nd}{1,2}(?:am|pm|st|nd|rd|th)$`)
+	placeholder  = regexp.MustCompile(`…|\[(?:email|link|id|number|address)\]`)
+	placeholders = regexp.MustCompile(`(?:…|\[(?:email|link|id|number|address)\])(?:[\s,.;:/-]*(?:…|\[(?:email|link|id|number|address)\]))+`)
 )
 
-// Scrub removes from free text everything that could identify a person, a business or a tenant:
-// emails, links and domains, identifiers, phone numbers in any common format, street addresses,
-// numbers of three digits or more, and names (honorifics, introductions, a list of common names,
-// and every capitalised word but weekdays, months and common sentence openers). It errs on the
-// side of removing too much: the public feed only ever needs the gist.
+// digitWords are digits spelled out, counted as digits by the dense-digit rule.
+var digitWords = setOf(`zero oh one two three four five six seven eight nine`)
+
+// Scrub keeps of free text only what cannot identify a person, a business or a tenant: words of
+// the dictionary, small numbers and punctuation. Emails, links, identifiers, addresses and numbers
+// of three digits or more become named placeholders, dense digits (denseDigits in any window of
+// denseWindow characters, spelled-out digits included) are removed, and every other word becomes
+// "…" (a capitalised word too, unless it opens a sentence or is a weekday, a month or "I"). When
+// fewer words are kept than removed, nothing is kept: the gist is gone and only fragments remain.
 func Scrub(text string) string {
-	s := norm.NFKC.String(strings.ToValidUTF8(text, " "))
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return ' '
-		}
-		return r
-	}, s)
+	s := dropDenseDigits(normalize(text))
 	s = scrubEmails(s)
 	s = spelledMailRe.ReplaceAllString(s, phEmail)
 	s = linkRe.ReplaceAllString(s, phLink)
@@ -56,11 +83,105 @@ func Scrub(text string) string {
 	s = namedStreetRe.ReplaceAllString(s, phAddress)
 	s = unitRe.ReplaceAllString(s, phAddress)
 	s = numberSpanRe.ReplaceAllStringFunc(s, scrubNumber)
-	s = honorificRe.ReplaceAllString(s, phName)
-	s = introRe.ReplaceAllStringFunc(s, scrubIntro)
-	s = scrubNames(s)
-	s = placeholders.ReplaceAllString(s, "$1")
+	s, kept := keepDictionaryWords(s)
+	if removed := len(placeholder.FindAllString(s, -1)); kept == 0 || kept < removed {
+		return ""
+	}
+	// Removing words brings digits closer together: the rule holds for what is shown, too.
+	s = dropDenseDigits(s)
+	s = placeholders.ReplaceAllStringFunc(s, collapse)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// normalize folds compatibility forms (full-width letters and digits), turns control and format
+// characters into spaces and typographic apostrophes into ASCII ones.
+func normalize(text string) string {
+	s := norm.NFKC.String(strings.ToValidUTF8(text, " "))
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '’' || r == '‘' || r == 'ʼ':
+			return '\''
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// unit is a digit or a spelled digit in s: its byte span and its position in characters.
+type unit struct{ start, end, pos int }
+
+// dropDenseDigits replaces every digit that has denseDigits-1 others within a denseWindow-character
+// window with phNumber, one placeholder per run of such digits and their separators.
+func dropDenseDigits(s string) string {
+	var units []unit
+	pos := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) {
+			j := i + size
+			for j < len(s) {
+				r2, n := utf8.DecodeRuneInString(s[j:])
+				if !unicode.IsLetter(r2) {
+					break
+				}
+				j += n
+			}
+			if digitWords[strings.ToLower(s[i:j])] {
+				units = append(units, unit{i, j, pos})
+				pos++ // a spelled digit counts as one character, like the digit it stands for
+			} else {
+				pos += utf8.RuneCountInString(s[i:j])
+			}
+			i = j
+			continue
+		}
+		if unicode.IsDigit(r) {
+			units = append(units, unit{i, i + size, pos})
+		}
+		pos++
+		i += size
+	}
+	dense := make([]bool, len(units))
+	found := false
+	for j := 0; j+denseDigits-1 < len(units); j++ {
+		if units[j+denseDigits-1].pos-units[j].pos < denseWindow {
+			found = true
+			for k := j; k < j+denseDigits; k++ {
+				dense[k] = true
+			}
+		}
+	}
+	if !found {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for k := 0; k < len(units); k++ {
+		if !dense[k] {
+			continue
+		}
+		start, end := units[k].start, units[k].end
+		for k+1 < len(units) && dense[k+1] && separatorsOnly(s[end:units[k+1].start]) {
+			k++
+			end = units[k].end
+		}
+		for start > last && (s[start-1] == '(' || s[start-1] == '+') {
+			start--
+		}
+		for end < len(s) && s[end] == ')' {
+			end++
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(" " + phNumber + " ")
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func separatorsOnly(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0
 }
 
 // scrubEmails replaces every whitespace-separated token holding an '@'.
@@ -77,8 +198,8 @@ func scrubEmails(s string) string {
 	return strings.Join(fields, " ")
 }
 
-// scrubNumber turns a span of 7+ digits into a phone placeholder and shorter spans holding a run
-// of 3+ digits (house numbers, ZIP codes, account numbers) into a number placeholder.
+// scrubNumber replaces a span holding a run of 3+ digits (house numbers, ZIP codes, account
+// numbers, parts of phone numbers) or 7+ digits in all.
 func scrubNumber(span string) string {
 	digits, run, longest := 0, 0, 0
 	for _, r := range span {
@@ -90,75 +211,123 @@ func scrubNumber(span string) string {
 			run = 0
 		}
 	}
-	switch {
-	case digits >= 7:
-		return phPhone
-	case longest >= 3:
+	if digits >= denseDigits || longest >= 3 {
 		return phNumber
-	default:
-		return span
 	}
+	return span
 }
 
-func scrubIntro(m string) string {
-	sub := introRe.FindStringSubmatch(m)
-	word := strings.ToLower(strings.Trim(sub[2], "'-"))
-	if introStop[word] || strings.HasPrefix(sub[2], "[") {
-		return m
-	}
-	return sub[1] + " " + phName
-}
-
-// introStop are words that follow "this is", "I'm" and the like without being a name.
-var introStop = setOf(`a an the my your our his her their to for about regarding re just not so very really
-	still going calling asking interested looking wondering checking following writing texting available ok
-	okay fine sorry late here there urgent in on at with new back out running sure glad happy trying
-	hoping reaching contacting replying following-up confirming canceling cancelling rescheduling
-	booking free busy done ready good great also only now today tomorrow that this it what who you we
-	me us them all any no yes please`)
-
-// scrubNames replaces listed names in any case and capitalised words other than common ones
-// (weekdays, months, "I") and, at the start of a sentence, common openers.
-func scrubNames(s string) string {
-	words := strings.Fields(s)
-	sentenceStart := true
-	for i, w := range words {
-		core := strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
-		core = strings.TrimSuffix(strings.TrimSuffix(core, "'s"), "'")
-		switch {
-		case core == "" || strings.HasPrefix(w, "["):
-		case commonNames[strings.ToLower(core)]:
-			words[i] = replaceCore(w, core)
-		case isCapitalised(core) && !capitalisedOK[strings.ToLower(core)] &&
-			(!sentenceStart || !sentenceStarters[strings.ToLower(core)]):
-			// At the start of a sentence only words that commonly open one are kept.
-			words[i] = replaceCore(w, core)
+// keepDictionaryWords replaces every word that is not allowed with phRedacted and reports how
+// many words it kept. Placeholders, numbers and punctuation pass as they are.
+func keepDictionaryWords(s string) (string, int) {
+	var b strings.Builder
+	kept, sentenceStart := 0, true
+	for i := 0; i < len(s); {
+		if p := placeholderAt(s[i:]); p != "" {
+			b.WriteString(p)
+			i += len(p)
+			continue
 		}
-		sentenceStart = strings.ContainsAny(w[len(w)-1:], ".!?:") || w == "-"
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			b.WriteRune(r)
+			if strings.ContainsRune(".!?:\n", r) {
+				sentenceStart = true
+			}
+			i += size
+			continue
+		}
+		j := wordEnd(s, i)
+		word := s[i:j]
+		switch {
+		case strings.IndexFunc(word, func(r rune) bool { return !unicode.IsDigit(r) }) < 0, timeRe.MatchString(word):
+			b.WriteString(word) // a number: the digit rules deal with it
+		case allowedWord(word, sentenceStart):
+			b.WriteString(word)
+			kept++
+		default:
+			b.WriteString(phRedacted)
+		}
+		sentenceStart = false
+		i = j
 	}
-	return strings.Join(words, " ")
+	return b.String(), kept
 }
 
-func replaceCore(word, core string) string {
-	i := strings.Index(word, core)
-	end := i + len(core)
-	// "John's" loses the possessive too.
-	rest := strings.TrimPrefix(strings.TrimPrefix(word[end:], "'s"), "'")
-	return word[:i] + phName + rest
+// allowedWord reports whether a word may be shown: it is in the dictionary (or is a dictionary
+// word's possessive), and it is not capitalised in the middle of a sentence, where capitals mark
+// names, unless it is one of the capitalised words that name no one.
+func allowedWord(word string, sentenceStart bool) bool {
+	lower := strings.ToLower(word)
+	if !dictionary[lower] && !dictionary[strings.TrimSuffix(lower, "'s")] {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(word)
+	return sentenceStart || !unicode.IsUpper(first) || capitalisedOK[lower]
 }
 
-func isCapitalised(w string) bool {
-	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r)
+// capitalisedOK are capitalised words that name no one.
+var capitalisedOK = setOf(`i i'm i'll i've i'd ok okay asap monday tuesday wednesday thursday friday
+	saturday sunday january february september october november december`)
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r)
 }
 
-// Prefix scrubs text and keeps at most n characters of it, without leaving half a placeholder.
+// wordEnd returns where the word starting at i ends: letters, digits and marks, with apostrophes
+// inside ("don't", "Jane's").
+func wordEnd(s string, i int) int {
+	j := i
+	for j < len(s) {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if isWordRune(r) {
+			j += n
+			continue
+		}
+		if r == '\'' && j+n < len(s) {
+			if next, _ := utf8.DecodeRuneInString(s[j+n:]); unicode.IsLetter(next) {
+				j += n
+				continue
+			}
+		}
+		break
+	}
+	return j
+}
+
+func placeholderAt(s string) string {
+	if !strings.HasPrefix(s, "[") {
+		return ""
+	}
+	for _, p := range []string{phEmail, phLink, phID, phNumber, phAddress} {
+		if strings.HasPrefix(s, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// collapse turns a run of placeholders into one, the first named one if any.
+func collapse(run string) string {
+	if i := strings.IndexByte(run, '['); i >= 0 {
+		return run[i : i+strings.IndexByte(run[i:], ']')+1]
+	}
+	return phRedacted
+}
+
+// Prefix scrubs text and keeps at most n characters of it, without leaving half a word or half a
+// placeholder.
 func Prefix(text string, n int) string {
-	s := Scrub(text)
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	s := []rune(Scrub(text))
+	if len(s) <= n {
+		return string(s)
 	}
-	cut := string([]rune(s)[:n])
+	cut := string(s[:n])
+	if isWordRune(s[n-1]) && isWordRune(s[n]) {
+		if space := strings.LastIndexByte(cut, ' '); space > 0 {
+			cut = cut[:space]
+		}
+	}
 	if open := strings.LastIndexByte(cut, '['); open >= 0 && !strings.Contains(cut[open:], "]") {
 		cut = cut[:open]
 	}
@@ -172,50 +341,3 @@ func setOf(words string) map[string]bool {
 	}
 	return m
 }
-
-// sentenceStarters are words that open a sentence and are not names even before one.
-var sentenceStarters = setOf(`hi hello hey hiya dear thanks thank thx ty please yes yeah yep no nope ok okay
-	sure great perfect awesome cool good fine wonderful excellent lovely nice sorry unfortunately
-	can could would will shall should may might must is are was were am be been do does did have has had
-	i i'm i'll i've i'd we we're we'll our my me you your you're they their he she it it's its this that
-	these those there here the a an and but so or if then also actually maybe just still not any all some
-	what what's when when's where where's how how's why who which whose let let's see sounds got get
-	need needs want wanted looking running calling checking following confirming confirm confirmed
-	cancel cancelled canceled reschedule rescheduled book booked booking done received paid payment
-	invoice appointment quote estimate price cost service question quick call text email message
-	morning afternoon evening tonight today tomorrow yesterday next last soon later now after before
-	around about for from in on at to with of by hope hoping appreciate appreciated love loved happy
-	glad interested wondering oh wow hmm absolutely definitely thx np sounds`)
-
-// capitalisedOK are capitalised words that name no one.
-var capitalisedOK = setOf(`i i'm i'll i've i'd ok okay am pm monday tuesday wednesday thursday friday
-	saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march may july september
-	october november december jan feb mar jul sep sept oct nov dec christmas thanksgiving easter asap faq
-	usa us tv ac hvac diy eta sms wi-fi wifi google yelp facebook instagram zoom covid pdf`)
-
-// commonNames are frequent US given names and surnames that are not also everyday words, so they
-// are removed even when written in lower case.
-var commonNames = setOf(`james john robert michael william david richard joseph thomas charles christopher
-	daniel matthew anthony donald steven paul andrew joshua kenneth kevin brian george timothy ronald
-	edward jason jeffrey ryan jacob gary nicholas eric jonathan stephen larry justin scott brandon benjamin
-	samuel gregory alexander patrick dennis jerry tyler aaron jose adam nathan henry zachary douglas peter
-	kyle noah ethan jeremy walter christian keith roger terry austin sean gerald carl harold dylan arthur
-	lawrence jordan jesse bryan billy bruce gabriel joe logan alan juan albert willie elijah wayne randy
-	vincent mason roy ralph bobby russell bradley philip eugene mary patricia jennifer linda elizabeth
-	barbara susan jessica sarah karen lisa nancy betty sandra margaret ashley kimberly emily donna michelle
-	carol amanda melissa deborah stephanie rebecca sharon laura cynthia dorothy amy kathleen angela shirley
-	brenda emma anna pamela nicole samantha katherine christine helen debra rachel carolyn janet maria
-	catherine heather diane olivia julie joyce victoria ruth virginia lauren kelly christina joan evelyn
-	judith andrea hannah megan cheryl jacqueline martha madison teresa gloria sara janice ann kathryn abigail
-	sophia frances jean alice judy isabella julia amber denise danielle marilyn beverly charlotte
-	natalie theresa diana brittany doris kayla alexis lori marie ava mia harper luna liam oliver elena
-	jane doe tom tim mike chris matt dan dave steve jim bob kate katie liz beth jen jenny alex ben nick tony
-	greg josh zach eli ella chloe zoe lily leah nora ruby eva maya aria layla sofia camila scarlett riley
-	aubrey carlos luis miguel ahmed mohammed muhammad priya raj yuki hiroshi ivan olga fatima
-	smith johnson williams jones garcia miller davis rodriguez martinez hernandez lopez gonzalez
-	wilson anderson taylor thomas moore jackson martin lee perez thompson harris sanchez clark
-	ramirez lewis robinson walker allen wright torres nguyen flores adams nelson
-	baker rivera campbell mitchell carter roberts gomez phillips evans turner diaz parker cruz
-	edwards collins reyes stewart morris morales murphy rogers gutierrez ortiz morgan cooper peterson
-	bailey kelly howard ramos kim cox richardson watson brooks chavez james bennett
-	mendoza ruiz hughes alvarez castillo sanders patel myers ross foster jimenez`)

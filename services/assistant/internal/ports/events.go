@@ -14,8 +14,9 @@ import (
 const maxEventText = 2000
 
 // EventHandlers turns events of our own services into public feed events: a captured lead and a
-// contact form. (A chat exchange is recorded with the turn itself.) Only allow-listed fields go to the feed templates. Recording is
-// idempotent by the source event id, so it runs in its own transaction.
+// contact form (a chat exchange is recorded with the turn itself). Only allow-listed fields go to
+// the feed templates. Recording is idempotent by the source event id, so it runs in its own
+// transaction.
 func EventHandlers(record *app.RecordFeedEvent) map[string]events.Handler {
 	return map[string]events.Handler{
 		"lead.written": func(ctx context.Context, _ pgx.Tx, e events.Envelope) error {
@@ -35,11 +36,9 @@ func EventHandlers(record *app.RecordFeedEvent) map[string]events.Handler {
 			if err := e.Decode(&d); err != nil {
 				return err
 			}
-			text := d.Subject
-			if strings.TrimSpace(text) == "" {
-				text = d.Message
-			}
-			return record.Handle(ctx, e.ID, "the service", "ContactFormReceived", e.OccurredAt, fields("text", clip(text)))
+			// The subject is a label (shown only when it is a known subject), the message free text.
+			return record.Handle(ctx, e.ID, "the service", "ContactFormReceived", e.OccurredAt,
+				fields("subject", clip(d.Subject), "text", clip(d.Message)))
 		},
 	}
 }

@@ -572,13 +572,6 @@ func TestEachExchangeIsReservedAndReachesTheFeed(t *testing.T) {
 	require.Equal(t, 1, n, "the exchange is in the feed, written with the turn")
 }
 
-func mustField(t *testing.T, raw json.RawMessage, key string) json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(raw, &m))
-	return m[key]
-}
-
 func TestFeedSeedingAndScrubbing(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, nil)
@@ -595,7 +588,7 @@ func TestFeedSeedingAndScrubbing(t *testing.T) {
 
 	seed := map[string]any{"events": []map[string]any{
 		{"module": "Recall", "event_type": "CustomerReplyReceived", "fields": map[string]any{
-			"text": "Hi this is Jane Roe, call me on (512) 555-0134 or jane.roe@example.com, 12 Oak Street"}},
+			"text": "Hi, Jane Roe here, please call me on (512) 555-0134 or jane.roe@example.com, 12 Oak Street"}},
 		{"module": "Stars", "event_type": "ReviewReceived", "ts": time.Now().UTC().Add(-time.Hour).Format(time.RFC3339), "fields": map[string]any{"rating": 5}},
 		{"module": "the service", "event_type": "LeadCaptured", "fields": map[string]any{"source": "acc_01JD3X8Z9Q4W5E6R7T8Y9U0I1O"}},
 	}}
@@ -634,7 +627,7 @@ func TestFeedSeedingAndScrubbing(t *testing.T) {
 			reply = e.(map[string]any)
 		}
 	}
-	require.Equal(t, "Customer replied: “Hi this is [name], call me on [phone] or”", reply["summary"])
+	require.Equal(t, "Customer replied: “Hi, … here, please call me on [number]”", reply["summary"])
 	for _, leak := range []string{"Jane", "Roe", "555", "example.com", "Oak", "acc_"} {
 		require.NotContains(t, r.raw, leak)
 	}
@@ -652,15 +645,26 @@ func TestConsumedEventsBecomeFeedEventsOnce(t *testing.T) {
 	s := newStack(t, nil)
 	ctx := context.Background()
 	handlers := s.svc.EventHandlers()
-	lead, err := events.New(ctx, "lead.written", "acc_alice", map[string]any{
-		"leadId": "lead_1", "name": "Rosa Diaz", "email": "rosa@example.com", "phone": "+15125550101", "source": "organic", "businessName": "Barton Creek Plumbing"})
-	require.NoError(t, err)
-	form, err := events.New(ctx, "inbound.contact_form", "acc_alice", map[string]any{
-		"inboundId": "in_1", "name": "Rosa Diaz", "email": "rosa@example.com", "subject": "Quote for Rosa at 512-555-0101 please", "message": "..."})
-	require.NoError(t, err)
+	event := func(typ string, data map[string]any) events.Envelope {
+		e, err := events.New(ctx, typ, "acc_alice", data)
+		require.NoError(t, err)
+		return e
+	}
+	// What arrived through the inbound webhook in the review (issue 10, item 4), and a clean pair.
+	sent := []events.Envelope{
+		event("lead.written", map[string]any{"leadId": "lead_1", "name": "Rosa Diaz", "email": "rosa@example.com", "phone": "+15125550101", "source": "organic", "businessName": "Barton Creek Plumbing"}),
+		event("lead.written", map[string]any{"leadId": "lead_2", "name": "Zara Khan", "email": "zara@example.com", "source": "zara khan"}),
+		event("inbound.contact_form", map[string]any{"inboundId": "in_1", "name": "Rosa Diaz", "email": "rosa@example.com",
+			"subject": "Quote", "message": "Can you fix a leaking roof this week?"}),
+		event("inbound.contact_form", map[string]any{"inboundId": "in_2", "name": "J Smith", "email": "js@example.com",
+			"subject": "wong plumbing llc", "message": "email jsmith84 at gmail com or call 5 1 2, 5 5 5, 0 1 9 9"}),
+		event("inbound.contact_form", map[string]any{"inboundId": "in_3", "name": "J Smith", "email": "js@example.com",
+			"subject": "zara khan", "message": "hi this is zara khan from wong plumbing llc, 51,25,55,01,99"}),
+	}
 	for range 2 { // a redelivery changes nothing
-		require.NoError(t, handlers["lead.written"](ctx, nil, lead))
-		require.NoError(t, handlers["inbound.contact_form"](ctx, nil, form))
+		for _, e := range sent {
+			require.NoError(t, handlers[e.Type](ctx, nil, e))
+		}
 	}
 	rows, err := s.svc.Runtime.Pool.Query(ctx, `SELECT summary FROM feed_events ORDER BY id`)
 	require.NoError(t, err)
@@ -671,7 +675,13 @@ func TestConsumedEventsBecomeFeedEventsOnce(t *testing.T) {
 		summaries = append(summaries, sum)
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, []string{"New lead captured from organic", "Contact form received: “Quote for [name] at [phone] please”"}, summaries)
+	require.Equal(t, []string{
+		"New lead captured from organic",
+		"New lead captured",
+		"Contact form received (quote request): “Can you fix a leaking roof this week?”",
+		"Contact form received: “email [email] or call [number]”",
+		"Contact form received",
+	}, summaries)
 }
 
 func TestAnswersDegradeWhenLeadsIsDown(t *testing.T) {
