@@ -7,12 +7,12 @@ import (
 )
 
 // In-process benchmarks on a real socket, without the ingress: one offline chat turn (allowance
-// check and health score from the fake analytics, the turn stored with its outbox event) and the
-// public feed from cache. make bench measures the same through the ingress.
+// reservation and health score from the fake analytics, the turn stored with its feed event) and
+// the public feed from cache. make bench measures the same through the ingress.
 
 func BenchmarkChatOffline(b *testing.B) {
 	s := newStack(b, map[string]string{"RATELIMIT_EXEMPT_CIDRS": "10.9.9.0/24"})
-	token := s.token("acc_alice", "growth")
+	token := s.token("acc_erin", "full_stack")
 	body := []byte(`{"message":"How is my health score?"}`)
 	client := &http.Client{}
 	b.ReportAllocs()

@@ -241,8 +241,9 @@ var (
 		noChurn: true,
 	}
 	carol = business{health: health(50, "at_risk", map[string]int{"loginRecency": 50}), chatUsed: 50, chatLimit: 50}
-	// dave has a small allowance for the concurrency test.
+	// dave has a small allowance for the concurrency test; erin's chat is unlimited (benchmarks).
 	dave = business{health: health(70, "healthy", map[string]int{"loginRecency": 70}), chatLimit: 10}
+	erin = business{health: health(90, "healthy", map[string]int{"loginRecency": 90}), chatLimit: -1}
 )
 
 type stack struct {
@@ -256,7 +257,7 @@ type stack struct {
 func newStack(t testing.TB, extra map[string]string) *stack {
 	t.Helper()
 	iss := jwttest.NewIssuer(t)
-	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol, "acc_dave": dave})
+	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol, "acc_dave": dave, "acc_erin": erin})
 	ln, base := platformtest.Listen(t)
 	environ := platformtest.Env(t, service.Name, iss.JWKSURL())
 	environ["LEADS_URL"] = back.leads.URL
