@@ -77,8 +77,68 @@ func TestAssistantExchangesCountAsChatUsage(t *testing.T) {
 	tok := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
 	before := chatUsed(t, c, tok)
 	chatTurn(t, c, tok, map[string]any{"message": "hello"})
-	// usage.recorded travels through the outbox and the event stream to analytics.
-	require.Eventually(t, func() bool { return chatUsed(t, c, tok) >= before+1 }, 15*time.Second, 250*time.Millisecond)
+	// The turn reserved its unit with analytics before it was answered: counted at once.
+	require.GreaterOrEqual(t, chatUsed(t, c, tok), before+1)
+}
+
+// Issue 10, item 2: with the caller's own per-IP bucket drained, the assistant's allowance check
+// at analytics used to be refused (429, the caller's address was forwarded) and chat answered
+// anyway. Now the reservation goes to analytics' /internal route, which no per-IP bucket guards,
+// and chat fails closed: past the month's allowance, no chat is answered however the bucket stands.
+func TestAssistantAnswersNoChatPastTheAllowanceWithADrainedBucket(t *testing.T) {
+	s := UseStack(t)
+	tok := s.Token(t, s.Get(t, "DEMO_FREE_EMAIL"))
+	spendChatAllowance(t, s, tok)
+
+	c := s.Client(t, "127.0.3.8")
+	// Drain this address's bucket (60 a minute, shared by every service behind the ingress).
+	drained := false
+	for range 70 {
+		if c.Do(t, http.MethodGet, "/api/pql-check?feature=chat", tok, nil).Status == http.StatusTooManyRequests {
+			drained = true
+			break
+		}
+	}
+	require.True(t, drained, "70 requests from 127.0.3.8 were all answered: no bucket to drain")
+
+	// The bucket refills one request a second; each chat that gets past the assistant's own limit
+	// leaves the bucket empty again, which is when the old allowance check was refused.
+	allowanceRefusals := 0
+	for deadline := time.Now().Add(30 * time.Second); allowanceRefusals < 3 && time.Now().Before(deadline); {
+		r := c.Do(t, http.MethodPost, "/api/chat", tok, map[string]any{"message": "hello"})
+		switch r.Status {
+		case http.StatusTooManyRequests: // refused by our own drained bucket: try again shortly
+			time.Sleep(200 * time.Millisecond)
+		case http.StatusPaymentRequired:
+			require.Equal(t, "chat_limit_reached", r.JSON["code"], "%s", r.Raw)
+			require.NotEmpty(t, r.JSON["upgradeUrl"])
+			require.EqualValues(t, 0, r.JSON["remaining"])
+			allowanceRefusals++
+		default:
+			t.Fatalf("chat past the allowance with a drained bucket: status %d, want 402 or 429; body: %s", r.Status, r.Raw)
+		}
+	}
+	require.Equal(t, 3, allowanceRefusals, "no chat got past the drained bucket within 30 s to meet the allowance")
+}
+
+// spendChatAllowance logs chat usage for the account until its monthly allowance is spent (the
+// free demo account's allowance carries over between runs, so it may be spent already).
+func spendChatAllowance(t *testing.T, s *Stack, tok string) {
+	t.Helper()
+	for batch := range 4 { // a fresh address per 50 requests keeps under the 60-a-minute limit
+		c := s.Client(t, fmt.Sprintf("127.0.3.%d", 10+batch))
+		r := c.Do(t, http.MethodGet, "/api/pql-check?feature=chat", tok, nil).Expect(t, http.StatusOK)
+		chat := r.JSON["features"].(map[string]any)["chat"].(map[string]any)
+		require.NotEqual(t, true, chat["unlimited"], "the free plan's chat must be limited: %s", r.Raw)
+		left := int(chat["limit"].(float64) - chat["used"].(float64))
+		if left <= 0 {
+			return
+		}
+		for range min(left, 50) {
+			c.Do(t, http.MethodPost, "/api/log-usage", tok, map[string]any{"feature": "chat", "action": "e2e_spend"}).Expect(t, http.StatusOK)
+		}
+	}
+	t.Fatal("the free plan's chat allowance is over 200 a month: too large to spend here")
 }
 
 func TestAssistantRefusesBadInput(t *testing.T) {
