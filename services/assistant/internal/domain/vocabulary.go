@@ -39,7 +39,9 @@ func normalLabel(s string) string {
 
 // leadSources are where a lead came from, including what our services set: "catalog" (the lead
 // finder) and "webhook" (an inbound lead without a source).
-var leadSources = newVocabulary(map[string][]string{
+var leadSources = newVocabulary(leadSourceValues)
+
+var leadSourceValues = map[string][]string{
 	"website":      {"web", "site", "online", "landing page"},
 	"web form":     {"form", "webform", "contact form", "online form"},
 	"referral":     {"referred", "referrals", "word of mouth", "recommendation"},
@@ -74,11 +76,13 @@ var leadSources = newVocabulary(map[string][]string{
 	"webhook":      {"integration"},
 	"catalog":      {"lead finder", "lead search"},
 	"assistant":    nil,
-})
+}
 
 // verticals are the kinds of business, after the catalog's verticals (services/leads), in words
 // that read after "a ... business".
-var verticals = newVocabulary(map[string][]string{
+var verticals = newVocabulary(verticalValues)
+
+var verticalValues = map[string][]string{
 	"accounting":       {"accountant", "accountants", "bookkeeping", "bookkeeper", "cpa", "tax preparation"},
 	"auto repair":      {"mechanic", "mechanics", "car repair", "auto shop", "body shop"},
 	"bakery":           {"baker", "bakeries"},
@@ -109,10 +113,12 @@ var verticals = newVocabulary(map[string][]string{
 	"roofing":          {"roofer", "roofers", "roof repair"},
 	"spa":              {"massage", "day spa", "wellness"},
 	"veterinary":       {"vet", "vets", "veterinarian", "animal hospital"},
-})
+}
 
 // channels are how a reminder or a review request went out.
-var channels = newVocabulary(map[string][]string{
+var channels = newVocabulary(channelValues)
+
+var channelValues = map[string][]string{
 	"text":              {"sms", "text message", "texts"},
 	"email":             {"e mail", "emails"},
 	"phone":             {"call", "phone call", "voice"},
@@ -122,10 +128,12 @@ var channels = newVocabulary(map[string][]string{
 	"chat":              {"live chat", "web chat"},
 	"letter":            {"mail", "post", "postcard"},
 	"push notification": {"push", "app notification"},
-})
+}
 
 // services are what an appointment was booked for, shown after "for".
-var services = newVocabulary(map[string][]string{
+var services = newVocabulary(serviceValues)
+
+var serviceValues = map[string][]string{
 	"a consultation":     {"consultation", "consult"},
 	"an estimate":        {"estimate", "quote", "a quote", "an estimate"},
 	"an inspection":      {"inspection"},
@@ -164,10 +172,12 @@ var services = newVocabulary(map[string][]string{
 	"an AC repair":       {"ac repair", "air conditioning repair"},
 	"a furnace tune-up":  {"furnace tune up", "furnace service"},
 	"a water heater fix": {"water heater", "water heater repair"},
-})
+}
 
 // subjects are what a contact form is about.
-var subjects = newVocabulary(map[string][]string{
+var subjects = newVocabulary(subjectValues)
+
+var subjectValues = map[string][]string{
 	"quote request":    {"quote", "estimate", "estimate request", "request a quote", "pricing", "price"},
 	"booking":          {"appointment", "book", "booking request", "schedule", "scheduling"},
 	"question":         {"general inquiry", "inquiry", "enquiry", "general question", "info", "information"},
@@ -181,7 +191,7 @@ var subjects = newVocabulary(map[string][]string{
 	"callback request": {"call back", "callback"},
 	"partnership":      {"partner"},
 	"careers":          {"job", "jobs", "employment", "hiring"},
-})
+}
 
 // plainKinds are the event kinds without a template: they take no fields, and their summary is
 // the kind in words ("No show prevented").
