@@ -120,20 +120,28 @@ func accounts(ctx context.Context, args []string) error {
 }
 
 func keys(ctx context.Context, args []string) error {
-	if len(args) != 1 || (args[0] != "rotate" && args[0] != "list") {
-		return svc.Usagef("usage: keys rotate|list")
+	if len(args) != 1 || (args[0] != "rotate" && args[0] != "list" && args[0] != "reseal") {
+		return svc.Usagef("usage: keys rotate|list|reseal")
 	}
 	s, err := open(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if args[0] == "rotate" {
+	switch args[0] {
+	case "rotate":
 		kid, err := s.Keys.Rotate(ctx, time.Now().UTC())
 		if err != nil {
 			return err
 		}
 		fmt.Printf("new signing key %s; older keys stay published until their tokens expire\n", kid)
+		return nil
+	case "reseal":
+		n, err := s.Keys.Reseal(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("resealed %d signing keys; every key is sealed with ENCRYPTION_KEY_ID now\n", n)
 		return nil
 	}
 	ring, err := s.Keys.Ring(ctx)

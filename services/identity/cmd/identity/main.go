@@ -13,7 +13,7 @@ import (
 func main() {
 	cmds := platform.Commands(service.New)
 	cmds["accounts"] = svc.Command{Summary: "create|list|set-plan|set-password|disable accounts (passwords on stdin)", Run: accounts}
-	cmds["keys"] = svc.Command{Summary: "rotate|list token signing keys", Run: keys}
+	cmds["keys"] = svc.Command{Summary: "rotate|list token signing keys; reseal them with ENCRYPTION_KEY_ID", Run: keys}
 	svc.Main(service.Name, cmds)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
 	"github.com/bizassist/bizassist/services/identity/internal/service"
 )
 
@@ -47,6 +48,8 @@ func TestSignInBurstKeepsMemoryBounded(t *testing.T) {
 	base := "http://" + addr
 	environ := platformtest.Env(t, service.Name, base+"/api/auth/jwks.json")
 	environ["HTTP_ADDR"] = addr // TRUSTED_PROXIES keeps its default, which trusts 127.0.0.1
+	sealing := sealboxtest.Config(t)
+	environ["ENCRYPTION_KEYS"], environ["ENCRYPTION_KEY_ID"] = sealing.Keys, sealing.KeyID
 	env := make([]string, 0, len(environ))
 	for k, v := range environ {
 		env = append(env, k+"="+v)

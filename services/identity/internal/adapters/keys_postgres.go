@@ -7,23 +7,30 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/signing"
 )
 
 // KeyStore keeps signing keys in the identity schema, so every replica signs with the same key
-// and rotation is one command. The private keys never leave identity's schema.
+// and rotation is one command. Private keys are stored sealed by box with the key's kid as
+// associated data, so a database dump alone cannot sign tokens and a sealed key cannot be moved
+// to another row.
 type KeyStore struct {
 	pool *pgxpool.Pool
+	box  *sealbox.Box
 }
 
-func NewKeyStore(pool *pgxpool.Pool) *KeyStore { return &KeyStore{pool: pool} }
+func NewKeyStore(pool *pgxpool.Pool, box *sealbox.Box) *KeyStore {
+	return &KeyStore{pool: pool, box: box}
+}
 
 // Ring loads every key.
 func (s *KeyStore) Ring(ctx context.Context) (signing.Ring, error) {
-	rows, err := s.pool.Query(ctx, `SELECT kid, private_key, created_at, retired_at FROM signing_keys`)
+	rows, err := s.pool.Query(ctx, `SELECT kid, private_key, sealed_private_key, created_at, retired_at FROM signing_keys`)
 	if err != nil {
 		return nil, fmt.Errorf("load signing keys: %w", err)
 	}
@@ -31,14 +38,16 @@ func (s *KeyStore) Ring(ctx context.Context) (signing.Ring, error) {
 	var ring signing.Ring
 	for rows.Next() {
 		var (
-			k    signing.Key
-			seed []byte
+			k      signing.Key
+			plain  []byte
+			sealed *string
 		)
-		if err := rows.Scan(&k.Kid, &seed, &k.CreatedAt, &k.RetiredAt); err != nil {
+		if err := rows.Scan(&k.Kid, &plain, &sealed, &k.CreatedAt, &k.RetiredAt); err != nil {
 			return nil, err
 		}
-		if len(seed) != ed25519.SeedSize {
-			return nil, fmt.Errorf("signing key %s: stored seed has %d bytes", k.Kid, len(seed))
+		seed, err := s.seed(k.Kid, plain, sealed)
+		if err != nil {
+			return nil, err
 		}
 		k.Private = ed25519.NewKeyFromSeed(seed)
 		ring = append(ring, k)
@@ -46,14 +55,25 @@ func (s *KeyStore) Ring(ctx context.Context) (signing.Ring, error) {
 	return ring, rows.Err()
 }
 
+// seed is a row's private key: opened from its sealed form, or the plaintext of a row written
+// before keys were sealed (until Reseal seals it).
+func (s *KeyStore) seed(kid string, plain []byte, sealed *string) ([]byte, error) {
+	seed := plain
+	if sealed != nil {
+		var err error
+		if seed, err = s.box.Open(*sealed, []byte(kid)); err != nil {
+			return nil, fmt.Errorf("signing key %s: %w", kid, err)
+		}
+	}
+	if len(seed) != ed25519.SeedSize {
+		return nil, fmt.Errorf("signing key %s: stored seed has %d bytes", kid, len(seed))
+	}
+	return seed, nil
+}
+
 // Rotate adds a new key, which becomes the signing key, and retires every older one. Retired keys
 // stay published until the tokens they signed expire.
 func (s *KeyStore) Rotate(ctx context.Context, now time.Time) (string, error) {
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return "", err
-	}
-	kid := ids.New("key")
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -62,8 +82,8 @@ func (s *KeyStore) Rotate(ctx context.Context, now time.Time) (string, error) {
 	if _, err := tx.Exec(ctx, `UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL`, now); err != nil {
 		return "", err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO signing_keys (kid, private_key, public_key, created_at) VALUES ($1, $2, $3, $4)`,
-		kid, priv.Seed(), []byte(pub), now); err != nil {
+	kid, err := s.insert(ctx, tx, now)
+	if err != nil {
 		return "", err
 	}
 	return kid, tx.Commit(ctx)
@@ -86,13 +106,71 @@ func (s *KeyStore) EnsureKey(ctx context.Context, now time.Time) error {
 	if n > 0 {
 		return nil
 	}
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO signing_keys (kid, private_key, public_key, created_at) VALUES ($1, $2, $3, $4)`,
-		ids.New("key"), priv.Seed(), []byte(pub), now); err != nil {
+	if _, err := s.insert(ctx, tx, now); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// insert stores a new sealed key and returns its kid.
+func (s *KeyStore) insert(ctx context.Context, tx pgx.Tx, now time.Time) (string, error) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return "", err
+	}
+	kid := ids.New("key")
+	sealed, err := s.box.Seal(priv.Seed(), []byte(kid))
+	if err != nil {
+		return "", fmt.Errorf("seal signing key: %w", err)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO signing_keys (kid, sealed_private_key, public_key, created_at) VALUES ($1, $2, $3, $4)`,
+		kid, sealed, []byte(pub), now)
+	return kid, err
+}
+
+// Reseal seals the keys still stored in plaintext and reseals those sealed under another
+// encryption key than the current one (after ENCRYPTION_KEY_ID changed), in one transaction;
+// it reports how many it changed.
+func (s *KeyStore) Reseal(ctx context.Context) (int, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	type row struct {
+		kid    string
+		plain  []byte
+		sealed *string
+	}
+	rows, err := tx.Query(ctx, `SELECT kid, private_key, sealed_private_key FROM signing_keys FOR UPDATE`)
+	if err != nil {
+		return 0, fmt.Errorf("load signing keys: %w", err)
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		err := r.Scan(&x.kid, &x.plain, &x.sealed)
+		return x, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range all {
+		if r.sealed != nil && !s.box.Stale(*r.sealed) {
+			continue
+		}
+		seed, err := s.seed(r.kid, r.plain, r.sealed)
+		if err != nil {
+			return 0, err
+		}
+		sealed, err := s.box.Seal(seed, []byte(r.kid))
+		if err != nil {
+			return 0, fmt.Errorf("seal signing key %s: %w", r.kid, err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE signing_keys SET sealed_private_key = $2, private_key = NULL WHERE kid = $1`, r.kid, sealed); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, tx.Commit(ctx)
 }

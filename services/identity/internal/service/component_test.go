@@ -21,6 +21,8 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/libs/sealbox"
+	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
 	"github.com/bizassist/bizassist/services/identity/api"
 	"github.com/bizassist/bizassist/services/identity/internal/adapters"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
@@ -43,6 +45,8 @@ func newStack(t *testing.T) *stack {
 	environ := platformtest.Env(t, service.Name, base+"/api/auth/jwks.json")
 	environ["IDENTITY_ARGON2_MEMORY_KIB"] = "8192"
 	environ["IDENTITY_KEY_RELOAD"] = "50ms"
+	sealing := sealboxtest.Config(t)
+	environ["ENCRYPTION_KEYS"], environ["ENCRYPTION_KEY_ID"] = sealing.Keys, sealing.KeyID
 	s := platformtest.Start(t, ln, service.New, environ)
 	return &stack{svc: s, base: base, contract: openapitest.Load(t, api.OpenAPI)}
 }
@@ -390,4 +394,60 @@ func TestSignInRehashesAPasswordStoredWithOlderParameters(t *testing.T) {
 	require.False(t, s.svc.Hasher.Outdated(acc.PasswordHash()), "stored again with the current parameters: %s", acc.PasswordHash())
 	require.Contains(t, acc.PasswordHash(), "$m=8192,t=2,p=1$")
 	s.login(t, "10.0.9.3", "old@example.com") // and the new hash verifies
+}
+
+func TestSigningKeysAreNotStoredInPlaintext(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "growth")
+	token := s.login(t, "10.0.10.1", "owner@example.com")
+
+	rows, err := s.svc.Runtime.Pool.Query(context.Background(), `SELECT kid, private_key, public_key FROM signing_keys`)
+	require.NoError(t, err)
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var (
+			kid         string
+			stored, pub []byte
+		)
+		require.NoError(t, rows.Scan(&kid, &stored, &pub))
+		n++
+		if len(stored) == ed25519.SeedSize {
+			require.NotEqual(t, pub, []byte(ed25519.NewKeyFromSeed(stored).Public().(ed25519.PublicKey)),
+				"key %s: the stored private key is the plaintext seed", kid)
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.Positive(t, n)
+
+	r := s.post(t, "10.0.10.1", token, map[string]string{"action": "verify"})
+	require.Equal(t, http.StatusOK, r.status, "tokens signed with the sealed key verify: %v", r.body)
+}
+
+func TestMigrateSealsKeysStoredInPlaintextBefore(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "growth")
+	ctx := context.Background()
+	pub, priv, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	// The newest unretired key signs, so this one written the old way takes over.
+	_, err = s.svc.Runtime.Pool.Exec(ctx, `INSERT INTO signing_keys (kid, private_key, public_key, created_at) VALUES ('key_plain', $1, $2, now() + interval '1 minute')`,
+		priv.Seed(), []byte(pub))
+	require.NoError(t, err)
+
+	require.NoError(t, s.svc.Migrate(ctx))
+	var plain []byte
+	var sealed string
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(ctx, `SELECT private_key, sealed_private_key FROM signing_keys WHERE kid = 'key_plain'`).Scan(&plain, &sealed))
+	require.Nil(t, plain)
+	require.True(t, sealbox.IsSealed(sealed))
+
+	require.Eventually(t, func() bool {
+		return kidOf(t, s.login(t, "10.0.10.2", "owner@example.com")) == "key_plain"
+	}, 5*time.Second, 100*time.Millisecond, "the sealed key signs")
+	token := s.login(t, "10.0.10.2", "owner@example.com")
+	r := s.post(t, "10.0.10.2", token, map[string]string{"action": "verify"})
+	require.Equal(t, http.StatusOK, r.status, r.body)
 }

@@ -4,6 +4,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/identity/internal/adapters"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
@@ -39,6 +41,8 @@ type Config struct {
 	HashWait time.Duration `env:"IDENTITY_HASH_WAIT" envDefault:"200ms"`
 	// KeyReload is how often a replica rereads the signing keys, so a rotation reaches all of them.
 	KeyReload time.Duration `env:"IDENTITY_KEY_RELOAD" envDefault:"30s"`
+	// Sealing holds the keys that encrypt signing keys at rest (ENCRYPTION_KEYS, ENCRYPTION_KEY_ID).
+	Sealing sealbox.Config
 }
 
 // Validate checks identity's settings and the shared ones.
@@ -52,7 +56,7 @@ func (c Config) Validate() error {
 	if c.HashMemoryBudgetMiB < 0 || c.HashWait <= 0 {
 		return fmt.Errorf("IDENTITY_HASH_MEMORY_BUDGET_MIB must not be negative and IDENTITY_HASH_WAIT must be positive")
 	}
-	return c.Config.Validate()
+	return errors.Join(c.Sealing.Validate(), c.Config.Validate())
 }
 
 // defaultHashBudgetMiB is the hashing budget of a process without a Go memory limit.
@@ -95,13 +99,17 @@ type Service struct {
 
 // New opens identity's dependencies and wires the use cases. The caller must call Close.
 func New(ctx context.Context, cfg Config) (*Service, error) {
+	box, err := sealbox.New(cfg.Sealing)
+	if err != nil {
+		return nil, err
+	}
 	rt, err := platform.Open(ctx, Name, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
 	now := func() time.Time { return time.Now().UTC() }
 	accounts := adapters.NewAccountRepository(rt.Pool)
-	keys := adapters.NewKeyStore(rt.Pool)
+	keys := adapters.NewKeyStore(rt.Pool, box)
 	signer := adapters.NewSigner(keys, cfg.Auth.Issuer, cfg.Auth.Audience, cfg.KeyReload)
 	budget := adapters.NewHashBudget(cfg.hashBudgetKiB(), cfg.HashWait)
 	hasher := adapters.NewArgon2Hasher(cfg.Argon2MemoryKiB, cfg.Argon2Iterations, budget)
@@ -129,12 +137,28 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // Close releases the service's dependencies.
 func (s *Service) Close() { s.Runtime.Close() }
 
-// Migrate applies identity's schema and makes sure a signing key exists.
+// Migrate applies identity's schema, makes sure a signing key exists and seals the keys.
 func (s *Service) Migrate(ctx context.Context) error {
 	if err := s.Runtime.Migrate(ctx, migrations.Source); err != nil {
 		return err
 	}
-	return s.Keys.EnsureKey(ctx, s.now())
+	return s.prepareKeys(ctx)
+}
+
+// prepareKeys creates the first signing key if there is none, and seals keys still stored in
+// plaintext or sealed under an encryption key other than ENCRYPTION_KEY_ID.
+func (s *Service) prepareKeys(ctx context.Context) error {
+	if err := s.Keys.EnsureKey(ctx, s.now()); err != nil {
+		return fmt.Errorf("signing key: %w", err)
+	}
+	n, err := s.Keys.Reseal(ctx)
+	if err != nil {
+		return fmt.Errorf("seal signing keys: %w", err)
+	}
+	if n > 0 {
+		slog.InfoContext(ctx, "signing keys sealed with the current encryption key", "keys", n)
+	}
+	return nil
 }
 
 // Handler returns identity's HTTP routes with the standard middleware.
@@ -152,8 +176,8 @@ func (s *Service) EventHandlers() map[string]events.Handler {
 
 // Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
-	if err := s.Keys.EnsureKey(ctx, s.now()); err != nil {
-		return fmt.Errorf("signing key: %w", err)
+	if err := s.prepareKeys(ctx); err != nil {
+		return err
 	}
 	slog.InfoContext(ctx, "password hashing bounded", "budget_kib", s.HashBudget.SizeKiB(),
 		"hash_kib", s.Hasher.MemoryKiB(), "concurrent_hashes", s.HashBudget.Slots(s.Hasher.MemoryKiB()))
