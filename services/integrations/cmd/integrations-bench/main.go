@@ -1,9 +1,11 @@
 // Command integrations-bench measures outbound delivery: it runs the integrations service
 // in-process on a throwaway database, subscribes a loopback receiver, publishes lead.written
 // events at a steady rate through the real outbox, relay, Redis stream and consumer, and reports
-// deliveries per second and the latency from event to signed delivery (p50, p99, max).
+// deliveries per second and the latency from event to signed delivery (p50, p99, max). Events are
+// spread round-robin over -accounts accounts, each with -subs subscriptions: one account's
+// deliveries use at most its share of the workers (-account-workers).
 //
-//	go run ./cmd/integrations-bench -rate 1000 -duration 10s -subs 5
+//	go run ./cmd/integrations-bench -rate 1000 -duration 10s -subs 5 -accounts 20
 package main
 
 import (
@@ -37,17 +39,20 @@ import (
 func main() {
 	adminURL := flag.String("admin-url", envOr("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server to create the throwaway database on")
 	redisURL := flag.String("redis-url", envOr("REDIS_URL", "redis://127.0.0.1:6379/0"), "Redis for the event streams")
-	rate := flag.Int("rate", 1000, "deliveries per second to offer (events/s = rate / subs)")
-	duration := flag.Duration("duration", 10*time.Second, "how long to publish")
-	subs := flag.Int("subs", 5, "subscriptions to new_lead on the account (fan-out per event)")
-	workers := flag.Int("workers", 100, "delivery workers (INTEGRATIONS_DELIVERY_CONCURRENCY)")
-	consumers := flag.Int("consumers", 4, "event consumers (INTEGRATIONS_EVENT_CONSUMERS)")
-	keep := flag.Bool("keep", false, "keep the database afterwards, to inspect outbox, deliveries and attempts")
+	var o options
+	flag.IntVar(&o.rate, "rate", 1000, "deliveries per second to offer (events/s = rate / subs)")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long to publish")
+	flag.IntVar(&o.subs, "subs", 5, "subscriptions to new_lead per account (fan-out per event)")
+	flag.IntVar(&o.accounts, "accounts", 20, "accounts the events are spread over")
+	flag.IntVar(&o.workers, "workers", 100, "delivery workers (INTEGRATIONS_DELIVERY_CONCURRENCY)")
+	flag.IntVar(&o.perAccount, "account-workers", 10, "one account's share of the workers (INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY)")
+	flag.IntVar(&o.consumers, "consumers", 4, "event consumers (INTEGRATIONS_EVENT_CONSUMERS)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the database afterwards, to inspect outbox, deliveries and attempts")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := run(ctx, *adminURL, *redisURL, *rate, *duration, *subs, *workers, *consumers, *keep); err != nil {
+	if err := run(ctx, *adminURL, *redisURL, o); err != nil {
 		fmt.Fprintln(os.Stderr, "integrations-bench:", err)
 		os.Exit(1)
 	}
@@ -60,9 +65,17 @@ func envOr(key, def string) string {
 	return def
 }
 
-func run(ctx context.Context, adminURL, redisURL string, rate int, duration time.Duration, subs, workers, consumers int, keep bool) error {
-	if rate < subs || subs < 1 {
-		return errors.New("-rate must be at least -subs, and -subs at least 1")
+type options struct {
+	rate                                           int
+	duration                                       time.Duration
+	subs, accounts, workers, perAccount, consumers int
+	keep                                           bool
+}
+
+func run(ctx context.Context, adminURL, redisURL string, o options) error {
+	rate, duration, subs, keep := o.rate, o.duration, o.subs, o.keep
+	if rate < subs || subs < 1 || o.accounts < 1 {
+		return errors.New("-rate must be at least -subs, and -subs and -accounts at least 1")
 	}
 	dbURL, drop, err := throwawayDatabase(ctx, adminURL)
 	if err != nil {
@@ -95,7 +108,8 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 		"EVENTS_RELAY_POLL_INTERVAL": "20ms", "EVENTS_CONSUMER_BLOCK": "100ms", "EVENTS_CONSUMER_BATCH_SIZE": "10",
 		"JWT_JWKS_URL": "http://127.0.0.1:1/unused", "LOG_LEVEL": "warn",
 		"INTEGRATIONS_DEV_MODE": "true", "INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
-		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(workers), "INTEGRATIONS_EVENT_CONSUMERS": fmt.Sprint(consumers),
+		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(o.workers), "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": fmt.Sprint(o.perAccount),
+		"INTEGRATIONS_EVENT_CONSUMERS": fmt.Sprint(o.consumers),
 	}
 	var cfg service.Config
 	if err := svc.LoadConfigFrom(&cfg, environ); err != nil {
@@ -116,8 +130,8 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 	defer func() { stopServe(); <-served }()
 
 	policy, _ := cfg.TargetPolicy()
-	for i := range subs {
-		sub, err := domain.NewSubscription("acc_bench", domain.OutboundNewLead, fmt.Sprintf("http://%s/hook/%d", recLn.Addr(), i), policy, time.Now())
+	for i := range subs * o.accounts {
+		sub, err := domain.NewSubscription(benchAccount(i%o.accounts), domain.OutboundNewLead, fmt.Sprintf("http://%s/hook/%d", recLn.Addr(), i), policy, time.Now())
 		if err != nil {
 			return err
 		}
@@ -128,8 +142,8 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 
 	eventsPerSec := rate / subs
 	total := int(duration.Seconds() * float64(eventsPerSec))
-	fmt.Printf("integrations bench: %d events/s x %d subscriptions = %d deliveries/s offered for %s (%d deliveries), %d workers, %d consumers\n",
-		eventsPerSec, subs, eventsPerSec*subs, duration, total*subs, workers, consumers)
+	fmt.Printf("integrations bench: %d events/s x %d subscriptions = %d deliveries/s offered for %s (%d deliveries) over %d accounts, %d workers (%d per account), %d consumers\n",
+		eventsPerSec, subs, eventsPerSec*subs, duration, total*subs, o.accounts, o.workers, o.perAccount, o.consumers)
 	start := time.Now()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
@@ -138,7 +152,7 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 		<-tick.C
 		due := min(total, int(time.Since(start).Seconds()*float64(eventsPerSec)))
 		if due > published {
-			if err := publish(ctx, s, published, due); err != nil {
+			if err := publish(ctx, s, o.accounts, published, due); err != nil {
 				return err
 			}
 			published = due
@@ -162,13 +176,14 @@ func run(ctx context.Context, adminURL, redisURL string, rate int, duration time
 	return nil
 }
 
-// publish puts lead.written events [from, to) in the outbox in one transaction, as leads would;
-// each carries its publish time so the receiver can measure event-to-delivery latency.
-func publish(ctx context.Context, s *service.Service, from, to int) error {
+// publish puts lead.written events [from, to) in the outbox in one transaction, as leads would,
+// round-robin over the accounts; each carries its publish time so the receiver can measure
+// event-to-delivery latency.
+func publish(ctx context.Context, s *service.Service, accounts, from, to int) error {
 	envs := make([]events.Envelope, 0, to-from)
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	for i := from; i < to; i++ {
-		env, err := events.New(ctx, "lead.written", "acc_bench", map[string]string{
+		env, err := events.New(ctx, "lead.written", benchAccount(i%accounts), map[string]string{
 			"leadId": fmt.Sprintf("lead_%d", i), "name": "Bench Lead", "email": "bench@example.com",
 			"phone": "+15125550100", "source": "bench", "timestamp": now,
 		})
@@ -179,6 +194,8 @@ func publish(ctx context.Context, s *service.Service, from, to int) error {
 	}
 	return pgkit.InTx(ctx, s.Runtime.Pool, func(tx pgx.Tx) error { return events.Enqueue(ctx, tx, envs...) })
 }
+
+func benchAccount(i int) string { return fmt.Sprintf("acc_bench%d", i) }
 
 // receiver accepts every delivery and records how long after its event it arrived.
 type receiver struct {

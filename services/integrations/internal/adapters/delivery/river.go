@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -128,7 +127,7 @@ func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg Wo
 		return nil, errors.New("delivery workers: AccountConcurrency must be at least 1")
 	}
 	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver, slots: newAccountSlots(cfg.AccountConcurrency)}); err != nil {
+	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver, slots: newAccountSlots(cfg.AccountConcurrency, time.Now)}); err != nil {
 		return nil, err
 	}
 	if err := river.AddWorkerSafely(workers, &pruneWorker{prune: prune}); err != nil {
@@ -157,18 +156,14 @@ type worker struct {
 	slots   *accountSlots
 }
 
-// deferral spaces the retries of a delivery whose account has no free slot: from half a second,
-// doubling with each deferral of the same job up to 30 s, so a long backlog behind a hanging
-// receiver is looked at a few times a minute rather than churned through constantly.
-var deferral = domain.RetryPolicy{Base: 500 * time.Millisecond, Cap: 30 * time.Second}
-
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
-	if !w.slots.take(job.Args.AccountID) {
+	// Runs that logged no error were snoozes: this job's deferrals so far, plus one.
+	release, wait := w.slots.take(job.Args.AccountID, job.Attempt-len(job.Errors))
+	if release == nil {
 		deferrals.Inc()
-		// Attempts that logged no error were snoozes: this job's deferrals so far, plus one.
-		return river.JobSnooze(deferral.Backoff(job.Attempt - len(job.Errors)))
+		return river.JobSnooze(wait)
 	}
-	defer w.slots.give(job.Args.AccountID)
+	defer release()
 	next, err := w.deliver.Handle(ctx, job.Args.DeliveryID)
 	switch {
 	case err != nil:
@@ -194,35 +189,4 @@ type retryPolicy struct{ p domain.RetryPolicy }
 
 func (r retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 	return time.Now().UTC().Add(r.p.Backoff(len(job.Errors) + 1))
-}
-
-// accountSlots bounds how many deliveries of one account run at once in this process, so a
-// receiver that hangs until the timeout holds its own account's share of the workers and no more.
-type accountSlots struct {
-	limit int
-	mu    sync.Mutex
-	held  map[string]int
-}
-
-func newAccountSlots(limit int) *accountSlots {
-	return &accountSlots{limit: limit, held: map[string]int{}}
-}
-
-// take reserves a slot for the account, or reports that its share is in use.
-func (s *accountSlots) take(accountID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.held[accountID] >= s.limit {
-		return false
-	}
-	s.held[accountID]++
-	return true
-}
-
-func (s *accountSlots) give(accountID string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.held[accountID]--; s.held[accountID] <= 0 {
-		delete(s.held, accountID)
-	}
 }

@@ -1,0 +1,52 @@
+package delivery
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/clocktest"
+)
+
+func TestAnAccountGetsItsShareAndOthersKeepTheirs(t *testing.T) {
+	t.Parallel()
+	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	slots := newAccountSlots(2, clock.Now)
+	first, _ := slots.take("acc_a", 1)
+	second, _ := slots.take("acc_a", 1)
+	require.NotNil(t, first)
+	require.NotNil(t, second)
+	third, wait := slots.take("acc_a", 1)
+	require.Nil(t, third, "the account's share is in use")
+	require.GreaterOrEqual(t, wait, minDeferral/2)
+	other, _ := slots.take("acc_b", 1)
+	require.NotNil(t, other, "another account is not held up")
+
+	first()
+	again, _ := slots.take("acc_a", 1)
+	require.NotNil(t, again, "a finished attempt frees its slot")
+}
+
+// Behind a receiver that has held the slots for seconds, a job waits seconds, and longer each
+// time it is put off again, up to the cap.
+func TestTheWaitFollowsHowLongTheSlotsHaveBeenHeld(t *testing.T) {
+	t.Parallel()
+	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	slots := newAccountSlots(1, clock.Now)
+	release, _ := slots.take("acc_a", 1)
+	require.NotNil(t, release)
+
+	_, wait := slots.take("acc_a", 5)
+	require.LessOrEqual(t, wait, minDeferral, "a slot held by a fast attempt frees any moment, however often the job waited")
+	clock.Advance(10 * time.Second)
+	_, wait = slots.take("acc_a", 1)
+	require.GreaterOrEqual(t, wait, 5*time.Second)
+	require.LessOrEqual(t, wait, 10*time.Second)
+	_, wait = slots.take("acc_a", 2)
+	require.GreaterOrEqual(t, wait, 10*time.Second, "behind a slow receiver each deferral waits twice as long")
+	require.LessOrEqual(t, wait, 20*time.Second)
+	_, wait = slots.take("acc_a", 10)
+	require.GreaterOrEqual(t, wait, maxDeferral/2, "up to the cap")
+	require.LessOrEqual(t, wait, maxDeferral)
+}
