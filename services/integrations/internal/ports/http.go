@@ -41,7 +41,9 @@ func (h HTTP) Routes(r *mux.Router, limited, authed mux.MiddlewareFunc) {
 	r.Handle("/api/ext-webhook/subscriptions/{id}/deliveries", protect(h.attempts)).Methods(http.MethodGet)
 	r.Handle("/api/ext-webhook/deliveries/{id}/replay", protect(h.replay)).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/secret/rotate", protect(h.rotateSecret)).Methods(http.MethodPost)
-	r.Handle("/api/payments/stripe/webhook", h.Payments).Methods(http.MethodPost)
+	// Stripe sends from its own addresses: the general policy keys it by that sender IP, and
+	// Stripe retries what we refuse with a 429.
+	r.Handle("/api/payments/stripe/webhook", limited(h.Payments)).Methods(http.MethodPost)
 }
 
 func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {

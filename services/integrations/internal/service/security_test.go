@@ -82,3 +82,26 @@ func TestSubscribingTheSameURLAndEventAgainIsIdempotent(t *testing.T) {
 	require.Equal(t, http.StatusCreated, other.status, "another event to the same URL is another subscription")
 	require.Equal(t, 2, s.count(t, `SELECT count(*) FROM subscriptions WHERE account_id = 'acc_owner_dup'`))
 }
+
+// The payment-processor webhook is limited like the rest of the API: 60 a minute per sender IP.
+func TestThePaymentWebhookIsRateLimitedPerSenderIP(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	event := stripeEvent("evt_rl", "invoice.paid", map[string]any{"object": "invoice", "customer_email": "nobody@example.com"})
+	start := time.Now()
+	allowed, limited := 0, reply{}
+	for range 70 {
+		r := s.postStripe(t, event, "whsec_not_the_secret", time.Now()) // 400, but counted all the same
+		if r.status == http.StatusTooManyRequests {
+			limited = r
+			break
+		}
+		require.Equal(t, http.StatusBadRequest, r.status, r.body)
+		allowed++
+	}
+	require.Equal(t, http.StatusTooManyRequests, limited.status, "no request was refused")
+	require.Equal(t, "rate_limited", limited.body["code"])
+	// The bucket holds 60 and refills one a second: the 61st is refused unless a second passed.
+	require.GreaterOrEqual(t, allowed, 60)
+	require.LessOrEqual(t, allowed, 60+int(time.Since(start).Seconds()))
+}
