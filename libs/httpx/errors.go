@@ -15,15 +15,20 @@ import (
 const StatusClientClosedRequest = 499
 
 // Fail is the one error mapper: it turns any error into the error envelope
-// {ok:false, error, code[, field][, details...]} with the status its kind implies. A rate-limit
-// error carrying a retryAfter detail (whole seconds) also sets the Retry-After header.
-// Internal errors are logged with their cause and shown to the client only as "internal error".
+// {ok:false, error, code[, field][, details...]} with the status its kind implies. An error
+// carrying a retryAfter detail (whole seconds; a 429, or a 503 that knows when room frees) also
+// sets the Retry-After header. Internal errors are logged with their cause and shown to the
+// client only as "internal error".
 func Fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := errorBody(err)
-	if ra, ok := body["retryAfter"].(int); ok && status == http.StatusTooManyRequests {
+	if ra, ok := body["retryAfter"].(int); ok {
 		w.Header().Set("Retry-After", strconv.Itoa(ra))
 	}
-	if status >= 500 {
+	switch {
+	case status == http.StatusServiceUnavailable:
+		// A dependency down or a budget full: expected under load, and one line per refusal.
+		slog.WarnContext(r.Context(), "request refused", "error", err, "method", r.Method, "path", r.URL.Path, "status", status)
+	case status >= 500:
 		slog.ErrorContext(r.Context(), "request failed", "error", err, "method", r.Method, "path", r.URL.Path, "status", status)
 	}
 	payload, mErr := json.Marshal(body)

@@ -198,3 +198,15 @@ func TestRateLimitedErrorsCarryRetryAfter(t *testing.T) {
 	require.Equal(t, 429, rec.Code)
 	require.Equal(t, "7", rec.Header().Get("Retry-After"))
 }
+
+func TestUnavailableErrorsThatKnowWhenCarryRetryAfter(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	httpx.Fail(rec, httptest.NewRequest(http.MethodPost, "/", nil), apperr.Unavailable("busy", "try again").With("retryAfter", 1))
+	require.Equal(t, 503, rec.Code)
+	require.Equal(t, "1", rec.Header().Get("Retry-After"))
+
+	rec = httptest.NewRecorder()
+	httpx.Fail(rec, httptest.NewRequest(http.MethodPost, "/", nil), apperr.Unavailable("down", "try later"))
+	require.Empty(t, rec.Header().Get("Retry-After"), "no retryAfter detail, no header")
+}

@@ -23,12 +23,10 @@ var (
 	Stats = Policy{Name: "stats", Rate: 30, Period: time.Minute}
 	// Login is login attempts, keyed by client IP.
 	Login = Policy{Name: "login", Rate: 10, Period: time.Minute}
-	// LoginEmail is login attempts per account, keyed by EmailKey(email).
-	LoginEmail = Policy{Name: "login_email", Rate: 5, Period: time.Minute}
 )
 
-// EmailKey is the key for LoginEmail: the address trimmed and lower-cased, so that "A@x.io" and
-// "a@x.io" share one bucket.
+// EmailKey is the key of a per-account policy: the address trimmed and lower-cased, so that
+// "A@x.io" and "a@x.io" share one bucket.
 func EmailKey(email string) string {
 	return strings.ToLower(strings.TrimSpace(email))
 }

@@ -265,7 +265,7 @@ func TestRedisDownFallsBackToInProcessLimits(t *testing.T) {
 
 func TestRefusalRoundsRetryUpToWholeSeconds(t *testing.T) {
 	t.Parallel()
-	err := ratelimit.Refusal(ratelimit.LoginEmail, ratelimit.Result{Limit: 5, RetryAfter: 1500 * time.Millisecond})
+	err := ratelimit.Refusal(ratelimit.Policy{Name: "login_email", Rate: 5, Period: time.Minute}, ratelimit.Result{Limit: 5, RetryAfter: 1500 * time.Millisecond})
 	require.Equal(t, "rate limit exceeded: 5 requests per minute; retry in 2 s", err.Message)
 	require.Equal(t, 2, err.Details["retryAfter"])
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -81,7 +80,6 @@ func (h *HTTP) auth(w http.ResponseWriter, r *http.Request) {
 		Email: deref(req.Email), Password: deref(req.Password), ClientIP: h.ClientIP(r),
 	})
 	if err != nil {
-		retryAfterUnavailable(w, err)
 		httpx.Fail(w, r, err)
 		return
 	}
@@ -122,17 +120,6 @@ func (h *HTTP) jwks(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	httpx.Respond(w, http.StatusOK, set)
-}
-
-// retryAfterUnavailable sets Retry-After on a 503 that says when to retry (app.ErrHashingBusy);
-// httpx.Fail sets it only on 429s.
-func retryAfterUnavailable(w http.ResponseWriter, err error) {
-	var appErr *apperr.Error
-	if errors.As(err, &appErr) && appErr.Kind == apperr.KindUnavailable {
-		if ra, ok := appErr.Details["retryAfter"].(int); ok {
-			w.Header().Set("Retry-After", strconv.Itoa(ra))
-		}
-	}
 }
 
 func deref(s *string) string {
