@@ -169,7 +169,8 @@ func (s *Stack) client(t testing.TB, base, sourceIP string) *Client {
 }
 
 // Token logs in once per email for the whole run and returns the cached token afterwards:
-// every login costs a password hash and counts against the per-IP login limit, and every suite needs the demo accounts.
+// every login costs a password hash and counts against the per-IP login limit, and every suite
+// needs the demo accounts.
 func (s *Stack) Token(t testing.TB, email string) string {
 	t.Helper()
 	s.mu.Lock()
