@@ -31,6 +31,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
@@ -101,12 +102,17 @@ func run(ctx context.Context, adminURL, redisURL string, o options) error {
 		return err
 	}
 	prefix := "bench" + randomHex(4)
+	key, err := sealbox.GenerateKey("bench")
+	if err != nil {
+		return err
+	}
 	environ := map[string]string{
 		"HTTP_ADDR": ln.Addr().String(), "HTTP_DRAIN_DELAY": "0s",
 		"DATABASE_URL": dbURL, "DATABASE_SCHEMA": service.Name, "DATABASE_MAX_CONNS": "40",
 		"REDIS_URL": redisURL, "RATELIMIT_PREFIX": prefix + ":rl", "EVENTS_STREAM_PREFIX": prefix,
 		"EVENTS_RELAY_POLL_INTERVAL": "20ms", "EVENTS_CONSUMER_BLOCK": "100ms", "EVENTS_CONSUMER_BATCH_SIZE": "10",
 		"JWT_JWKS_URL": "http://127.0.0.1:1/unused", "LOG_LEVEL": "warn",
+		"ENCRYPTION_KEYS": key, "ENCRYPTION_KEY_ID": "bench",
 		"INTEGRATIONS_DEV_MODE": "true", "INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
 		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(o.workers), "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": fmt.Sprint(o.perAccount),
 		"INTEGRATIONS_EVENT_CONSUMERS": fmt.Sprint(o.consumers),

@@ -21,6 +21,7 @@ import (
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
 	"github.com/bizassist/bizassist/services/integrations/api"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
 )
@@ -54,6 +55,8 @@ func newStackWith(t *testing.T, overrides map[string]string) *stack {
 	environ["INTEGRATIONS_RETRY_BASE"] = "10ms"
 	environ["INTEGRATIONS_RETRY_CAP"] = "50ms"
 	environ["STRIPE_WEBHOOK_SECRET"] = stripeSecret
+	sealing := sealboxtest.Config(t)
+	environ["ENCRYPTION_KEYS"], environ["ENCRYPTION_KEY_ID"] = sealing.Keys, sealing.KeyID
 	for k, v := range overrides {
 		environ[k] = v
 	}

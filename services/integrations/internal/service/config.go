@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -44,6 +45,10 @@ type Config struct {
 	// LogRetention is how long finished deliveries, their attempts and payment-event ids are kept.
 	LogRetention time.Duration `env:"INTEGRATIONS_LOG_RETENTION" envDefault:"720h"`
 
+	// Sealing holds the keys that encrypt subscription signing secrets at rest (ENCRYPTION_KEYS,
+	// ENCRYPTION_KEY_ID).
+	Sealing sealbox.Config
+
 	// StripeWebhookSecret is the endpoint secret (whsec_...) of the Stripe webhook; the payment
 	// route answers 503 without it.
 	StripeWebhookSecret string `env:"STRIPE_WEBHOOK_SECRET"`
@@ -77,7 +82,7 @@ func (c Config) Validate() error {
 	if c.RetryBase <= 0 || c.RetryCap < c.RetryBase || c.RetryWindow <= 0 || c.DisableAfter <= 0 {
 		errs = append(errs, errors.New("INTEGRATIONS_RETRY_BASE, _CAP, _WINDOW and INTEGRATIONS_DISABLE_AFTER must be positive, with CAP >= BASE"))
 	}
-	return errors.Join(append(errs, c.Config.Validate())...)
+	return errors.Join(append(errs, c.Sealing.Validate(), c.Config.Validate())...)
 }
 
 // TargetPolicy is the SSRF policy the settings describe: outside development mode, https to

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -104,4 +105,23 @@ func TestThePaymentWebhookIsRateLimitedPerSenderIP(t *testing.T) {
 	// The bucket holds 60 and refills one a second: the 61st is refused unless a second passed.
 	require.GreaterOrEqual(t, allowed, 60)
 	require.LessOrEqual(t, allowed, 60+int(time.Since(start).Seconds()))
+}
+
+// The signing secret shown at subscribe is not what the table holds, and deliveries are still
+// signed with it.
+func TestSigningSecretsAreNeverStoredInPlaintext(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_owner_sealed", "sealed@example.com")
+	r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token),
+		map[string]string{"hookUrl": "https://hooks.example.com/sealed", "event": "new_lead"})
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	secret := r.body["secret"].(string)
+
+	var stored string
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT secret FROM subscriptions WHERE id = $1`, r.body["id"]).Scan(&stored))
+	require.NotEqual(t, secret, stored)
+	require.NotContains(t, stored, strings.TrimPrefix(secret, "whsec_"))
+	require.True(t, sealbox.IsSealed(stored), "stored as %q", stored)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
+	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
@@ -51,11 +52,15 @@ type Service struct {
 
 // New opens the dependencies and wires the use cases. The caller must call Close.
 func New(ctx context.Context, cfg Config) (*Service, error) {
+	box, err := sealbox.New(cfg.Sealing)
+	if err != nil {
+		return nil, err
+	}
 	rt, err := platform.Open(ctx, Name, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
-	s, err := build(rt, cfg)
+	s, err := build(rt, cfg, box)
 	if err != nil {
 		rt.Close()
 		return nil, err
@@ -63,7 +68,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	return s, nil
 }
 
-func build(rt *platform.Runtime, cfg Config) (*Service, error) {
+func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error) {
 	policy, err := cfg.TargetPolicy()
 	if err != nil {
 		return nil, err
@@ -76,7 +81,7 @@ func build(rt *platform.Runtime, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	store := postgres.New(rt.Pool, queue)
+	store := postgres.New(rt.Pool, queue, box)
 	now := func() time.Time { return time.Now().UTC() }
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
 	a := app.Application{
@@ -121,9 +126,28 @@ func consumers(rt *platform.Runtime, cfg Config, handlers map[string]events.Hand
 // Close releases the service's dependencies.
 func (s *Service) Close() { s.Runtime.Close() }
 
-// Migrate applies the service's migrations, the events outbox tables and River's tables.
+// Migrate applies the service's migrations, the events outbox tables and River's tables, and
+// seals the signing secrets still in plaintext or under an old encryption key.
 func (s *Service) Migrate(ctx context.Context) error {
-	return Migrate(ctx, s.Runtime.Pool, s.Runtime.Config.DB.Schema)
+	if err := Migrate(ctx, s.Runtime.Pool, s.Runtime.Config.DB.Schema); err != nil {
+		return err
+	}
+	return s.sealSecrets(ctx)
+}
+
+// secretSealing is how often each replica looks for signing secrets to (re)seal: a replica of the
+// previous version may still write plaintext ones during a rollout.
+const secretSealing = time.Hour
+
+func (s *Service) sealSecrets(ctx context.Context) error {
+	n, err := s.Store.SealSecrets(ctx)
+	if n > 0 {
+		slog.InfoContext(ctx, "subscription secrets sealed with the current encryption key", "subscriptions", n)
+	}
+	if err != nil {
+		return fmt.Errorf("seal subscription secrets: %w", err)
+	}
+	return nil
 }
 
 // Migrate is the migration of a pool whose search path starts with schema.
@@ -142,11 +166,13 @@ func (s *Service) Handler() http.Handler {
 	return r
 }
 
-// Serve runs the HTTP server, the delivery workers, the queue depth sampler, the outbox relay
-// and the consumers on ln until ctx ends; in-flight deliveries finish before it returns.
+// Serve runs the HTTP server, the delivery workers, the queue depth sampler, the secret sealer
+// (at once, then hourly), the outbox relay and the consumers on ln until ctx ends; in-flight
+// deliveries finish before it returns.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
-		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool}.Sample)}, s.consumers...)
+		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool}.Sample),
+		platform.Every("secret sealer", secretSealing, s.sealSecrets)}, s.consumers...)
 	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
 }
 
@@ -167,7 +193,7 @@ func (s *Service) runWorkers(ctx context.Context) error {
 // RotateSecretByEmail issues a new inbound secret for the owner with this email, waiting until
 // deadline for identity's account.created to reach our projection.
 func RotateSecretByEmail(ctx context.Context, pool *pgxpool.Pool, email string, deadline time.Time) (string, error) {
-	store := postgres.New(pool, nil)
+	store := postgres.New(pool, nil, nil) // inbound secrets only: no jobs, no sealed secrets
 	for {
 		accountID, err := store.OwnerByEmail(ctx, email)
 		if err == nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
@@ -48,7 +49,7 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, delivery.Migrate(context.Background(), pool))
 	queue, err := delivery.NewQueue(pool, 5*time.Millisecond)
 	require.NoError(t, err)
-	return &fixture{t: t, pool: pool, store: postgres.New(pool, queue)}
+	return &fixture{t: t, pool: pool, store: postgres.New(pool, queue, sealboxtest.New(t))}
 }
 
 // startWorkers runs a River client until it is stopped or the test ends.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 )
 
@@ -20,13 +21,17 @@ type JobQueue interface {
 	EnqueueTx(ctx context.Context, tx pgx.Tx, accountID string, deliveryIDs ...string) error
 }
 
-// Store is every integrations store over one pool.
+// Store is every integrations store over one pool. Subscription signing secrets are stored
+// sealed by box (see secrets.go).
 type Store struct {
 	pool *pgxpool.Pool
 	jobs JobQueue
+	box  *sealbox.Box
 }
 
-func New(pool *pgxpool.Pool, jobs JobQueue) *Store { return &Store{pool: pool, jobs: jobs} }
+func New(pool *pgxpool.Pool, jobs JobQueue, box *sealbox.Box) *Store {
+	return &Store{pool: pool, jobs: jobs, box: box}
+}
 
 // InTx runs fn in one transaction.
 func (s *Store) InTx(ctx context.Context, fn func(pgx.Tx) error) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -24,7 +25,7 @@ import (
 func newStore(t *testing.T) (*postgres.Store, func(sql string, args ...any) int) {
 	t.Helper()
 	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
-	store := postgres.New(pool, noJobs{})
+	store := postgres.New(pool, noJobs{}, sealboxtest.New(t))
 	require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx) error {
 		return store.SaveAccount(context.Background(), tx, app.AccountCreated{AccountID: "acc_1", Email: "a@example.com", Role: "owner"}, domain.HashSecret("s"))
 	}))

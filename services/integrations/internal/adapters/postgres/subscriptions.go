@@ -13,13 +13,17 @@ import (
 
 const subscriptionColumns = `id, account_id, event, hook_url, secret, status, created_at, failing_since`
 
-func scanSubscription(row pgx.Row) (domain.Subscription, error) {
+func (s *Store) scanSubscription(row pgx.Row) (domain.Subscription, error) {
 	var (
-		id, accountID, event, hookURL, secret, status string
+		id, accountID, event, hookURL, stored, status string
 		createdAt                                     time.Time
 		failingSince                                  *time.Time
 	)
-	if err := row.Scan(&id, &accountID, &event, &hookURL, &secret, &status, &createdAt, &failingSince); err != nil {
+	if err := row.Scan(&id, &accountID, &event, &hookURL, &stored, &status, &createdAt, &failingSince); err != nil {
+		return domain.Subscription{}, err
+	}
+	secret, err := s.openSecret(id, stored)
+	if err != nil {
 		return domain.Subscription{}, err
 	}
 	return domain.RehydrateSubscription(id, accountID, event, hookURL, secret, domain.SubscriptionStatus(status), createdAt, failingSince), nil
@@ -27,16 +31,20 @@ func scanSubscription(row pgx.Row) (domain.Subscription, error) {
 
 // CreateSubscription implements app.SubscriptionStore.
 func (s *Store) CreateSubscription(ctx context.Context, sub domain.Subscription) (domain.Subscription, bool, error) {
+	sealed, err := s.sealSecret(sub.ID(), sub.Secret())
+	if err != nil {
+		return domain.Subscription{}, false, err
+	}
 	tag, err := s.pool.Exec(ctx, `INSERT INTO subscriptions (`+subscriptionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (account_id, event, hook_url) DO NOTHING`,
-		sub.ID(), sub.AccountID(), sub.Event(), sub.HookURL(), sub.Secret(), sub.Status(), sub.CreatedAt(), sub.FailingSince())
+		sub.ID(), sub.AccountID(), sub.Event(), sub.HookURL(), sealed, sub.Status(), sub.CreatedAt(), sub.FailingSince())
 	if err != nil {
 		return domain.Subscription{}, false, wrap("create subscription", err)
 	}
 	if tag.RowsAffected() == 1 {
 		return sub, true, nil
 	}
-	existing, err := scanSubscription(s.pool.QueryRow(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
+	existing, err := s.scanSubscription(s.pool.QueryRow(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
 		WHERE account_id = $1 AND event = $2 AND hook_url = $3`, sub.AccountID(), sub.Event(), sub.HookURL()))
 	return existing, false, wrap("find subscription", err)
 }
@@ -47,7 +55,7 @@ func (s *Store) ListSubscriptions(ctx context.Context, accountID string) ([]doma
 	if err != nil {
 		return nil, wrap("list subscriptions", err)
 	}
-	subs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Subscription, error) { return scanSubscription(r) })
+	subs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Subscription, error) { return s.scanSubscription(r) })
 	return subs, wrap("list subscriptions", err)
 }
 
@@ -134,13 +142,17 @@ func (s *Store) Target(ctx context.Context, deliveryID string) (app.DeliveryTarg
 		FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id WHERE d.id = $1 AND d.status = 'pending'`, deliveryID)
 	var (
 		t                                            app.DeliveryTarget
-		subID, accountID, event, hookURL, secret, st string
+		subID, accountID, event, hookURL, stored, st string
 		subCreated                                   time.Time
 		failingSince                                 *time.Time
 	)
-	err := row.Scan(&t.DeliveryID, &t.CreatedAt, &t.Payload, &subID, &accountID, &event, &hookURL, &secret, &st, &subCreated, &failingSince)
+	err := row.Scan(&t.DeliveryID, &t.CreatedAt, &t.Payload, &subID, &accountID, &event, &hookURL, &stored, &st, &subCreated, &failingSince)
 	if err != nil {
 		return app.DeliveryTarget{}, wrap("load delivery", notFound(err))
+	}
+	secret, err := s.openSecret(subID, stored)
+	if err != nil {
+		return app.DeliveryTarget{}, err
 	}
 	t.Subscription = domain.RehydrateSubscription(subID, accountID, event, hookURL, secret, domain.SubscriptionStatus(st), subCreated, failingSince)
 	return t, nil
