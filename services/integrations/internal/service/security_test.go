@@ -125,3 +125,27 @@ func TestSigningSecretsAreNeverStoredInPlaintext(t *testing.T) {
 	require.NotContains(t, stored, strings.TrimPrefix(secret, "whsec_"))
 	require.True(t, sealbox.IsSealed(stored), "stored as %q", stored)
 }
+
+// Every IPv6 spelling of an internal IPv4 address is refused when it is subscribed.
+func TestSubscribeRefusesInternalAddressesInIPv6Forms(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_owner_v6", "v6@example.com")
+	for _, host := range []string{
+		"[::a00:1]",            // IPv4-compatible 10.0.0.1
+		"[::a9fe:a9fe]",        // IPv4-compatible metadata
+		"[::ffff:0:a00:1]",     // IPv4-translated 10.0.0.1
+		"[::ffff:a9fe:a9fe]",   // IPv4-mapped metadata
+		"[64:ff9b::a9fe:a9fe]", // NAT64 metadata
+		"[64:ff9b:1::808:808]", // local-use NAT64
+		"[2002:c0a8:101::1]",   // 6to4 192.168.1.1
+	} {
+		r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token),
+			map[string]string{"hookUrl": "https://" + host + "/hook", "event": "new_lead"})
+		require.Equal(t, http.StatusBadRequest, r.status, "%s: %v", host, r.body)
+		require.Equal(t, "hookUrl", r.body["field"], host)
+	}
+	r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token),
+		map[string]string{"hookUrl": "https://[64:ff9b::808:808]/hook", "event": "new_lead"})
+	require.Equal(t, http.StatusCreated, r.status, "a NAT64 address of a public receiver is fine: %v", r.body)
+}
