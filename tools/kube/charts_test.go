@@ -186,6 +186,10 @@ func TestSchemaRefuses(t *testing.T) {
 		{"HPA without limits", "integrations:\n  autoscaling: {enabled: true}\n  resources: {limits: null}\n", []string{"integrations:", "resources: limits is required"}},
 		{"TLS without a host", "ingress:\n  tls: {enabled: true}\n", []string{"ingress.host: String length must be greater than or equal to 1"}},
 		{"secret in the ConfigMap", "identity:\n  env: {DATABASE_URL: postgres://x}\n", []string{"identity:", `Property name of "DATABASE_URL" does not match`}},
+		{"encryption key in the ConfigMap", "identity:\n  env: {ENCRYPTION_KEYS: k1:abc}\n", []string{"identity:", `Property name of "ENCRYPTION_KEYS" does not match`}},
+		{"webhook development mode", "integrations:\n  env: {INTEGRATIONS_DEV_MODE: \"true\"}\n", []string{"integrations:", `Property name of "INTEGRATIONS_DEV_MODE" does not match`}},
+		{"private targets through global config", "global:\n  config: {INTEGRATIONS_TARGET_ALLOW_CIDRS: 10.0.0.0/8}\n", []string{"is a local-development setting"}},
+		{"memory limit GOMEMLIMIT cannot follow", "leads:\n  resources: {limits: {cpu: \"1\", memory: 0.5Gi}}\n", []string{"resources.limits.memory", "whole number"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
