@@ -219,6 +219,10 @@ func TestSubscribeRefusesBadHooks(t *testing.T) {
 	}{
 		{"malformed hookUrl", "example.com/hooks", "new_lead", "hookUrl"},
 		{"metadata address", "http://169.254.169.254/latest/meta-data", "new_lead", "hookUrl"},
+		// IPv6 spellings of private IPv4 addresses (the local stack allows only 127.0.0.0/8).
+		{"IPv4-compatible private address", "http://[::a00:1]/h", "new_lead", "hookUrl"},
+		{"IPv4-translated private address", "http://[::ffff:0:a00:1]/h", "new_lead", "hookUrl"},
+		{"NAT64 metadata address", "http://[64:ff9b::a9fe:a9fe]/h", "new_lead", "hookUrl"},
 		{"unknown outbound event type", "https://example.com/h", "lead.deleted", "event"},
 	} {
 		r := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", token, map[string]string{"hookUrl": tc.hookURL, "event": tc.event}).
