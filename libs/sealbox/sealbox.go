@@ -67,7 +67,8 @@ func parseKeys(cfg Config) (map[string]cipher.AEAD, error) {
 		if _, dup := keks[kid]; dup {
 			return nil, fmt.Errorf("ENCRYPTION_KEYS: key id %q is listed twice", kid)
 		}
-		raw, err := base64.StdEncoding.DecodeString(encoded)
+		// Padded or not: a trailing '=' is easily lost on its way through shells and env files.
+		raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(encoded, "="))
 		if err != nil || len(raw) != dataKeySize {
 			return nil, fmt.Errorf("ENCRYPTION_KEYS: key %q must be the base64 of exactly %d bytes", kid, dataKeySize)
 		}

@@ -100,4 +100,5 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 	require.NoError(t, sealbox.Config{Keys: good, KeyID: "k1"}.Validate())
+	require.NoError(t, sealbox.Config{Keys: strings.TrimRight(good, "="), KeyID: "k1"}.Validate(), "unpadded base64 is the same key")
 }

@@ -36,7 +36,8 @@ fi
 if ! grep -q '^ENCRYPTION_KEYS=' "$STATE_DIR/secrets.env"; then
   (umask 077; echo "ENCRYPTION_KEYS=local1:$(openssl rand -base64 32)" >>"$STATE_DIR/secrets.env")
 fi
-while IFS='=' read -r key value; do printf -v "$key" '%s' "$value"; done < <(read_kv "$STATE_DIR/secrets.env")
+# Split at the first '=' only: base64 values end in '=', which read with IFS='=' would drop.
+while IFS= read -r line; do printf -v "${line%%=*}" '%s' "${line#*=}"; done < <(read_kv "$STATE_DIR/secrets.env")
 
 # --- build ----------------------------------------------------------------------------------------
 # A service exists once services/<svc>/cmd/<svc> has Go files; DEVSTACK_SKIP="leads ..." leaves
