@@ -20,6 +20,16 @@ func Listen(t testing.TB) (net.Listener, string) {
 	return ln, "http://" + ln.Addr().String()
 }
 
+// ClosedAddr returns a loopback address that nothing listens on: a peer that is down.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, addr := Listen(t)
+	if err := ln.Close(); err != nil {
+		t.Fatalf("platformtest: close: %v", err)
+	}
+	return addr[len("http://"):]
+}
+
 // Start loads the service's config from environ, builds it with build, migrates its schema and
 // serves it on ln until the test ends; then it drains, and the test fails if serving failed.
 func Start[C any, P platform.Process](t testing.TB, ln net.Listener, build func(context.Context, C) (P, error), environ map[string]string) P {

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -44,7 +43,7 @@ func TestSignInBurstKeepsMemoryBounded(t *testing.T) {
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 
-	addr := freeAddr(t)
+	addr := platformtest.ClosedAddr(t)
 	base := "http://" + addr
 	environ := platformtest.Env(t, service.Name, base+"/api/auth/jwks.json")
 	environ["HTTP_ADDR"] = addr // TRUSTED_PROXIES keeps its default, which trusts 127.0.0.1
@@ -158,16 +157,6 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 	require.NoError(t, sc.Err())
 	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
-}
-
-// freeAddr returns a loopback address with a port nobody listens on right now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
 }
 
 // syncBuffer collects the child's output from two pipes.

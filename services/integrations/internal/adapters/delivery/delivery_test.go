@@ -19,6 +19,8 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -190,20 +192,10 @@ func serveOn(t *testing.T, addr string, h http.Handler) {
 	t.Cleanup(func() { _ = srv.Close() })
 }
 
-// freeAddr returns a loopback address nothing listens on (yet).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 func TestEveryEventReachesAReceiverThatWasDownAcrossAWorkerRestart(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	addr := freeAddr(t)
+	addr := platformtest.ClosedAddr(t)
 	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
 	const events = 5
 	f.planLeads(events)
@@ -245,7 +237,7 @@ func TestEveryEventReachesAReceiverThatWasDownAcrossAWorkerRestart(t *testing.T)
 func TestGoneRemovesTheSubscription(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	addr := freeAddr(t)
+	addr := platformtest.ClosedAddr(t)
 	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
 	other := f.subscribe("http://"+addr+"/other", domain.OutboundHealthCritical)
 	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusGone }))
@@ -260,7 +252,7 @@ func TestGoneRemovesTheSubscription(t *testing.T) {
 func TestRetryAfterIsHonoured(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	addr := freeAddr(t)
+	addr := platformtest.ClosedAddr(t)
 	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
 	var mu sync.Mutex
 	var throttledAt, retriedAt time.Time
@@ -292,7 +284,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 func TestAnEndpointFailingTooLongIsDisabled(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	addr := freeAddr(t)
+	addr := platformtest.ClosedAddr(t)
 	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
 	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusInternalServerError }))
 	policy := fastRetries
@@ -318,7 +310,7 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 	f := newFixture(t)
 	release := make(chan struct{})
 	var hanging, answered atomic.Int32
-	slowAddr := freeAddr(t)
+	slowAddr := platformtest.ClosedAddr(t)
 	serveOn(t, slowAddr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hanging.Add(1)
 		select { // until the test ends
@@ -329,7 +321,7 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	f.subscribeFor("acc_slow", "http://"+slowAddr+"/hook", domain.OutboundNewLead)
-	healthyAddr := freeAddr(t)
+	healthyAddr := platformtest.ClosedAddr(t)
 	healthy := f.subscribeFor("acc_healthy", "http://"+healthyAddr+"/hook", domain.OutboundNewLead)
 	rc := newReceiver(t, healthy.Secret(), func(string, int) int { return http.StatusNoContent })
 	serveOn(t, healthyAddr, rc)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -103,7 +105,7 @@ func TestFailuresAreDescribedWithoutAddresses(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	tlsOnly := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 	t.Cleanup(tlsOnly.Close)
-	refused := closedPort(t)
+	refused := platformtest.ClosedAddr(t)
 
 	strict := safehttp.NewClient(domain.TargetPolicy{AllowHTTP: true}, 2*time.Second, 4)
 	local := safehttp.NewClient(loopbackAllowed, 2*time.Second, 4)
@@ -125,14 +127,4 @@ func TestFailuresAreDescribedWithoutAddresses(t *testing.T) {
 		require.Equal(t, c.want, got, "%s: %v", c.url, err)
 		require.NotContains(t, string(got), "127.0.0.1")
 	}
-}
-
-// closedPort is a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
 }
