@@ -16,9 +16,10 @@ import (
 
 // down is make down: stops the services, their helpers and the ingress. PostgreSQL, Redis and the
 // state in .devstack (secrets, certificates, data) stay, so make up comes back to the same stack.
-func (s *stack) down() error {
-	if _, err := os.Stat(s.dir); err != nil {
-		s.say("nothing to stop (no %s)", s.dir)
+func (s *stack) down(ctx context.Context) error {
+	// make builds this program into .devstack, so the stack's traces are its run directory.
+	if _, err := os.Stat(s.run); err != nil {
+		s.say("nothing to stop (no %s)", s.run)
 		return nil
 	}
 	release, err := s.lock(2 * time.Minute)
@@ -59,18 +60,18 @@ func (s *stack) stop(withNginx bool) {
 
 // reset is make reset: make down, then drop the stack's database and Redis keys and remove
 // .devstack, so the next make up starts from nothing. Every clone on this machine shares them.
-func (s *stack) reset() error {
-	if err := s.down(); err != nil {
+func (s *stack) reset(ctx context.Context) error {
+	if err := s.down(ctx); err != nil {
 		return err
 	}
-	if err := s.script("deps.sh"); err != nil {
+	if err := s.script(ctx, "deps.sh"); err != nil {
 		return err
 	}
 	s.say("dropping database %s and the stack's Redis keys", dbName)
-	if _, err := s.psqlAdmin("", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
+	if _, err := s.psqlAdmin(ctx, "", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
 		return err
 	}
-	if err := deleteRedisKeys(context.Background(), redisAddr, "bizassist:*", "rate:rl:*"); err != nil {
+	if err := deleteRedisKeys(ctx, redisAddr, "bizassist:*", "rate:rl:*"); err != nil {
 		return err
 	}
 	s.say("removing %s", s.dir)
@@ -109,18 +110,18 @@ func deleteRedisKeys(ctx context.Context, addr string, patterns ...string) error
 // CREATE SCHEMA IF NOT EXISTS and CREATE EXTENSION (trusted ones, such as pg_trgm), which
 // PostgreSQL checks against it even when the object exists; TEMPORARY for the staging tables of
 // bulk imports.
-func (s *stack) prepareDatabase(services []string) error {
+func (s *stack) prepareDatabase(ctx context.Context, services []string) error {
 	s.say("preparing database %s: one role and one schema per service", dbName)
-	out, err := s.psqlAdmin("", "-d", "postgres", "-At", "-c", "SELECT 1 FROM pg_database WHERE datname = '"+dbName+"'")
+	out, err := s.psqlAdmin(ctx, "", "-d", "postgres", "-At", "-c", "SELECT 1 FROM pg_database WHERE datname = '"+dbName+"'")
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(out) == "" {
-		if _, err := s.psqlAdmin("", "-d", "postgres", "-c", "CREATE DATABASE "+dbName); err != nil {
+		if _, err := s.psqlAdmin(ctx, "", "-d", "postgres", "-c", "CREATE DATABASE "+dbName); err != nil {
 			return err
 		}
 	}
-	_, err = s.psqlAdmin(databaseSQL(services), "-d", dbName, "-f", "-")
+	_, err = s.psqlAdmin(ctx, databaseSQL(services), "-d", dbName, "-f", "-")
 	return err
 }
 
@@ -143,14 +144,14 @@ CREATE SCHEMA IF NOT EXISTS "%[1]s" AUTHORIZATION "%[1]s";
 // psqlAdmin runs psql as the PostgreSQL superuser, with stdin as its input, and returns its
 // output: over TCP when trust allows it, otherwise through the postgres OS user's peer
 // authentication.
-func (s *stack) psqlAdmin(stdin string, args ...string) (string, error) {
+func (s *stack) psqlAdmin(ctx context.Context, stdin string, args ...string) (string, error) {
 	port := strconv.Itoa(pgPort)
 	var cmd *exec.Cmd
-	probe := exec.Command("psql", "-X", "-w", "-q", "-h", pgHost, "-p", port, "-U", "postgres", "-d", "postgres", "-c", "SELECT 1")
+	probe := exec.CommandContext(ctx, "psql", "-X", "-w", "-q", "-h", pgHost, "-p", port, "-U", "postgres", "-d", "postgres", "-c", "SELECT 1")
 	if probe.Run() == nil {
-		cmd = exec.Command("psql", append([]string{"-X", "-w", "-q", "-v", "ON_ERROR_STOP=1", "-h", pgHost, "-p", port, "-U", "postgres"}, args...)...)
+		cmd = exec.CommandContext(ctx, "psql", append([]string{"-X", "-w", "-q", "-v", "ON_ERROR_STOP=1", "-h", pgHost, "-p", port, "-U", "postgres"}, args...)...)
 	} else {
-		cmd = asRoot(append([]string{"runuser", "-u", "postgres", "--", "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-p", port}, args...)...)
+		cmd = asRoot(ctx, append([]string{"runuser", "-u", "postgres", "--", "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-p", port}, args...)...)
 		cmd.Dir = "/" // the postgres user may not read the checkout
 	}
 	cmd.Env = append(os.Environ(), "PGOPTIONS=-c client_min_messages=warning")
@@ -164,9 +165,9 @@ func (s *stack) psqlAdmin(stdin string, args ...string) (string, error) {
 }
 
 // asRoot runs a command as root, through sudo when this process is not root.
-func asRoot(args ...string) *exec.Cmd {
+func asRoot(ctx context.Context, args ...string) *exec.Cmd {
 	if os.Geteuid() == 0 {
-		return exec.Command(args[0], args[1:]...)
+		return exec.CommandContext(ctx, args[0], args[1:]...)
 	}
-	return exec.Command("sudo", args...)
+	return exec.CommandContext(ctx, "sudo", args...)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"os"
@@ -54,7 +55,7 @@ func hasIPv6Loopback() bool {
 
 // ingress renders the nginx config and starts the stack's own nginx, or reloads it when it
 // runs already. The system nginx, if any, is left alone.
-func (s *stack) ingress(c *chart) error {
+func (s *stack) ingress(ctx context.Context, c *chart) error {
 	conf := filepath.Join(s.nginx, "nginx.conf")
 	for _, d := range []string{filepath.Join(s.nginx, "run"), filepath.Join(s.nginx, "tmp"), s.logs} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -70,7 +71,7 @@ func (s *stack) ingress(c *chart) error {
 		return err
 	}
 	nginx := func(args ...string) *exec.Cmd {
-		return s.command(nil, "nginx", append([]string{"-p", s.nginx + "/", "-e", filepath.Join(s.logs, "nginx-error.log")}, args...)...)
+		return s.command(ctx, nil, "nginx", append([]string{"-p", s.nginx + "/", "-e", filepath.Join(s.logs, "nginx-error.log")}, args...)...)
 	}
 	if err := nginx("-t", "-q", "-c", conf+".next").Run(); err != nil {
 		return fmt.Errorf("the rendered nginx config %s.next does not pass nginx -t", conf)
@@ -85,10 +86,10 @@ func (s *stack) ingress(c *chart) error {
 			return fmt.Errorf("nginx reload: %w", err)
 		}
 	} else {
-		if err := s.freePort(httpPort, "the ingress"); err != nil {
+		if err := s.freePort(ctx, httpPort, "the ingress"); err != nil {
 			return err
 		}
-		if err := s.freePort(httpsPort, "the ingress"); err != nil {
+		if err := s.freePort(ctx, httpsPort, "the ingress"); err != nil {
 			return err
 		}
 		s.say("starting the ingress on https://127.0.0.1:%d and http://127.0.0.1:%d", httpsPort, httpPort)
@@ -96,7 +97,7 @@ func (s *stack) ingress(c *chart) error {
 			return fmt.Errorf("nginx: %w", err)
 		}
 	}
-	if !s.waitFor(10*time.Second, func() bool { return portOpen(httpsPort) }) {
+	if !s.waitFor(10*time.Second, func() bool { return portOpen(ctx, httpsPort) }) {
 		return fmt.Errorf("the ingress on 127.0.0.1:%d did not come up within 10s", httpsPort)
 	}
 	return nil
@@ -139,8 +140,8 @@ var stackDirRE = regexp.MustCompile(`(/[^ ]*)/\.devstack/(bin/|nginx/nginx\.conf
 
 // freePort makes sure nothing listens on port. A bizassist stack of another checkout (only one
 // can run per machine) is stopped; anything else is an error naming the process.
-func (s *stack) freePort(port int, what string) error {
-	if !portOpen(port) {
+func (s *stack) freePort(ctx context.Context, port int, what string) error {
+	if !portOpen(ctx, port) {
 		return nil
 	}
 	holders := listeners(port)
@@ -156,14 +157,14 @@ func (s *stack) freePort(port int, what string) error {
 		s.say("port %d is held by the bizassist stack in %s; stopping it", port, dir)
 		other := newStack(dir, indent(s.out), indent(s.errOut))
 		other.grace, other.poll = s.grace, s.poll
-		if err := other.down(); err != nil {
+		if err := other.down(ctx); err != nil {
 			return fmt.Errorf("stopping the stack in %s: %w", dir, err)
 		}
 	}
-	if dir != "" && portOpen(port) {
+	if dir != "" && portOpen(ctx, port) {
 		s.killPids("the stack of "+dir, stackPids(dir, true))
 	}
-	if !portOpen(port) {
+	if !portOpen(ctx, port) {
 		return nil
 	}
 	for _, pid := range listeners(port) {

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -57,6 +58,9 @@ func run(args []string) error {
 		}
 	}
 	s := newStack(root, os.Stdout, os.Stderr)
+	// Ctrl-C reaches make, this program and the commands it waits for (one process group); the
+	// services, in sessions of their own, keep running, as after any make up.
+	ctx := context.Background()
 	switch args[0] {
 	case "up":
 		fs := flag.NewFlagSet("up", flag.ExitOnError)
@@ -69,11 +73,11 @@ func run(args []string) error {
 			return err
 		}
 		opt.dryRun = *dryRun
-		return s.up(opt)
+		return s.up(ctx, opt)
 	case "down":
-		return s.down()
+		return s.down(ctx)
 	case "reset":
-		return s.reset()
+		return s.reset(ctx)
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -24,7 +25,7 @@ type proc struct {
 // start runs p in its own session (so the stack outlives make, and a stop reaches p's children
 // through the process group), with exactly p.env, stdin from /dev/null, stdout and stderr to
 // p.log (the previous run's log kept as .log.1), and records it in p.pidfile.
-func (s *stack) start(p proc) error {
+func (s *stack) start(ctx context.Context, p proc) error {
 	if _, err := os.Stat(p.log); err == nil {
 		if err := os.Rename(p.log, p.log+".1"); err != nil {
 			return err
@@ -34,7 +35,8 @@ func (s *stack) start(p proc) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(p.args[0], p.args[1:]...)
+	// p outlives this process: nothing here may cancel it.
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), p.args[0], p.args[1:]...)
 	cmd.Env = p.env
 	cmd.Dir = s.root
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -220,8 +222,9 @@ func stackPids(root string, withNginx bool) []pidStart {
 }
 
 // portOpen says whether something accepts TCP connections on 127.0.0.1:port.
-func portOpen(port int) bool {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+func portOpen(ctx context.Context, port int) bool {
+	d := net.Dialer{Timeout: time.Second}
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return false
 	}

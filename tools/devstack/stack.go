@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -107,12 +106,4 @@ func (s *stack) lock(wait time.Duration) (release func(), err error) {
 		}
 		time.Sleep(s.poll)
 	}
-}
-
-// rel shows a path under the checkout relative to it.
-func (s *stack) rel(path string) string {
-	if r, err := filepath.Rel(s.root, path); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return path
 }

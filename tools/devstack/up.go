@@ -51,7 +51,7 @@ func (p *plan) runningNames() []string {
 }
 
 // up is make up: builds, (re)starts and seeds the stack; safe to run again at any time.
-func (s *stack) up(opt upOptions) error {
+func (s *stack) up(ctx context.Context, opt upOptions) error {
 	started := time.Now()
 	c, err := loadChart(s.root)
 	if err != nil {
@@ -76,10 +76,10 @@ func (s *stack) up(opt upOptions) error {
 	}
 	defer release()
 
-	if err := s.script("deps.sh"); err != nil {
+	if err := s.script(ctx, "deps.sh"); err != nil {
 		return err
 	}
-	if err := s.script("tls.sh"); err != nil {
+	if err := s.script(ctx, "tls.sh"); err != nil {
 		return err
 	}
 	secrets, err := s.ensureSecrets()
@@ -106,7 +106,7 @@ func (s *stack) up(opt upOptions) error {
 		for i, svc := range present {
 			pkgs[i] = "./services/" + svc + "/cmd/" + svc
 		}
-		if err := s.command(nil, "go", append([]string{"build", "-o", newBin + "/"}, pkgs...)...).Run(); err != nil {
+		if err := s.command(ctx, nil, "go", append([]string{"build", "-o", newBin + "/"}, pkgs...)...).Run(); err != nil {
 			return fmt.Errorf("go build failed: %w", err)
 		}
 	}
@@ -129,45 +129,45 @@ func (s *stack) up(opt upOptions) error {
 		return err
 	}
 
-	if err := s.prepareDatabase(c.serviceNames()); err != nil {
+	if err := s.prepareDatabase(ctx, c.serviceNames()); err != nil {
 		return err
 	}
-	if err := s.ingress(c); err != nil {
+	if err := s.ingress(ctx, c); err != nil {
 		return err
 	}
 
 	for _, svc := range p.running {
-		if err := s.migrate(svc); err != nil {
+		if err := s.migrate(ctx, svc); err != nil {
 			return err
 		}
 	}
 	// identity first and alone: the others fetch its JWKS. Then the rest together.
 	for _, svc := range p.running {
 		if svc.name == "identity" {
-			if err := s.startService(svc); err != nil {
+			if err := s.startService(ctx, svc); err != nil {
 				return err
 			}
-			if err := s.waitService(svc, opt.readyTimeout); err != nil {
-				return err
-			}
-		}
-	}
-	for _, svc := range p.running {
-		if svc.name != "identity" {
-			if err := s.startService(svc); err != nil {
+			if err := s.waitService(ctx, svc, opt.readyTimeout); err != nil {
 				return err
 			}
 		}
 	}
 	for _, svc := range p.running {
 		if svc.name != "identity" {
-			if err := s.waitService(svc, opt.readyTimeout); err != nil {
+			if err := s.startService(ctx, svc); err != nil {
+				return err
+			}
+		}
+	}
+	for _, svc := range p.running {
+		if svc.name != "identity" {
+			if err := s.waitService(ctx, svc, opt.readyTimeout); err != nil {
 				return err
 			}
 		}
 	}
 
-	if err := s.seed(p, secrets); err != nil {
+	if err := s.seed(ctx, p, secrets); err != nil {
 		return err
 	}
 
@@ -379,8 +379,8 @@ func randomHex(n int) string {
 }
 
 // script runs one of the shell steps next to this program (deps.sh, tls.sh).
-func (s *stack) script(name string) error {
-	cmd := s.command(nil, filepath.Join(s.root, "tools", "devstack", name))
+func (s *stack) script(ctx context.Context, name string) error {
+	cmd := s.command(ctx, nil, filepath.Join(s.root, "tools", "devstack", name))
 	cmd.Stdin = os.Stdin // sudo may ask for a password
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("tools/devstack/%s failed: %w", name, err)
@@ -390,8 +390,8 @@ func (s *stack) script(name string) error {
 
 // command prepares a command in the checkout with env (nil: this process's environment) and
 // this process's output.
-func (s *stack) command(env []string, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(name, args...)
+func (s *stack) command(ctx context.Context, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = s.root
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = s.out, s.errOut
@@ -402,13 +402,13 @@ func (s *stack) envFile(svc string) string { return filepath.Join(s.run, svc+".e
 
 // migrate writes the service's environment to run/<svc>.env (for people and bench-seed.sh) and
 // runs `<svc> migrate` with it.
-func (s *stack) migrate(svc *service) error {
+func (s *stack) migrate(ctx context.Context, svc *service) error {
 	if err := writeFileAtomic(s.envFile(svc.name), []byte(strings.Join(svc.env.environ(), "\n")+"\n"), 0o600); err != nil {
 		return err
 	}
 	s.say("migrating %s", svc.name)
 	log := filepath.Join(s.logs, svc.name+"-migrate.log")
-	if err := s.runLogged(log, svc.env.environ(), filepath.Join(s.bin, svc.name), "migrate"); err != nil {
+	if err := s.runLogged(ctx, log, svc.env.environ(), filepath.Join(s.bin, svc.name), "migrate"); err != nil {
 		s.tail(log, 20)
 		return fmt.Errorf("migrating %s failed; see %s", svc.name, log)
 	}
@@ -416,13 +416,13 @@ func (s *stack) migrate(svc *service) error {
 }
 
 // runLogged runs a command to completion with exactly env, its output to log.
-func (s *stack) runLogged(log string, env []string, name string, args ...string) error {
+func (s *stack) runLogged(ctx context.Context, log string, env []string, name string, args ...string) error {
 	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	cmd := exec.Command(name, args...)
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = s.root, env
 	cmd.Stdout, cmd.Stderr = f, f
 	return cmd.Run()
@@ -440,14 +440,14 @@ func (s *stack) helperPidfile(svc, name string) string {
 }
 
 // startService starts the service's helpers, then the service, each in its own session.
-func (s *stack) startService(svc *service) error {
-	if err := s.freePort(svc.port, svc.name); err != nil {
+func (s *stack) startService(ctx context.Context, svc *service) error {
+	if err := s.freePort(ctx, svc.port, svc.name); err != nil {
 		return err
 	}
 	env := s.processEnv(svc)
 	for _, h := range svc.helpers {
 		s.say("starting %s helper %s", svc.name, h.name)
-		err := s.start(proc{
+		err := s.start(ctx, proc{
 			pidfile: s.helperPidfile(svc.name, h.name),
 			log:     filepath.Join(s.logs, svc.name+"-"+h.name+".log"),
 			env:     env,
@@ -458,7 +458,7 @@ func (s *stack) startService(svc *service) error {
 		}
 	}
 	s.say("starting %s on 127.0.0.1:%d", svc.name, svc.port)
-	return s.start(proc{
+	return s.start(ctx, proc{
 		pidfile: s.pidfile(svc.name),
 		log:     filepath.Join(s.logs, svc.name+".log"),
 		env:     env,
@@ -472,13 +472,13 @@ var (
 )
 
 // waitService waits for the service's /readyz, and fails at once when it or a helper exits.
-func (s *stack) waitService(svc *service, timeout time.Duration) error {
+func (s *stack) waitService(ctx context.Context, svc *service, timeout time.Duration) error {
 	pidfiles := []string{s.pidfile(svc.name)}
 	for _, h := range svc.helpers {
 		pidfiles = append(pidfiles, s.helperPidfile(svc.name, h.name))
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d/readyz", svc.port)
-	err := s.waitReady(url, pidfiles, timeout)
+	err := s.waitReady(ctx, url, pidfiles, timeout)
 	if err == nil {
 		s.note("%s is ready", svc.name)
 		return nil
@@ -492,7 +492,7 @@ func (s *stack) waitService(svc *service, timeout time.Duration) error {
 
 // waitReady polls url until it answers with a status below 400, for at most timeout. It returns
 // errExited as soon as a process recorded in pidfiles no longer runs.
-func (s *stack) waitReady(url string, pidfiles []string, timeout time.Duration) error {
+func (s *stack) waitReady(ctx context.Context, url string, pidfiles []string, timeout time.Duration) error {
 	client := &http.Client{
 		Timeout: 2 * time.Second,
 		// Like curl -f without -L: a redirect is an answer.
@@ -505,7 +505,7 @@ func (s *stack) waitReady(url string, pidfiles []string, timeout time.Duration) 
 				return errExited
 			}
 		}
-		if ready(client, url) {
+		if ready(ctx, client, url) {
 			return nil
 		}
 		if !time.Now().Before(deadline) {
@@ -515,8 +515,8 @@ func (s *stack) waitReady(url string, pidfiles []string, timeout time.Duration) 
 	}
 }
 
-func ready(client *http.Client, url string) bool {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
+func ready(ctx context.Context, client *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
 	}
@@ -574,7 +574,7 @@ func shellQuote(v string) string {
 // seed writes .devstack/env, then runs each services/<svc>/dev-seed.sh with it, the service's
 // environment and DEVSTACK_ENV_OUT, a file whose KEY=value lines are kept in state/seed.env (so a
 // value printed only once survives later runs) and merged into .devstack/env.
-func (s *stack) seed(p *plan, secrets map[string]string) error {
+func (s *stack) seed(ctx context.Context, p *plan, secrets map[string]string) error {
 	lines, err := s.stackEnv(p, secrets)
 	if err != nil {
 		return err
@@ -597,7 +597,7 @@ func (s *stack) seed(p *plan, secrets map[string]string) error {
 		}
 		env = append(append(env, s.processEnv(svc)...), "DEVSTACK_ENV_OUT="+out)
 		log := filepath.Join(s.logs, svc.name+"-seed.log")
-		if err := s.runLogged(log, env, "bash", svc.seed); err != nil {
+		if err := s.runLogged(ctx, log, env, "bash", svc.seed); err != nil {
 			s.tail(log, 20)
 			return fmt.Errorf("%s failed; see %s", svc.seed, log)
 		}
