@@ -17,10 +17,14 @@ import (
 // down is make down: stops the services, their helpers and the ingress. PostgreSQL, Redis and the
 // state in .devstack (secrets, certificates, data) stay, so make up comes back to the same stack.
 func (s *stack) down(ctx context.Context) error {
-	// make builds this program into .devstack, so the stack's traces are its run directory.
-	if _, err := os.Stat(s.run); err != nil {
+	// make builds this program into .devstack, so the stack's traces are its pid files and its
+	// processes (which outlive rm -rf .devstack).
+	if _, err := os.Stat(s.run); err != nil && len(stackPids(s.root, true)) == 0 {
 		s.say("nothing to stop (no %s)", s.run)
 		return nil
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return err
 	}
 	release, err := s.lock(2 * time.Minute)
 	if err != nil {

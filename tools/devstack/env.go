@@ -74,14 +74,6 @@ func (e serviceEnv) environ() []string {
 	return out
 }
 
-func (e serviceEnv) values() map[string]string {
-	out := make(map[string]string, len(e))
-	for k, v := range e {
-		out[k] = v.Value
-	}
-	return out
-}
-
 // envInput is what a service's environment is made from besides the chart.
 type envInput struct {
 	devEnv  []kv              // services/<svc>/dev.env

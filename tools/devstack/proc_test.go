@@ -446,3 +446,23 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 	require.Equal(t, value, string(out))
 	require.Equal(t, "'it'\\''s'", shellQuote("it's"))
 }
+
+// make down with no stack says so; after rm -rf .devstack it still finds the stack's processes.
+func TestDown(t *testing.T) {
+	ctx := t.Context()
+	var out bytes.Buffer
+	empty := newStack(t.TempDir(), &out, &out)
+	require.NoError(t, empty.down(ctx))
+	require.Equal(t, "==> nothing to stop (no "+empty.run+")\n", out.String())
+
+	s, log := testStack(t, "svc")
+	require.NoError(t, s.start(ctx, proc{
+		pidfile: s.pidfile("svc"), log: filepath.Join(s.logs, "svc.log"),
+		env: []string{fakeEnv + "=1"}, args: []string{filepath.Join(s.bin, "svc"), "sleep"},
+	}))
+	pid, _ := pidfileAlive(s.pidfile("svc"))
+	require.NoError(t, os.RemoveAll(s.dir))
+	require.NoError(t, s.down(ctx))
+	require.Equal(t, fmt.Sprintf("==> stopping bizassist\n    stopping untracked processes of this stack (pid %d)\n==> bizassist is down\n", pid), log.String())
+	require.Empty(t, stackPids(s.root, true))
+}

@@ -389,7 +389,9 @@ func (s *stack) script(ctx context.Context, name string) error {
 }
 
 // command prepares a command in the checkout with env (nil: this process's environment) and
-// this process's output.
+// this process's output. Under make, s.out and s.errOut are the terminal's files, passed on as
+// they are: a daemon the command starts (nginx, redis-server) may keep them open, which a pipe
+// would turn into a Wait that never returns.
 func (s *stack) command(ctx context.Context, env []string, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = s.root

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -179,4 +180,20 @@ func TestServiceNames(t *testing.T) {
 	c := &chart{}
 	c.routes.LocalPorts = map[string]int{"zeta": 1, "leads": 2, "identity": 3, "alpha": 4}
 	require.Equal(t, []string{"identity", "leads", "alpha", "zeta"}, c.serviceNames())
+}
+
+// deps.sh and tls.sh read the stack's addresses from lib.sh: they are this program's.
+func TestLibShAgreesWithTheTool(t *testing.T) {
+	lib, err := os.ReadFile("lib.sh")
+	require.NoError(t, err)
+	m := map[string]string{}
+	for _, match := range regexp.MustCompile(`(?m)^([A-Z_]+)=(.*)$`).FindAllStringSubmatch(string(lib), -1) {
+		m[match[1]] = match[2]
+	}
+	require.Equal(t, pgHost, m["PG_HOST"])
+	require.Equal(t, strconv.Itoa(pgPort), m["PG_PORT"])
+	require.Equal(t, dbName, m["DB_NAME"])
+	require.Equal(t, redisAddr, m["REDIS_HOST"]+":"+m["REDIS_PORT"])
+	require.Equal(t, `"$ROOT/.devstack"`, m["DEVSTACK_DIR"])
+	require.Equal(t, `"$DEVSTACK_DIR/tls"`, m["TLS_DIR"])
 }
