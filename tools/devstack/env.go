@@ -197,10 +197,10 @@ var (
 	quotedRE = regexp.MustCompile(`^'(.*)'$|^"(.*)"$`)
 )
 
-// readKV reads the KEY=value lines of path (dev.env, the state files): leading blanks,
-// comments and blank lines are dropped and one pair of surrounding quotes is removed from a
-// value; nothing else is interpreted. A missing file has no lines.
-func readKV(path string) ([]kv, error) {
+// configLines reads the lines of a file a service or the stack may provide (dev.env, dev-procs,
+// the state files) with leading blanks dropped, less blank lines and comments. A missing file
+// has no lines.
+func configLines(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -209,14 +209,30 @@ func readKV(path string) ([]kv, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var out []kv
+	var out []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := strings.TrimLeft(sc.Text(), " \t\r\v\f")
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+		if line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
 		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// readKV reads the KEY=value lines of path: one pair of surrounding quotes is removed from a
+// value; nothing else is interpreted.
+func readKV(path string) ([]kv, error) {
+	lines, err := configLines(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []kv
+	for _, line := range lines {
 		key, value, ok := strings.Cut(line, "=")
 		if !ok || !kvKeyRE.MatchString(key) {
 			return nil, fmt.Errorf("%s: not a KEY=value line: %s", path, line)
@@ -225,9 +241,6 @@ func readKV(path string) ([]kv, error) {
 			value = m[1] + m[2]
 		}
 		out = append(out, kv{key, value})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
 }

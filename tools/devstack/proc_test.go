@@ -120,6 +120,18 @@ func freeTCPPort(t *testing.T) int {
 	return port
 }
 
+// startFake starts the fake called name as a process of the stack, and returns its pid.
+func startFake(t *testing.T, s *stack, name, mode string) int {
+	t.Helper()
+	require.NoError(t, s.start(t.Context(), proc{
+		pidfile: s.pidfile(name), log: filepath.Join(s.logs, name+".log"),
+		env: []string{fakeEnv + "=1"}, args: []string{filepath.Join(s.bin, name), mode},
+	}))
+	pid, ok := pidfileAlive(s.pidfile(name))
+	require.True(t, ok)
+	return pid
+}
+
 func fakeService(s *stack, name string, port int, helpers ...helper) *service {
 	env := serviceEnv{}
 	env.set(sourceLocal, map[string]string{
@@ -258,18 +270,10 @@ func TestWaitReady(t *testing.T) {
 
 // A process that ignores SIGTERM is killed after the grace period; the whole process group goes.
 func TestStopEscalatesAndReachesTheGroup(t *testing.T) {
-	ctx := t.Context()
 	s, out := testStack(t, "stubborn", "parent")
 	s.grace = 200 * time.Millisecond
-	require.NoError(t, s.start(ctx, proc{
-		pidfile: s.pidfile("stubborn"), log: filepath.Join(s.logs, "stubborn.log"),
-		env: []string{fakeEnv + "=1"}, args: []string{filepath.Join(s.bin, "stubborn"), "ignore-term"},
-	}))
-	require.NoError(t, s.start(ctx, proc{
-		pidfile: s.pidfile("parent"), log: filepath.Join(s.logs, "parent.log"),
-		env: []string{fakeEnv + "=1"}, args: []string{filepath.Join(s.bin, "parent"), "with-child"},
-	}))
-	stubborn, _ := pidfileAlive(s.pidfile("stubborn"))
+	stubborn := startFake(t, s, "stubborn", "ignore-term")
+	startFake(t, s, "parent", "with-child")
 	stubbornStart, _ := procStart(stubborn)
 	var child int
 	require.Eventually(t, func() bool {
@@ -320,27 +324,15 @@ func TestPidfileAlive(t *testing.T) {
 
 // Processes of the stack whose pid files are gone are found by their command line and stopped.
 func TestStopFindsUntrackedProcesses(t *testing.T) {
-	ctx := t.Context()
 	s, out := testStack(t, "svc")
-	require.NoError(t, s.start(ctx, proc{
-		pidfile: s.pidfile("svc"), log: filepath.Join(s.logs, "svc.log"),
-		env: []string{fakeEnv + "=1"}, args: []string{filepath.Join(s.bin, "svc"), "sleep"},
-	}))
-	pid, _ := pidfileAlive(s.pidfile("svc"))
+	pid := startFake(t, s, "svc", "sleep")
 	require.NoError(t, os.RemoveAll(s.run))
 
-	require.Equal(t, []int{pid}, pidsOf(stackPids(s.root, false)))
+	start, _ := procStart(pid)
+	require.Equal(t, []pidStart{{pid, start}}, stackPids(s.root, false))
 	s.stop(false)
 	require.Equal(t, fmt.Sprintf("    stopping untracked processes of this stack (pid %d)\n", pid), out.String())
 	require.Empty(t, stackPids(s.root, false))
-}
-
-func pidsOf(ps []pidStart) []int {
-	out := make([]int, len(ps))
-	for i, p := range ps {
-		out[i] = p.pid
-	}
-	return out
 }
 
 func TestListenersFindTheHolder(t *testing.T) {
@@ -456,11 +448,7 @@ func TestDown(t *testing.T) {
 	require.Equal(t, "==> nothing to stop (no "+empty.run+")\n", out.String())
 
 	s, log := testStack(t, "svc")
-	require.NoError(t, s.start(ctx, proc{
-		pidfile: s.pidfile("svc"), log: filepath.Join(s.logs, "svc.log"),
-		env: []string{fakeEnv + "=1"}, args: []string{filepath.Join(s.bin, "svc"), "sleep"},
-	}))
-	pid, _ := pidfileAlive(s.pidfile("svc"))
+	pid := startFake(t, s, "svc", "sleep")
 	require.NoError(t, os.RemoveAll(s.dir))
 	require.NoError(t, s.down(ctx))
 	require.Equal(t, fmt.Sprintf("==> stopping bizassist\n    stopping untracked processes of this stack (pid %d)\n==> bizassist is down\n", pid), log.String())

@@ -276,18 +276,12 @@ var helperNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // readDevProcs reads `name: command` lines; the command is run by bash, so it may use the
 // service's environment ($DEVSTACK_BIN/...).
 func readDevProcs(path string) ([]helper, error) {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+	lines, err := configLines(path)
 	if err != nil {
 		return nil, err
 	}
 	var out []helper
-	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
+	for _, line := range lines {
 		name, command, ok := strings.Cut(line, ":")
 		if !ok || !helperNameRE.MatchString(name) {
 			return nil, fmt.Errorf("dev-procs: want 'name: command', got: %s", line)
