@@ -26,21 +26,30 @@ help: ## Show this help
 
 ##@ Local stack
 
+# The local stack's supervisor (tools/devstack, Go). Built on each use: when nothing changed, go
+# build copies it from the build cache.
+DEVSTACK := .devstack/devstack
+devstack = go build -o $(DEVSTACK) ./tools/devstack && $(DEVSTACK)
+
 .PHONY: deps
 deps: ## Make sure PostgreSQL, Redis, nginx and openssl are installed and running
 	@tools/devstack/deps.sh
 
 .PHONY: up
 up: ## Build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
-	@tools/devstack/up.sh
+	@$(devstack) up
+
+.PHONY: up-plan
+up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing
+	@go run ./tools/devstack up -dry-run
 
 .PHONY: down
 down: ## Stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
-	@tools/devstack/down.sh
+	@$(devstack) down
 
 .PHONY: reset
 reset: ## make down, drop the stack's database and Redis keys, remove .devstack (next make up starts clean)
-	@tools/devstack/reset.sh
+	@$(devstack) reset
 
 ##@ Build and test
 

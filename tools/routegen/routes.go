@@ -1,4 +1,7 @@
-package main
+// Package routegen renders a proxy config from the ingress route table in the chart values
+// (charts/bizassist/values.yaml, ingress.routes and ingress.localPorts), so that the local stack's
+// nginx (tools/devstack) and the Kubernetes Ingress route the same paths to the same services.
+package routegen
 
 import (
 	"bytes"

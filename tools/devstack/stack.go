@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// The fixed addresses of the local stack: one stack per machine (docs/decisions.md).
+const (
+	httpsPort = 8443
+	httpPort  = 8080
+	pgHost    = "127.0.0.1"
+	pgPort    = 5432
+	dbName    = "bizassist"
+	redisAddr = "127.0.0.1:6379"
+	redisURL  = "redis://" + redisAddr + "/0"
+)
+
+// serviceOrder is the start order: identity first, since the others fetch its JWKS.
+var serviceOrder = []string{"identity", "leads", "assistant", "analytics", "integrations"}
+
+// stack is one checkout's local stack: where its state lives, and where progress goes.
+type stack struct {
+	root  string // the checkout (the directory holding go.work)
+	dir   string // root/.devstack
+	bin   string // built binaries
+	run   string // pid files and the environments the processes got
+	logs  string
+	state string // secrets and seed output, kept across runs
+	tls   string
+	nginx string
+
+	out, errOut io.Writer
+	// grace is how long a process has between SIGTERM and SIGKILL; poll is how often stops and
+	// readiness are checked.
+	grace, poll time.Duration
+}
+
+func newStack(root string, out, errOut io.Writer) *stack {
+	dir := filepath.Join(root, ".devstack")
+	return &stack{
+		root: root, dir: dir,
+		bin:   filepath.Join(dir, "bin"),
+		run:   filepath.Join(dir, "run"),
+		logs:  filepath.Join(dir, "logs"),
+		state: filepath.Join(dir, "state"),
+		tls:   filepath.Join(dir, "tls"),
+		nginx: filepath.Join(dir, "nginx"),
+		out:   out, errOut: errOut,
+		grace: 10 * time.Second, poll: 250 * time.Millisecond,
+	}
+}
+
+// say prints a step, note a detail under it: the `==> ` look of every make target.
+func (s *stack) say(format string, args ...any) {
+	fmt.Fprintf(s.out, "==> "+format+"\n", args...)
+}
+
+func (s *stack) note(format string, args ...any) {
+	fmt.Fprintf(s.out, "    "+format+"\n", args...)
+}
+
+// tail prints the last n lines of a log to errOut, indented under the error that follows.
+func (s *stack) tail(path string, n int) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	for _, l := range lines {
+		fmt.Fprintf(s.errOut, "    | %s\n", l)
+	}
+}
+
+// lock takes .devstack/lock, so two make up or make down never run on one stack at once. With
+// wait zero it fails at once when the lock is held. The lock goes with the process.
+func (s *stack) lock(wait time.Duration) (release func(), err error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, "lock"), os.O_CREATE|os.O_WRONLY, 0o644) // close-on-exec, as every file Go opens
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || !time.Now().Before(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("another make up or make down is running on %s", s.dir)
+		}
+		time.Sleep(s.poll)
+	}
+}

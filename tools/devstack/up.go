@@ -1,0 +1,625 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// upOptions are make up's knobs, from the command line and the environment.
+type upOptions struct {
+	dryRun       bool
+	skip         map[string]bool // DEVSTACK_SKIP: services left out on purpose
+	readyTimeout time.Duration   // DEVSTACK_READY_TIMEOUT, per service
+	path, home   string          // passed on to every process
+}
+
+// service is one service of the stack as make up plans it.
+type service struct {
+	name    string
+	port    int
+	env     serviceEnv
+	helpers []helper // services/<svc>/dev-procs
+	seed    string   // services/<svc>/dev-seed.sh, relative to the checkout; empty without one
+}
+
+// helper is one `name: command` line of services/<svc>/dev-procs, run with bash before the service.
+type helper struct{ name, command string }
+
+// plan is what make up is about to do, worked out before anything is stopped.
+type plan struct {
+	running []*service
+	absent  []string // services with a port but nothing built
+}
+
+func (p *plan) runningNames() []string {
+	out := make([]string, len(p.running))
+	for i, svc := range p.running {
+		out[i] = svc.name
+	}
+	return out
+}
+
+// up is make up: builds, (re)starts and seeds the stack; safe to run again at any time.
+func (s *stack) up(ctx context.Context, opt upOptions) error {
+	started := time.Now()
+	c, err := loadChart(s.root)
+	if err != nil {
+		return err
+	}
+	present, err := s.presentServices(opt.skip)
+	if err != nil {
+		return err
+	}
+	if opt.dryRun {
+		return s.printPlan(c, present, opt)
+	}
+
+	for _, d := range []string{s.dir, s.run, s.logs, s.state} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	release, err := s.lock(0)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	if err := s.script(ctx, "deps.sh"); err != nil {
+		return err
+	}
+	if err := s.script(ctx, "tls.sh"); err != nil {
+		return err
+	}
+	secrets, err := s.ensureSecrets()
+	if err != nil {
+		return err
+	}
+
+	p, err := s.makePlan(c, present, secrets, opt)
+	if err != nil {
+		return err
+	}
+
+	// Build into bin.new while the old binaries still run.
+	newBin := s.bin + ".new"
+	if err := os.RemoveAll(newBin); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(newBin, 0o755); err != nil {
+		return err
+	}
+	if len(present) > 0 {
+		s.say("building %s", strings.Join(present, " "))
+		pkgs := make([]string, len(present))
+		for i, svc := range present {
+			pkgs[i] = "./services/" + svc + "/cmd/" + svc
+		}
+		if err := s.command(ctx, nil, "go", append([]string{"build", "-o", newBin + "/"}, pkgs...)...).Run(); err != nil {
+			return fmt.Errorf("go build failed: %w", err)
+		}
+	}
+	p.keepBuilt(newBin)
+
+	// Stop what runs, swap in the new binaries.
+	s.stop(false)
+	if err := os.RemoveAll(s.bin + ".old"); err != nil {
+		return err
+	}
+	if _, err := os.Stat(s.bin); err == nil {
+		if err := os.Rename(s.bin, s.bin+".old"); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(newBin, s.bin); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(s.bin + ".old"); err != nil {
+		return err
+	}
+
+	if err := s.prepareDatabase(ctx, c.serviceNames()); err != nil {
+		return err
+	}
+	if err := s.ingress(ctx, c); err != nil {
+		return err
+	}
+
+	for _, svc := range p.running {
+		if err := s.migrate(ctx, svc); err != nil {
+			return err
+		}
+	}
+	// identity first and alone: the others fetch its JWKS. Then the rest together.
+	for _, svc := range p.running {
+		if svc.name == "identity" {
+			if err := s.startService(ctx, svc); err != nil {
+				return err
+			}
+			if err := s.waitService(ctx, svc, opt.readyTimeout); err != nil {
+				return err
+			}
+		}
+	}
+	for _, svc := range p.running {
+		if svc.name != "identity" {
+			if err := s.startService(ctx, svc); err != nil {
+				return err
+			}
+		}
+	}
+	for _, svc := range p.running {
+		if svc.name != "identity" {
+			if err := s.waitService(ctx, svc, opt.readyTimeout); err != nil {
+				return err
+			}
+		}
+	}
+
+	if err := s.seed(ctx, p, secrets); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(s.out)
+	if len(p.absent) > 0 {
+		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: %s", strings.Join(p.absent, " "))
+	}
+	list := strings.Join(p.runningNames(), " ")
+	if list == "" {
+		list = "none"
+	}
+	s.say("bizassist is up at https://127.0.0.1:%d (%ds; services: %s)", httpsPort, int(time.Since(started).Seconds()), list)
+	s.note("settings: %s    logs: %s    stop: make down", filepath.Join(s.dir, "env"), s.logs)
+	s.note("try: curl --cacert %s https://127.0.0.1:%d/api/auth \\", filepath.Join(s.tls, "ca.crt"), httpsPort)
+	s.note("       -H 'Content-Type: application/json' \\")
+	s.note(`       -d '{"email":"demo-growth@bizassist.local","password":"%s"}'`, secrets["DEMO_PASSWORD"])
+	return nil
+}
+
+// presentServices lists the services that exist as code: services/<svc>/cmd/<svc> with Go files,
+// less those skipped.
+func (s *stack) presentServices(skip map[string]bool) ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(s.root, "services", "*", "cmd", "*"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, dir := range dirs {
+		svc := filepath.Base(dir)
+		if filepath.Base(filepath.Dir(filepath.Dir(dir))) != svc {
+			continue
+		}
+		if gos, _ := filepath.Glob(filepath.Join(dir, "*.go")); len(gos) == 0 {
+			continue
+		}
+		if skip[svc] {
+			s.note("skipping %s (DEVSTACK_SKIP)", svc)
+			continue
+		}
+		out = append(out, svc)
+	}
+	return out, nil
+}
+
+// makePlan works out every service's environment, helpers and seed before anything is built or
+// stopped: the services present as code run, the others with a port are absent.
+func (s *stack) makePlan(c *chart, present []string, secrets map[string]string, opt upOptions) (*plan, error) {
+	isPresent := map[string]bool{}
+	for _, svc := range present {
+		if _, ok := c.routes.LocalPorts[svc]; !ok {
+			return nil, fmt.Errorf("services/%s has a cmd but no port in %s (ingress.localPorts)", svc, valuesFile)
+		}
+		isPresent[svc] = true
+	}
+	p := &plan{}
+	for _, name := range c.serviceNames() {
+		if !isPresent[name] {
+			p.absent = append(p.absent, name)
+			continue
+		}
+		svc, err := s.planService(c, name, secrets, opt)
+		if err != nil {
+			return nil, err
+		}
+		p.running = append(p.running, svc)
+	}
+	return p, nil
+}
+
+// keepBuilt moves the services bin has no binary for to absent.
+func (p *plan) keepBuilt(bin string) {
+	var running []*service
+	for _, svc := range p.running {
+		if fi, err := os.Stat(filepath.Join(bin, svc.name)); err == nil && !fi.IsDir() {
+			running = append(running, svc)
+		} else {
+			p.absent = append(p.absent, svc.name)
+		}
+	}
+	p.running = running
+}
+
+func (s *stack) planService(c *chart, name string, secrets map[string]string, opt upOptions) (*service, error) {
+	dir := filepath.Join(s.root, "services", name)
+	devEnv, err := readKV(filepath.Join(dir, "dev.env"))
+	if err != nil {
+		return nil, err
+	}
+	env, err := c.localEnv(name, envInput{devEnv: devEnv, secrets: secrets, path: opt.path, home: opt.home})
+	if err != nil {
+		return nil, err
+	}
+	helpers, err := readDevProcs(filepath.Join(dir, "dev-procs"))
+	if err != nil {
+		return nil, fmt.Errorf("services/%s/%w", name, err)
+	}
+	svc := &service{name: name, port: c.routes.LocalPorts[name], env: env, helpers: helpers}
+	if _, err := os.Stat(filepath.Join(dir, "dev-seed.sh")); err == nil {
+		svc.seed = filepath.Join("services", name, "dev-seed.sh")
+	}
+	return svc, nil
+}
+
+var helperNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// readDevProcs reads `name: command` lines; the command is run by bash, so it may use the
+// service's environment ($DEVSTACK_BIN/...).
+func readDevProcs(path string) ([]helper, error) {
+	lines, err := configLines(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []helper
+	for _, line := range lines {
+		name, command, ok := strings.Cut(line, ":")
+		if !ok || !helperNameRE.MatchString(name) {
+			return nil, fmt.Errorf("dev-procs: want 'name: command', got: %s", line)
+		}
+		out = append(out, helper{name: name, command: command})
+	}
+	return out, nil
+}
+
+// printPlan is up -dry-run: the services, their ports, helpers, seeds and environments, with no
+// build, no stop, no start and nothing written. Secrets show as <generated>.
+func (s *stack) printPlan(c *chart, present []string, opt upOptions) error {
+	fake := map[string]string{
+		"DEMO_PASSWORD": "<generated>", "ADMIN_SECRET": "<generated>",
+		"STRIPE_WEBHOOK_SECRET": "<generated>", "ENCRYPTION_KEYS": "local1:<generated>",
+	}
+	p, err := s.makePlan(c, present, fake, opt)
+	if err != nil {
+		return err
+	}
+
+	s.say("plan (dry run: nothing is built, stopped, started or written)")
+	s.note("ingress: nginx on https://127.0.0.1:%d and http://127.0.0.1:%d, %d routes from %s", httpsPort, httpPort, len(c.routes.Routes), valuesFile)
+	s.note("database: %s on %s:%d, one role and one schema per service; Redis %s", dbName, pgHost, pgPort, redisURL)
+	s.note("state: %s", s.dir)
+	for _, svc := range p.running {
+		steps := []string{"migrate"}
+		for _, h := range svc.helpers {
+			steps = append(steps, fmt.Sprintf("helper %s (%s)", h.name, strings.TrimSpace(h.command)))
+		}
+		steps = append(steps, "serve", "wait for /readyz")
+		if svc.seed != "" {
+			steps = append(steps, "seed "+svc.seed)
+		}
+		s.say("%s on 127.0.0.1:%d: %s", svc.name, svc.port, strings.Join(steps, ", "))
+		for _, k := range svc.env.keys() {
+			fmt.Fprintf(s.out, "    %-13s  %s=%s\n", svc.env[k].Source, k, svc.env[k].Value)
+		}
+	}
+	if len(p.absent) > 0 {
+		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: %s", strings.Join(p.absent, " "))
+	}
+	return nil
+}
+
+// ensureSecrets makes the stack's secrets once and returns them. The database may outlive
+// .devstack (another clone, rm -rf .devstack): the seeds converge on these values, so new
+// secrets and old data agree after the run.
+func (s *stack) ensureSecrets() (map[string]string, error) {
+	path := filepath.Join(s.state, "secrets.env")
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		s.say("generating local secrets in %s", s.state)
+		lines := []kv{
+			{"DEMO_PASSWORD", "demo-" + randomHex(8)},
+			{"ADMIN_SECRET", randomHex(24)},
+			{"STRIPE_WEBHOOK_SECRET", "whsec_" + randomHex(24)},
+		}
+		if err := writeKV(path, lines, 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.Remove(filepath.Join(s.state, "seed.env")); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	lines, err := readKV(path)
+	if err != nil {
+		return nil, err
+	}
+	// The key that seals secrets at rest (libs/sealbox); added on its own so older state keeps the rest.
+	if _, ok := kvMap(lines)["ENCRYPTION_KEYS"]; !ok {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		lines = append(lines, kv{"ENCRYPTION_KEYS", "local1:" + base64.StdEncoding.EncodeToString(key)})
+		if err := writeKV(path, lines, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return kvMap(lines), nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+// script runs one of the shell steps next to this program (deps.sh, tls.sh).
+func (s *stack) script(ctx context.Context, name string) error {
+	cmd := s.command(ctx, nil, filepath.Join(s.root, "tools", "devstack", name))
+	cmd.Stdin = os.Stdin // sudo may ask for a password
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("tools/devstack/%s failed: %w", name, err)
+	}
+	return nil
+}
+
+// command prepares a command in the checkout with env (nil: this process's environment) and
+// this process's output. Under make, s.out and s.errOut are the terminal's files, passed on as
+// they are: a daemon the command starts (nginx, redis-server) may keep them open, which a pipe
+// would turn into a Wait that never returns.
+func (s *stack) command(ctx context.Context, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = s.root
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = s.out, s.errOut
+	return cmd
+}
+
+func (s *stack) envFile(svc string) string { return filepath.Join(s.run, svc+".env") }
+
+// migrate writes the service's environment to run/<svc>.env (for people and bench-seed.sh) and
+// runs `<svc> migrate` with it.
+func (s *stack) migrate(ctx context.Context, svc *service) error {
+	if err := writeFileAtomic(s.envFile(svc.name), []byte(strings.Join(svc.env.environ(), "\n")+"\n"), 0o600); err != nil {
+		return err
+	}
+	s.say("migrating %s", svc.name)
+	log := filepath.Join(s.logs, svc.name+"-migrate.log")
+	if err := s.runLogged(ctx, log, svc.env.environ(), filepath.Join(s.bin, svc.name), "migrate"); err != nil {
+		s.tail(log, 20)
+		return fmt.Errorf("migrating %s failed; see %s", svc.name, log)
+	}
+	return nil
+}
+
+// runLogged runs a command to completion with exactly env, its output to log.
+func (s *stack) runLogged(ctx context.Context, log string, env []string, name string, args ...string) error {
+	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = s.root, env
+	cmd.Stdout, cmd.Stderr = f, f
+	return cmd.Run()
+}
+
+// processEnv is what a service and its helpers run with: its environment and where the stack is.
+func (s *stack) processEnv(svc *service) []string {
+	return append(svc.env.environ(), "DEVSTACK_DIR="+s.dir, "DEVSTACK_BIN="+s.bin)
+}
+
+func (s *stack) pidfile(svc string) string { return filepath.Join(s.run, svc+".pid") }
+
+func (s *stack) helperPidfile(svc, name string) string {
+	return filepath.Join(s.run, svc+".proc."+name+".pid")
+}
+
+// startService starts the service's helpers, then the service, each in its own session.
+func (s *stack) startService(ctx context.Context, svc *service) error {
+	if err := s.freePort(ctx, svc.port, svc.name); err != nil {
+		return err
+	}
+	env := s.processEnv(svc)
+	for _, h := range svc.helpers {
+		s.say("starting %s helper %s", svc.name, h.name)
+		err := s.start(ctx, proc{
+			pidfile: s.helperPidfile(svc.name, h.name),
+			log:     filepath.Join(s.logs, svc.name+"-"+h.name+".log"),
+			env:     env,
+			args:    []string{"bash", "-c", "exec " + h.command},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	s.say("starting %s on 127.0.0.1:%d", svc.name, svc.port)
+	return s.start(ctx, proc{
+		pidfile: s.pidfile(svc.name),
+		log:     filepath.Join(s.logs, svc.name+".log"),
+		env:     env,
+		args:    []string{filepath.Join(s.bin, svc.name), "serve"},
+	})
+}
+
+var (
+	errExited   = errors.New("exited")
+	errNotReady = errors.New("not ready")
+)
+
+// waitService waits for the service's /readyz, and fails at once when it or a helper exits.
+func (s *stack) waitService(ctx context.Context, svc *service, timeout time.Duration) error {
+	pidfiles := []string{s.pidfile(svc.name)}
+	for _, h := range svc.helpers {
+		pidfiles = append(pidfiles, s.helperPidfile(svc.name, h.name))
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/readyz", svc.port)
+	err := s.waitReady(ctx, url, pidfiles, timeout)
+	if err == nil {
+		s.note("%s is ready", svc.name)
+		return nil
+	}
+	s.tail(filepath.Join(s.logs, svc.name+".log"), 20)
+	if errors.Is(err, errExited) {
+		return fmt.Errorf("%s (or one of its dev-procs helpers) exited; see %s*.log", svc.name, filepath.Join(s.logs, svc.name))
+	}
+	return fmt.Errorf("%s did not report ready on %s within %ds; see %s", svc.name, url, int(timeout.Seconds()), filepath.Join(s.logs, svc.name+".log"))
+}
+
+// waitReady polls url until it answers with a status below 400, for at most timeout. It returns
+// errExited as soon as a process recorded in pidfiles no longer runs.
+func (s *stack) waitReady(ctx context.Context, url string, pidfiles []string, timeout time.Duration) error {
+	client := &http.Client{
+		Timeout: 2 * time.Second,
+		// Like curl -f without -L: a redirect is an answer.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, f := range pidfiles {
+			if _, ok := pidfileAlive(f); !ok {
+				return errExited
+			}
+		}
+		if ready(ctx, client, url) {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return errNotReady
+		}
+		time.Sleep(s.poll)
+	}
+}
+
+func ready(ctx context.Context, client *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode < 400
+}
+
+// stackEnv is .devstack/env's content: the stack's settings, then what the seeds reported.
+func (s *stack) stackEnv(p *plan, secrets map[string]string) ([]kv, error) {
+	lines := []kv{
+		{"BASE_URL", fmt.Sprintf("https://127.0.0.1:%d", httpsPort)},
+		{"HTTP_URL", fmt.Sprintf("http://127.0.0.1:%d", httpPort)},
+		{"CA_CERT", filepath.Join(s.tls, "ca.crt")},
+		{"REDIS_URL", redisURL},
+		{"DEMO_PASSWORD", secrets["DEMO_PASSWORD"]},
+		{"DEMO_FREE_EMAIL", "demo-free@bizassist.local"},
+		{"DEMO_GROWTH_EMAIL", "demo-growth@bizassist.local"},
+		{"DEMO_FULL_STACK_EMAIL", "demo-fullstack@bizassist.local"},
+		{"ADMIN_SECRET", secrets["ADMIN_SECRET"]},
+		{"STRIPE_WEBHOOK_SECRET", secrets["STRIPE_WEBHOOK_SECRET"]},
+		{"BENCH_SOURCE_IP", benchExemptIP},
+		{"SERVICES_RUNNING", strings.Join(p.runningNames(), " ")},
+		{"SERVICES_ABSENT", strings.Join(p.absent, " ")},
+	}
+	seeded, err := readKV(filepath.Join(s.state, "seed.env"))
+	if err != nil {
+		return nil, err
+	}
+	return append(lines, seeded...), nil
+}
+
+// writeEnv writes the stack's settings twice: run/stack.env literally (for the seeds'
+// environment) and .devstack/env shell-quoted (for people and tests).
+func (s *stack) writeEnv(lines []kv) error {
+	if err := writeKV(filepath.Join(s.run, "stack.env"), lines, 0o600); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("# Written by make up; source it: set -a; . .devstack/env; set +a\n")
+	for _, p := range lines {
+		b.WriteString(p.key + "=" + shellQuote(p.value) + "\n")
+	}
+	return writeFileAtomic(filepath.Join(s.dir, "env"), []byte(b.String()), 0o600)
+}
+
+// shellQuote single-quotes v for sh.
+func shellQuote(v string) string {
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}
+
+// seed writes .devstack/env, then runs each services/<svc>/dev-seed.sh with it, the service's
+// environment and DEVSTACK_ENV_OUT, a file whose KEY=value lines are kept in state/seed.env (so a
+// value printed only once survives later runs) and merged into .devstack/env.
+func (s *stack) seed(ctx context.Context, p *plan, secrets map[string]string) error {
+	lines, err := s.stackEnv(p, secrets)
+	if err != nil {
+		return err
+	}
+	if err := s.writeEnv(lines); err != nil {
+		return err
+	}
+	for _, svc := range p.running {
+		if svc.seed == "" {
+			continue
+		}
+		s.say("seeding %s", svc.name)
+		out := filepath.Join(s.run, svc.name+".seed.out")
+		if err := os.WriteFile(out, nil, 0o600); err != nil {
+			return err
+		}
+		env := make([]string, 0, len(lines)+len(svc.env)+3)
+		for _, p := range lines {
+			env = append(env, p.key+"="+p.value)
+		}
+		env = append(append(env, s.processEnv(svc)...), "DEVSTACK_ENV_OUT="+out)
+		log := filepath.Join(s.logs, svc.name+"-seed.log")
+		if err := s.runLogged(ctx, log, env, "bash", svc.seed); err != nil {
+			s.tail(log, 20)
+			return fmt.Errorf("%s failed; see %s", svc.seed, log)
+		}
+		if err := s.mergeSeedOutput(out); err != nil {
+			return err
+		}
+		if lines, err = s.stackEnv(p, secrets); err != nil {
+			return err
+		}
+		if err := s.writeEnv(lines); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeSeedOutput folds a seed's KEY=value lines into state/seed.env, newer values winning.
+func (s *stack) mergeSeedOutput(out string) error {
+	path := filepath.Join(s.state, "seed.env")
+	old, err := readKV(path)
+	if err != nil {
+		return err
+	}
+	add, err := readKV(out)
+	if err != nil {
+		return err
+	}
+	return writeKV(path, mergeKV(old, add), 0o600)
+}
