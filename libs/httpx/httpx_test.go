@@ -210,3 +210,32 @@ func TestUnavailableErrorsThatKnowWhenCarryRetryAfter(t *testing.T) {
 	httpx.Fail(rec, httptest.NewRequest(http.MethodPost, "/", nil), apperr.Unavailable("down", "try later"))
 	require.Empty(t, rec.Header().Get("Retry-After"), "no retryAfter detail, no header")
 }
+
+func TestNotModifiedAnswers304OnlyWhenIfNoneMatchNamesTheTag(t *testing.T) {
+	t.Parallel()
+	etag := httpx.ETag([]byte(`{"a":1}`))
+	require.Regexp(t, `^"[0-9a-f]{32}"$`, etag)
+	require.NotEqual(t, etag, httpx.ETag([]byte(`{"a":2}`)))
+	for header, want := range map[string]bool{
+		"":                        false,
+		etag:                      true,
+		"W/" + etag:               true,
+		`"other", ` + etag:        true,
+		`"other",W/` + etag + ` `: true,
+		"*":                       true,
+		`"other"`:                 false,
+		strings.Trim(etag, `"`):   false,
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		if header != "" {
+			req.Header.Set("If-None-Match", header)
+		}
+		require.Equal(t, want, httpx.NotModified(rec, req, etag), "If-None-Match: %s", header)
+		require.Equal(t, etag, rec.Header().Get("ETag"))
+		if want {
+			require.Equal(t, http.StatusNotModified, rec.Code)
+			require.Empty(t, rec.Body.String())
+		}
+	}
+}

@@ -100,15 +100,6 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, []byte(`{"ok":true}`+"\n"))
 }
 
-// Run listens on the configured address and serves until ctx is done, then drains.
-func (s *Server) Run(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", s.cfg.Addr, err)
-	}
-	return s.Serve(ctx, ln)
-}
-
 // Serve serves on ln until ctx is done. On cancellation readiness turns 503, the server waits
 // DrainDelay for load balancers to notice, then shuts down gracefully within ShutdownTimeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
@@ -135,6 +126,3 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	return nil
 }
-
-// Handler returns the full handler, operational endpoints included, for in-process tests.
-func (s *Server) Handler() http.Handler { return s.srv.Handler }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"net"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/svc"
 )
 
@@ -25,6 +28,17 @@ func Load[C any, P Process](ctx context.Context, build func(context.Context, C) 
 		return zero, err
 	}
 	return build(ctx, cfg)
+}
+
+// OpenPool reads only the DATABASE_* settings from the environment and opens the service's pool,
+// for command-line verbs that need the database and nothing else the service would open (Redis,
+// the JWKS). The caller closes the pool.
+func OpenPool(ctx context.Context) (*pgxpool.Pool, error) {
+	var cfg pgkit.Config
+	if err := svc.LoadConfig(&cfg); err != nil {
+		return nil, err
+	}
+	return pgkit.Open(ctx, cfg)
 }
 
 // Commands returns the serve and migrate commands every service binary has; add the service's

@@ -6,11 +6,9 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
@@ -29,9 +27,9 @@ const Name = "analytics"
 // Config is analytics' configuration.
 type Config struct {
 	platform.Config
-	// UpgradeURL is the pricing page named by pql-check and by churn-predict's refusal.
-	UpgradeURL string `env:"UPGRADE_URL,required"`
-	Writer     postgres.WriterConfig
+	// Pricing is the page named by pql-check, reservation refusals and churn-predict's refusal.
+	platform.Pricing
+	Writer postgres.WriterConfig
 	// HealthDirtyEvery is how often accounts whose facts changed are rescored (the debounce).
 	HealthDirtyEvery time.Duration `env:"HEALTH_DIRTY_INTERVAL" envDefault:"5s"`
 	// HealthSweepEvery is how often every account is rescored, so scores drift with time alone.
@@ -43,14 +41,10 @@ type Config struct {
 
 // Validate checks analytics' settings and the shared ones.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.UpgradeURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("UPGRADE_URL %q must be an absolute http(s) URL", c.UpgradeURL)
-	}
 	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 || c.IdempotencyKeyTTL <= 0 {
 		return errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL, HEALTH_BATCH_SIZE and IDEMPOTENCY_KEY_TTL must be positive")
 	}
-	return errors.Join(c.Writer.Validate(), c.Config.Validate())
+	return errors.Join(c.Pricing.Validate(), c.Writer.Validate(), c.Config.Validate())
 }
 
 // Option changes how New assembles the service.

@@ -5,10 +5,8 @@ package ports
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -124,25 +122,9 @@ func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	sum := sha256.Sum256(body)
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
-	hdr := w.Header()
-	hdr.Set("Cache-Control", "public, max-age=60")
-	hdr.Set("ETag", etag)
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	if httpx.NotModified(w, r, httpx.ETag(body)) {
 		return
 	}
 	httpx.RespondRaw(w, http.StatusOK, body)
-}
-
-// etagMatches implements If-None-Match's weak comparison over a list of tags or "*".
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == etag || t == "*" {
-			return true
-		}
-	}
-	return false
 }

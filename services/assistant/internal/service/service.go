@@ -44,7 +44,8 @@ type Config struct {
 	HistoryTokens int `env:"ASSISTANT_HISTORY_TOKENS" envDefault:"2000"`
 	// AdminSecret guards POST /api/agent-brain-seed; empty disables seeding.
 	AdminSecret string `env:"AGENT_ADMIN_SECRET"`
-	UpgradeURL  string `env:"UPGRADE_URL" envDefault:"https://bizassist.local/pricing"`
+	// Pricing is the page offered when a plan does not include something or analytics names none.
+	platform.Pricing
 	// CachePrefix starts the Redis keys of the feed cache.
 	CachePrefix string `env:"ASSISTANT_CACHE_PREFIX" envDefault:"assistant"`
 }
@@ -63,7 +64,7 @@ func (c Config) Validate() error {
 	if c.AdminSecret != "" && len(c.AdminSecret) < 16 {
 		errs = append(errs, errors.New("AGENT_ADMIN_SECRET must be at least 16 characters"))
 	}
-	return errors.Join(append(errs, c.LLM.Validate(), c.Config.Validate())...)
+	return errors.Join(append(errs, c.Pricing.Validate(), c.LLM.Validate(), c.Config.Validate())...)
 }
 
 // Service is the assistant, assembled.

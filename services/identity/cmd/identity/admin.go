@@ -16,135 +16,185 @@ import (
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+	"github.com/bizassist/bizassist/services/identity/internal/service"
 )
+
+// verb is one operator command (`identity accounts create`, `identity keys rotate`, ...): it
+// parses its own arguments and calls the service's use cases.
+type verb func(ctx context.Context, s *service.Service, args []string) error
+
+const accountVerbNames = "create, list, set-plan, set-password or disable"
+
+var accountVerbs = map[string]verb{
+	"create":       createAccount,
+	"list":         listAccounts,
+	"set-plan":     setPlan,
+	"set-password": setPassword,
+	"disable":      disableAccount,
+}
+
+var keyVerbs = map[string]verb{
+	"rotate": rotateSigningKey,
+	"list":   listSigningKeys,
+	"reseal": resealSigningKeys,
+}
 
 func accounts(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return svc.Usagef("accounts needs a verb: create, list, set-plan, set-password or disable")
+		return svc.Usagef("accounts needs a verb: %s", accountVerbNames)
 	}
-	verb, args := args[0], args[1:]
-	s, err := open(ctx)
-	if err != nil {
-		return err
+	v, ok := accountVerbs[args[0]]
+	if !ok {
+		return svc.Usagef("unknown verb %q: want %s", args[0], accountVerbNames)
 	}
-	defer s.Close()
-
-	switch verb {
-	case "create":
-		fs := flag.NewFlagSet("accounts create", flag.ContinueOnError)
-		email := fs.String("email", "", "owner email (required)")
-		plan := fs.String("plan", "free", "free, growth or full_stack")
-		business := fs.String("business", "", "business name")
-		ifMissing := fs.Bool("if-missing", false, "succeed without changes when the email exists (for seeding)")
-		if err := fs.Parse(args); err != nil {
-			return svc.Usagef("%v", err)
-		}
-		if *email == "" {
-			return svc.Usagef("--email is required; the password is read from standard input")
-		}
-		password, err := readPassword(os.Stdin)
-		if err != nil {
-			return err
-		}
-		acc, err := s.CreateAccount.Handle(ctx, app.CreateAccountCommand{Email: *email, Password: password, Plan: *plan, BusinessName: *business})
-		if *ifMissing && apperr.CodeOf(err) == "email_taken" {
-			fmt.Printf("account %s exists; left unchanged\n", *email)
-			return nil
-		}
-		if err != nil {
-			return explain(err)
-		}
-		fmt.Printf("created %s %s (%s)\n", acc.ID(), acc.Email(), acc.Plan())
-		return nil
-	case "list":
-		fs := flag.NewFlagSet("accounts list", flag.ContinueOnError)
-		owner := fs.String("clients-of", "", "list the clients of this owner (id or email) instead of owners")
-		if err := fs.Parse(args); err != nil {
-			return svc.Usagef("%v", err)
-		}
-		filter := account.ListFilter{}
-		if *owner != "" {
-			o, err := app.ResolveAccount(ctx, s.Accounts, *owner)
-			if err != nil {
-				return explain(err)
-			}
-			filter.OwnerID = o.ID()
-		}
-		list, err := s.Accounts.List(ctx, filter)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tEMAIL\tPLAN\tROLE\tSTATUS\tBUSINESS\tCREATED")
-		for _, a := range list {
-			st := "active"
-			if !a.Active() {
-				st = "disabled"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID(), a.Email(), a.Plan(), a.Role(), st, a.BusinessName(), a.CreatedAt().Format(time.RFC3339))
-		}
-		return tw.Flush()
-	case "set-plan", "set-password", "disable":
-		if len(args) < 1 || (verb == "set-plan" && len(args) != 2) {
-			return svc.Usagef("usage: accounts %s <id|email>%s", verb, map[bool]string{true: " <plan>", false: ""}[verb == "set-plan"])
-		}
-		acc, err := app.ResolveAccount(ctx, s.Accounts, args[0])
-		if err != nil {
-			return explain(err)
-		}
-		switch verb {
-		case "set-plan":
-			if _, err := s.SetPlan.Handle(ctx, acc.ID(), args[1]); err != nil {
-				return explain(err)
-			}
-			fmt.Printf("%s is now on %s\n", acc.Email(), args[1])
-		case "set-password":
-			password, err := readPassword(os.Stdin)
-			if err != nil {
-				return err
-			}
-			if err := s.SetPassword.Handle(ctx, acc.ID(), password); err != nil {
-				return explain(err)
-			}
-			fmt.Printf("password of %s changed\n", acc.Email())
-		case "disable":
-			if err := s.Disable.Handle(ctx, acc.ID()); err != nil {
-				return explain(err)
-			}
-			fmt.Printf("%s disabled\n", acc.Email())
-		}
-		return nil
-	default:
-		return svc.Usagef("unknown verb %q: want create, list, set-plan, set-password or disable", verb)
-	}
+	return withService(ctx, v, args[1:])
 }
 
 func keys(ctx context.Context, args []string) error {
-	if len(args) != 1 || (args[0] != "rotate" && args[0] != "list" && args[0] != "reseal") {
+	if len(args) != 1 || keyVerbs[args[0]] == nil {
 		return svc.Usagef("usage: keys rotate|list|reseal")
 	}
+	return withService(ctx, keyVerbs[args[0]], nil)
+}
+
+// withService builds the service as serve would and runs v with it.
+func withService(ctx context.Context, v verb, args []string) error {
 	s, err := open(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	switch args[0] {
-	case "rotate":
-		kid, err := s.Keys.Rotate(ctx, time.Now().UTC())
-		if err != nil {
-			return err
-		}
-		fmt.Printf("new signing key %s; older keys stay published until their tokens expire\n", kid)
-		return nil
-	case "reseal":
-		n, err := s.Keys.Reseal(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("resealed %d signing keys; every key is sealed with ENCRYPTION_KEY_ID now\n", n)
+	return v(ctx, s, args)
+}
+
+func createAccount(ctx context.Context, s *service.Service, args []string) error {
+	fs := flag.NewFlagSet("accounts create", flag.ContinueOnError)
+	email := fs.String("email", "", "owner email (required)")
+	plan := fs.String("plan", "free", "free, growth or full_stack")
+	business := fs.String("business", "", "business name")
+	ifMissing := fs.Bool("if-missing", false, "succeed without changes when the email exists (for seeding)")
+	if err := fs.Parse(args); err != nil {
+		return svc.Usagef("%v", err)
+	}
+	if *email == "" {
+		return svc.Usagef("--email is required; the password is read from standard input")
+	}
+	password, err := readPassword(os.Stdin)
+	if err != nil {
+		return err
+	}
+	acc, err := s.CreateAccount.Handle(ctx, app.CreateAccountCommand{Email: *email, Password: password, Plan: *plan, BusinessName: *business})
+	if *ifMissing && apperr.CodeOf(err) == "email_taken" {
+		fmt.Printf("account %s exists; left unchanged\n", *email)
 		return nil
 	}
-	ring, err := s.Keys.Ring(ctx)
+	if err != nil {
+		return explain(err)
+	}
+	fmt.Printf("created %s %s (%s)\n", acc.ID(), acc.Email(), acc.Plan())
+	return nil
+}
+
+func listAccounts(ctx context.Context, s *service.Service, args []string) error {
+	fs := flag.NewFlagSet("accounts list", flag.ContinueOnError)
+	owner := fs.String("clients-of", "", "list the clients of this owner (id or email) instead of owners")
+	if err := fs.Parse(args); err != nil {
+		return svc.Usagef("%v", err)
+	}
+	list, err := s.ListAccounts.Handle(ctx, *owner)
+	if err != nil {
+		return explain(err)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tPLAN\tROLE\tSTATUS\tBUSINESS\tCREATED")
+	for _, a := range list {
+		st := "active"
+		if !a.Active() {
+			st = "disabled"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID(), a.Email(), a.Plan(), a.Role(), st, a.BusinessName(), a.CreatedAt().Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func setPlan(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) != 2 {
+		return svc.Usagef("usage: accounts set-plan <id|email> <plan>")
+	}
+	acc, err := find(ctx, s, args[0])
+	if err != nil {
+		return err
+	}
+	if _, err := s.SetPlan.Handle(ctx, acc.ID(), args[1]); err != nil {
+		return explain(err)
+	}
+	fmt.Printf("%s is now on %s\n", acc.Email(), args[1])
+	return nil
+}
+
+func setPassword(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) < 1 {
+		return svc.Usagef("usage: accounts set-password <id|email>")
+	}
+	acc, err := find(ctx, s, args[0])
+	if err != nil {
+		return err
+	}
+	password, err := readPassword(os.Stdin)
+	if err != nil {
+		return err
+	}
+	if err := s.SetPassword.Handle(ctx, acc.ID(), password); err != nil {
+		return explain(err)
+	}
+	fmt.Printf("password of %s changed\n", acc.Email())
+	return nil
+}
+
+func disableAccount(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) < 1 {
+		return svc.Usagef("usage: accounts disable <id|email>")
+	}
+	acc, err := find(ctx, s, args[0])
+	if err != nil {
+		return err
+	}
+	if err := s.Disable.Handle(ctx, acc.ID()); err != nil {
+		return explain(err)
+	}
+	fmt.Printf("%s disabled\n", acc.Email())
+	return nil
+}
+
+// find resolves the account a verb's first argument names, by id or email.
+func find(ctx context.Context, s *service.Service, idOrEmail string) (*account.Account, error) {
+	acc, err := s.FindAccount.Handle(ctx, idOrEmail)
+	if err != nil {
+		return nil, explain(err)
+	}
+	return acc, nil
+}
+
+func rotateSigningKey(ctx context.Context, s *service.Service, _ []string) error {
+	kid, err := s.RotateSigningKey.Handle(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("new signing key %s; older keys stay published until their tokens expire\n", kid)
+	return nil
+}
+
+func resealSigningKeys(ctx context.Context, s *service.Service, _ []string) error {
+	n, err := s.ResealSigningKeys.Handle(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("resealed %d signing keys; every key is sealed with ENCRYPTION_KEY_ID now\n", n)
+	return nil
+}
+
+func listSigningKeys(ctx context.Context, s *service.Service, _ []string) error {
+	ring, err := s.ListSigningKeys.Handle(ctx)
 	if err != nil {
 		return err
 	}

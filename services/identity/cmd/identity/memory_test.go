@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,7 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
-	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
 	"github.com/bizassist/bizassist/services/identity/internal/service"
 )
 
@@ -39,25 +37,11 @@ func TestSignInBurstKeepsMemoryBounded(t *testing.T) {
 		t.Skip("reads peak resident memory from /proc/<pid>/status, which only Linux has")
 	}
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "identity")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-
 	addr := platformtest.ClosedAddr(t)
 	base := "http://" + addr
 	environ := platformtest.Env(t, service.Name, base+"/api/auth/jwks.json")
 	environ["HTTP_ADDR"] = addr // TRUSTED_PROXIES keeps its default, which trusts 127.0.0.1
-	sealing := sealboxtest.Config(t)
-	environ["ENCRYPTION_KEYS"], environ["ENCRYPTION_KEY_ID"] = sealing.Keys, sealing.KeyID
-	env := make([]string, 0, len(environ))
-	for k, v := range environ {
-		env = append(env, k+"="+v)
-	}
-
-	migrate := exec.Command(bin, "migrate")
-	migrate.Env = env
-	out, err = migrate.CombinedOutput()
-	require.NoError(t, err, "identity migrate: %s", out)
+	bin, env := buildAndMigrate(t, environ)
 
 	var logs syncBuffer
 	serve := exec.Command(bin, "serve")

@@ -113,14 +113,36 @@ func (h *Disable) Handle(ctx context.Context, accountID string) error {
 	return err
 }
 
-// ResolveAccount finds an owner by id (acc_...) or by email, for CLI arguments.
-func ResolveAccount(ctx context.Context, repo account.Repository, idOrEmail string) (*account.Account, error) {
+// FindAccount finds the account an operator names: any account by id (acc_...), or an owner by
+// email.
+type FindAccount struct {
+	Accounts account.Repository
+}
+
+func (h *FindAccount) Handle(ctx context.Context, idOrEmail string) (*account.Account, error) {
 	if ids.Valid("acc", idOrEmail) {
-		return repo.ByID(ctx, idOrEmail)
+		return h.Accounts.ByID(ctx, idOrEmail)
 	}
 	email, err := account.NormalizeEmail(idOrEmail)
 	if err != nil {
 		return nil, err
 	}
-	return repo.OwnerByEmail(ctx, email)
+	return h.Accounts.OwnerByEmail(ctx, email)
+}
+
+// ListAccounts lists the owners, or, when clientsOf names an owner (by id or email), its clients.
+type ListAccounts struct {
+	Accounts account.Repository
+}
+
+func (h *ListAccounts) Handle(ctx context.Context, clientsOf string) ([]*account.Account, error) {
+	var filter account.ListFilter
+	if clientsOf != "" {
+		owner, err := (&FindAccount{Accounts: h.Accounts}).Handle(ctx, clientsOf)
+		if err != nil {
+			return nil, err
+		}
+		filter.OwnerID = owner.ID()
+	}
+	return h.Accounts.List(ctx, filter)
 }

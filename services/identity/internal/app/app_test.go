@@ -78,8 +78,16 @@ func (r *memRepo) Update(ctx context.Context, id string, fn func(*account.Accoun
 	return a, nil
 }
 
-func (r *memRepo) List(context.Context, account.ListFilter) ([]*account.Account, error) {
-	return nil, nil
+func (r *memRepo) List(_ context.Context, f account.ListFilter) ([]*account.Account, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*account.Account
+	for _, s := range r.accounts {
+		if (f.OwnerID == "" && s.Role == account.RoleOwner) || (f.OwnerID != "" && s.OwnerID == f.OwnerID) {
+			out = append(out, account.FromSnapshot(s))
+		}
+	}
+	return out, nil
 }
 
 func (r *memRepo) eventTypes() []string {

@@ -11,21 +11,54 @@ import (
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+	"github.com/bizassist/bizassist/services/identity/internal/service"
 )
 
-// publish puts an event on the stream the way another service's relay would.
-func (s *stack) publish(t *testing.T, typ, accountID string, data any) {
+// publish puts an event on the stream the way another service's relay would, twice, as a relay
+// that crashed after XADD does (a duplicated delivery must change nothing). It returns the stream
+// entry of the second copy.
+func (s *stack) publish(t *testing.T, typ, accountID string, data any) string {
 	t.Helper()
 	env, err := events.New(context.Background(), typ, accountID, data)
 	require.NoError(t, err)
 	raw, err := json.Marshal(env)
 	require.NoError(t, err)
-	cfg := s.svc.Runtime.Config.Consumer
-	for range 2 { // a duplicated delivery must change nothing
-		require.NoError(t, s.svc.Runtime.Redis.XAdd(context.Background(), &redis.XAddArgs{
-			Stream: cfg.StreamPrefix + ":" + typ, Values: map[string]any{"envelope": string(raw)},
-		}).Err())
+	var entry string
+	for range 2 {
+		entry, err = s.svc.Runtime.Redis.XAdd(context.Background(), &redis.XAddArgs{
+			Stream: s.stream(typ), Values: map[string]any{"envelope": string(raw)},
+		}).Result()
+		require.NoError(t, err)
 	}
+	return entry
+}
+
+func (s *stack) stream(typ string) string {
+	return s.svc.Runtime.Config.Consumer.StreamPrefix + ":" + typ
+}
+
+// waitConsumed waits until identity's consumer group has read typ's stream up to entry and
+// acknowledged all of it: every delivery, duplicates included, was handled or recognised and
+// committed. A delivery whose handler fails stays pending, and one that failed too often is
+// dead-lettered, which the wait refuses too.
+func (s *stack) waitConsumed(t *testing.T, typ, entry string) {
+	t.Helper()
+	rdb, ctx := s.svc.Runtime.Redis, context.Background()
+	require.Eventually(t, func() bool {
+		groups, err := rdb.XInfoGroups(ctx, s.stream(typ)).Result()
+		if err != nil {
+			return false
+		}
+		for _, g := range groups {
+			if g.Name == service.Name {
+				return g.LastDeliveredID == entry && g.Pending == 0
+			}
+		}
+		return false
+	}, 10*time.Second, 20*time.Millisecond, "identity acknowledges every delivery of %s", typ)
+	dead, err := rdb.XLen(ctx, s.stream("deadletter:"+service.Name)).Result()
+	require.NoError(t, err)
+	require.Zero(t, dead, "no delivery was dead-lettered")
 }
 
 func TestInboundNewClientCreatesOneClientOfTheOwner(t *testing.T) {
@@ -35,23 +68,16 @@ func TestInboundNewClientCreatesOneClientOfTheOwner(t *testing.T) {
 	o, err := s.svc.Accounts.OwnerByEmail(context.Background(), "owner@example.com")
 	require.NoError(t, err)
 
-	s.publish(t, "inbound.new_client", o.ID(), map[string]string{
+	entry := s.publish(t, "inbound.new_client", o.ID(), map[string]string{
 		"inboundId": "svc_1", "businessName": "Corner Cafe", "email": "Cafe@Example.com", "ownerName": "Dana", "plan": "growth"})
 
-	var clients []*account.Account
-	require.Eventually(t, func() bool {
-		clients, err = s.svc.Accounts.List(context.Background(), account.ListFilter{OwnerID: o.ID()})
-		return err == nil && len(clients) == 1
-	}, 10*time.Second, 50*time.Millisecond)
+	s.waitConsumed(t, "inbound.new_client", entry) // both deliveries, the duplicate too
+	clients, err := s.svc.Accounts.List(context.Background(), account.ListFilter{OwnerID: o.ID()})
+	require.NoError(t, err)
+	require.Len(t, clients, 1, "the duplicate delivery made no second client")
 	require.Equal(t, "cafe@example.com", clients[0].Email())
 	require.Equal(t, "Corner Cafe", clients[0].BusinessName())
 	require.Equal(t, account.RoleClient, clients[0].Role())
-
-	// both deliveries are consumed; still exactly one client
-	time.Sleep(300 * time.Millisecond)
-	clients, err = s.svc.Accounts.List(context.Background(), account.ListFilter{OwnerID: o.ID()})
-	require.NoError(t, err)
-	require.Len(t, clients, 1)
 }
 
 func TestPaymentEventsMoveThePlan(t *testing.T) {

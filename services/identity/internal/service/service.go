@@ -93,6 +93,12 @@ type Service struct {
 	Disable       *app.Disable
 	CreateClient  *app.CreateClient
 	ApplyPayment  *app.ApplyPayment
+	// The operators' command line: finding and listing accounts, and the signing keys.
+	FindAccount       *app.FindAccount
+	ListAccounts      *app.ListAccounts
+	ListSigningKeys   *app.ListSigningKeys
+	RotateSigningKey  *app.RotateSigningKey
+	ResealSigningKeys *app.ResealSigningKeys
 
 	now app.Clock
 }
@@ -130,7 +136,13 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		Disable:       &app.Disable{Accounts: accounts, Now: now},
 		CreateClient:  &app.CreateClient{Accounts: accounts, Now: now},
 		ApplyPayment:  &app.ApplyPayment{Accounts: accounts, Now: now},
-		now:           now,
+
+		FindAccount:       &app.FindAccount{Accounts: accounts},
+		ListAccounts:      &app.ListAccounts{Accounts: accounts},
+		ListSigningKeys:   &app.ListSigningKeys{Keys: keys},
+		RotateSigningKey:  &app.RotateSigningKey{Keys: keys, Now: now},
+		ResealSigningKeys: &app.ResealSigningKeys{Keys: keys},
+		now:               now,
 	}, nil
 }
 

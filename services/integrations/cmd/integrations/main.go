@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
@@ -30,11 +29,7 @@ func secrets(ctx context.Context, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil || *email == "" {
 		return svc.Usagef("usage: secrets rotate --email E [--wait 60s]")
 	}
-	var cfg pgkit.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return err
-	}
-	pool, err := pgkit.Open(ctx, cfg)
+	pool, err := platform.OpenPool(ctx)
 	if err != nil {
 		return err
 	}

@@ -80,9 +80,9 @@ func (s *stack) owner(t *testing.T, id, email string) string {
 	s.publish(t, "account.created", id, map[string]string{
 		"accountId": id, "email": email, "plan": "growth", "role": "owner", "businessName": "Acme", "ownerName": "Ann",
 	})
-	waitFor(t, "the account projection", func() bool {
+	require.Eventually(t, func() bool {
 		return s.count(t, `SELECT count(*) FROM webhook_secrets WHERE account_id = $1`, id) == 1
-	})
+	}, 30*time.Second, 20*time.Millisecond, "the account projection")
 	return s.issuer.Token(authjwt.Caller{AccountID: id, Email: email, Plan: "growth"})
 }
 
@@ -125,17 +125,6 @@ func (s *stack) do(t *testing.T, method, path string, headers map[string]string,
 
 func bearer(token string) map[string]string {
 	return map[string]string{"Authorization": "Bearer " + token}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func (s *stack) rotate(t *testing.T, token string) string {
@@ -282,7 +271,7 @@ func TestSubscribeDeliverListReplayUnsubscribe(t *testing.T) {
 	})
 	s.publish(t, "lead.written", "acc_someone_else", map[string]string{"leadId": "lead_2", "name": "X", "email": "x@example.com"})
 	received := func() int { mu.Lock(); defer mu.Unlock(); return len(ids) }
-	waitFor(t, "the delivery", func() bool { return received() == 1 })
+	require.Eventually(t, func() bool { return received() == 1 }, 30*time.Second, 20*time.Millisecond, "the delivery")
 	mu.Lock()
 	require.Equal(t, map[string]any{
 		"event": "new_lead", "name": "Jane Doe", "email": "jane@example.com", "phone": "+15125550100",
@@ -292,17 +281,17 @@ func TestSubscribeDeliverListReplayUnsubscribe(t *testing.T) {
 	mu.Unlock()
 
 	var attempts reply
-	waitFor(t, "the attempt log", func() bool {
+	require.Eventually(t, func() bool {
 		attempts = s.do(t, http.MethodGet, "/api/ext-webhook/subscriptions/"+hookID+"/deliveries", bearer(token), nil)
 		return len(attempts.body["attempts"].([]any)) == 1
-	})
+	}, 30*time.Second, 20*time.Millisecond, "the attempt log")
 	first := attempts.body["attempts"].([]any)[0].(map[string]any)
 	require.Equal(t, deliveryID, first["deliveryId"])
 	require.EqualValues(t, 200, first["statusCode"])
 
 	replay := s.do(t, http.MethodPost, "/api/ext-webhook/deliveries/"+deliveryID+"/replay", bearer(token), nil)
 	require.Equal(t, http.StatusAccepted, replay.status, replay.body)
-	waitFor(t, "the replay", func() bool { return received() == 2 })
+	require.Eventually(t, func() bool { return received() == 2 }, 30*time.Second, 20*time.Millisecond, "the replay")
 	mu.Lock()
 	require.Equal(t, deliveryID, ids[1], "a replay keeps the webhook-id so receivers can deduplicate")
 	mu.Unlock()

@@ -79,7 +79,7 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 	r = s.postStripe(t, failed, stripeSecret, time.Now())
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	require.EqualValues(t, 1, r.body["forwarded"])
-	waitFor(t, "the forwarded payment event", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 }, 30*time.Second, 20*time.Millisecond, "the forwarded payment event")
 	mu.Lock()
 	require.Equal(t, map[string]any{
 		"event": "invoice.payment_failed", "invoice_id": "in_1", "amount_due": float64(4900), "status": "open",

@@ -40,7 +40,7 @@ func TestAnAttemptAgainstABlockedAddressShowsNoAddress(t *testing.T) {
 	s.publish(t, "lead.written", "acc_owner_rebind", map[string]string{"leadId": "lead_rebind", "name": "Jane", "email": "jane@example.com"})
 
 	var attempt map[string]any
-	waitFor(t, "the refused attempt in the log", func() bool {
+	require.Eventually(t, func() bool {
 		r := s.do(t, http.MethodGet, "/api/ext-webhook/subscriptions/hook_rebind/deliveries", bearer(token), nil)
 		list, _ := r.body["attempts"].([]any)
 		if len(list) == 0 {
@@ -48,7 +48,7 @@ func TestAnAttemptAgainstABlockedAddressShowsNoAddress(t *testing.T) {
 		}
 		attempt = list[0].(map[string]any)
 		return true
-	})
+	}, 30*time.Second, 20*time.Millisecond, "the refused attempt in the log")
 	require.Zero(t, hits.Load(), "the blocked address was never reached")
 	require.Nil(t, attempt["statusCode"])
 	require.Equal(t, "address not allowed", attempt["error"])

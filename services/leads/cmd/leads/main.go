@@ -50,11 +50,7 @@ func catalogCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return svc.Usagef("%v", err)
 	}
-	var cfg pgkit.Config
-	if err := svc.LoadConfig(&cfg); err != nil {
-		return err
-	}
-	pool, err := pgkit.Open(ctx, cfg)
+	pool, err := platform.OpenPool(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -30,19 +28,14 @@ func NewCatalogStats(c Catalog, cache StatsCache, now func() time.Time) CatalogS
 	return CatalogStats{Catalog: c, Cache: cache, Now: now, flight: &singleflight.Group{}}
 }
 
-// StatsBody is the rendered JSON and its ETag.
-type StatsBody struct {
-	JSON []byte
-	ETag string
-}
-
-func (h CatalogStats) Handle(ctx context.Context) (StatsBody, error) {
+// Handle returns the rendered JSON body.
+func (h CatalogStats) Handle(ctx context.Context) ([]byte, error) {
 	version, err := h.Catalog.Version(ctx)
 	if err != nil {
-		return StatsBody{}, fmt.Errorf("catalog version: %w", err)
+		return nil, fmt.Errorf("catalog version: %w", err)
 	}
 	if body, ok := h.Cache.Get(ctx, version); ok {
-		return withETag(body), nil
+		return body, nil
 	}
 	v, err, _ := h.flight.Do(strconv.FormatInt(version, 10), func() (any, error) {
 		s, err := h.Catalog.Stats(ctx, h.Now())
@@ -57,12 +50,7 @@ func (h CatalogStats) Handle(ctx context.Context) (StatsBody, error) {
 		return body, nil
 	})
 	if err != nil {
-		return StatsBody{}, err
+		return nil, err
 	}
-	return withETag(v.([]byte)), nil
-}
-
-func withETag(body []byte) StatsBody {
-	sum := sha256.Sum256(body)
-	return StatsBody{JSON: body, ETag: `"` + hex.EncodeToString(sum[:16]) + `"`}
+	return v.([]byte), nil
 }

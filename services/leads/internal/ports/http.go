@@ -236,23 +236,9 @@ func (h HTTP) scoutStats(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	hdr := w.Header()
-	hdr.Set("Cache-Control", "public, max-age=21600")
-	hdr.Set("ETag", body.ETag)
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, body.ETag) {
-		w.WriteHeader(http.StatusNotModified)
+	w.Header().Set("Cache-Control", "public, max-age=21600")
+	if httpx.NotModified(w, r, httpx.ETag(body)) {
 		return
 	}
-	httpx.RespondRaw(w, http.StatusOK, append(body.JSON, '\n'))
-}
-
-// etagMatches applies If-None-Match's weak comparison to a list of tags or "*".
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
+	httpx.RespondRaw(w, http.StatusOK, append(body, '\n'))
 }

@@ -17,18 +17,15 @@ type Config struct {
 	// Analytics grants the plan allowances (ANALYTICS_URL, required).
 	Analytics analytics.Config
 
-	// UpgradeURL is the pricing page named in allowance refusals when analytics names none.
-	UpgradeURL string `env:"UPGRADE_URL" envDefault:"https://bizassist.example/pricing"`
+	// Pricing is the page named in allowance refusals when analytics names none.
+	platform.Pricing
 	// CachePrefix starts the Redis keys of the statistics cache (tests isolate themselves with it).
 	CachePrefix string `env:"LEADS_CACHE_PREFIX"`
 }
 
 // Validate checks every part before anything starts.
 func (c Config) Validate() error {
-	if c.UpgradeURL == "" {
-		return errors.New("UPGRADE_URL must not be empty")
-	}
-	return errors.Join(c.Config.Validate(), c.DNS.Validate(), c.Analytics.Validate())
+	return errors.Join(c.Config.Validate(), c.Pricing.Validate(), c.DNS.Validate(), c.Analytics.Validate())
 }
 
 // DNSServeConfig configures the loopback DNS server subcommand.

@@ -77,33 +77,63 @@ type stored struct {
 	tier  health.Tier
 }
 
+// gatherFacts reads what the health signals need about each account, over the windows of
+// health.DaysAt(now), and the current score of the accounts that have one.
 func gatherFacts(ctx context.Context, tx pgx.Tx, ids []string, now time.Time) ([]app.AccountFacts, map[string]stored, error) {
-	today := dayOf(now)
-	since := func(d time.Duration) time.Time { return today.AddDate(0, 0, 1-int(d/(24*time.Hour))) }
-	window, chat, recent := since(health.Window), since(health.ChatWindow), since(health.TrendWindow)
-	prior := since(2 * health.TrendWindow)
-
+	days := health.DaysAt(now)
 	limits, err := allPlanLimits(ctx, tx)
 	if err != nil {
 		return nil, nil, err
 	}
+	g, err := loadAccounts(ctx, tx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := addUsageFacts(ctx, tx, g, ids, days); err != nil {
+		return nil, nil, err
+	}
+	if err := addMeteredUse(ctx, tx, g, ids, days, limits); err != nil {
+		return nil, nil, err
+	}
+	if err := addActivityFacts(ctx, tx, g, ids, days); err != nil {
+		return nil, nil, err
+	}
+	return g.facts, g.previous, nil
+}
+
+// gathered is the facts of a batch of accounts while they are read.
+type gathered struct {
+	facts    []app.AccountFacts
+	plans    []string          // plans[i] is the plan of facts[i]
+	index    map[string]int    // account id -> its position in facts
+	previous map[string]stored // the current score of the accounts that have one
+}
+
+// of returns the facts of account id, or nil when it is not in the batch.
+func (g *gathered) of(id string) *health.Facts {
+	if i, ok := g.index[id]; ok {
+		return &g.facts[i].Facts
+	}
+	return nil
+}
+
+// loadAccounts reads the accounts in id order: who they are, their plan, tenure, last login and
+// payment state, and their current score.
+func loadAccounts(ctx context.Context, tx pgx.Tx, ids []string) (*gathered, error) {
 	rows, err := tx.Query(ctx, `SELECT a.account_id, coalesce(a.owner_id, ''), a.email, a.business_name, a.plan,
 			a.created_at, a.last_login_at, a.payment_status, a.payment_failures, h.score, h.tier
 		FROM accounts a LEFT JOIN health_current h USING (account_id)
 		WHERE a.account_id = ANY($1) ORDER BY a.account_id`, ids)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load accounts: %w", err)
+		return nil, fmt.Errorf("load accounts: %w", err)
 	}
+	g := &gathered{index: map[string]int{}, previous: map[string]stored{}}
 	var (
-		out      []app.AccountFacts
-		index    = map[string]int{}
-		plans    []string
-		previous = map[string]stored{}
-		f        app.AccountFacts
-		plan     string
-		login    *time.Time
-		score    *int32
-		tier     *string
+		f     app.AccountFacts
+		plan  string
+		login *time.Time
+		score *int32
+		tier  *string
 	)
 	_, err = pgx.ForEachRow(rows, []any{&f.AccountID, &f.OwnerID, &f.Email, &f.BusinessName, &plan,
 		&f.Facts.CreatedAt, &login, &f.Facts.Payment.Status, &f.Facts.Payment.Failures, &score, &tier}, func() error {
@@ -115,52 +145,61 @@ func gatherFacts(ctx context.Context, tx pgx.Tx, ids []string, now time.Time) ([
 		a.PreviousTier = ""
 		if tier != nil {
 			a.PreviousTier = health.Tier(*tier)
-			previous[a.AccountID] = stored{score: int(*score), tier: a.PreviousTier}
+			g.previous[a.AccountID] = stored{score: int(*score), tier: a.PreviousTier}
 		}
-		index[a.AccountID] = len(out)
-		out = append(out, a)
-		plans = append(plans, plan)
+		g.index[a.AccountID] = len(g.facts)
+		g.facts = append(g.facts, a)
+		g.plans = append(g.plans, plan)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("load accounts: %w", err)
+		return nil, fmt.Errorf("load accounts: %w", err)
 	}
+	return g, nil
+}
 
-	rows, err = tx.Query(ctx, `SELECT account_id,
+// addUsageFacts counts, from the daily usage, the distinct features used in Window, the chat
+// uses in ChatWindow and all uses in each of the two trend windows.
+func addUsageFacts(ctx context.Context, tx pgx.Tx, g *gathered, ids []string, days health.Days) error {
+	rows, err := tx.Query(ctx, `SELECT account_id,
 			count(DISTINCT feature) FILTER (WHERE day >= $2),
 			coalesce(sum(uses) FILTER (WHERE feature = 'chat' AND day >= $3), 0),
 			coalesce(sum(uses) FILTER (WHERE day >= $4), 0),
 			coalesce(sum(uses) FILTER (WHERE day >= $5 AND day < $4), 0)
-		FROM usage_daily WHERE account_id = ANY($1) AND day >= least($2, $5) AND day <= $6
-		GROUP BY account_id`, ids, window, chat, recent, prior, today)
+		FROM usage_daily WHERE account_id = ANY($1) AND day >= $6 AND day <= $7
+		GROUP BY account_id`, ids, days.Window, days.Chat, days.Recent, days.Prior, days.Earliest(), days.Today)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load usage facts: %w", err)
+		return fmt.Errorf("load usage facts: %w", err)
 	}
 	var (
 		id                                  string
 		features, chatUses, inRecent, inPri int64
 	)
 	_, err = pgx.ForEachRow(rows, []any{&id, &features, &chatUses, &inRecent, &inPri}, func() error {
-		if i, ok := index[id]; ok {
-			fa := &out[i].Facts
+		if fa := g.of(id); fa != nil {
 			fa.FeaturesUsed, fa.ChatUses, fa.UsageRecent, fa.UsagePrior = int(features), int(chatUses), int(inRecent), int(inPri)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("load usage facts: %w", err)
+		return fmt.Errorf("load usage facts: %w", err)
 	}
+	return nil
+}
 
-	rows, err = tx.Query(ctx, `SELECT account_id, feature, sum(uses)::bigint FROM usage_daily
+// addMeteredUse sets, for every metered feature, each account's uses in Window against its
+// plan's monthly limit.
+func addMeteredUse(ctx context.Context, tx pgx.Tx, g *gathered, ids []string, days health.Days, limits map[string]map[usage.Feature]int) error {
+	rows, err := tx.Query(ctx, `SELECT account_id, feature, sum(uses)::bigint FROM usage_daily
 		WHERE account_id = ANY($1) AND day >= $2 AND day <= $3 AND feature = ANY($4)
-		GROUP BY account_id, feature`, ids, window, today, metered())
+		GROUP BY account_id, feature`, ids, days.Window, days.Today, metered())
 	if err != nil {
-		return nil, nil, fmt.Errorf("load metered use: %w", err)
+		return fmt.Errorf("load metered use: %w", err)
 	}
 	used := map[string]map[usage.Feature]int{}
 	var (
-		feature string
-		n       int64
+		id, feature string
+		n           int64
 	)
 	_, err = pgx.ForEachRow(rows, []any{&id, &feature, &n}, func() error {
 		if used[id] == nil {
@@ -170,36 +209,43 @@ func gatherFacts(ctx context.Context, tx pgx.Tx, ids []string, now time.Time) ([
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("load metered use: %w", err)
+		return fmt.Errorf("load metered use: %w", err)
 	}
-	for i := range out {
+	for i := range g.facts {
 		for _, mf := range usage.Metered {
-			out[i].Facts.Metered = append(out[i].Facts.Metered,
-				health.Metered{Used: used[out[i].AccountID][mf], Limit: usage.LimitOf(limits[plans[i]], mf)})
+			g.facts[i].Facts.Metered = append(g.facts[i].Facts.Metered,
+				health.Metered{Used: used[g.facts[i].AccountID][mf], Limit: usage.LimitOf(limits[g.plans[i]], mf)})
 		}
 	}
+	return nil
+}
 
-	rows, err = tx.Query(ctx, `SELECT account_id,
+// addActivityFacts counts, from the daily activity, the days with a login, the leads written and
+// the inbound webhook events in Window.
+func addActivityFacts(ctx context.Context, tx pgx.Tx, g *gathered, ids []string, days health.Days) error {
+	rows, err := tx.Query(ctx, `SELECT account_id,
 			count(*) FILTER (WHERE kind = 'login'),
 			coalesce(sum(n) FILTER (WHERE kind = 'lead'), 0),
 			coalesce(sum(n) FILTER (WHERE kind = 'inbound'), 0)
 		FROM activity_daily WHERE account_id = ANY($1) AND day >= $2 AND day <= $3
-		GROUP BY account_id`, ids, window, today)
+		GROUP BY account_id`, ids, days.Window, days.Today)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load activity facts: %w", err)
+		return fmt.Errorf("load activity facts: %w", err)
 	}
-	var loginDays, leads, inbound int64
+	var (
+		id                        string
+		loginDays, leads, inbound int64
+	)
 	_, err = pgx.ForEachRow(rows, []any{&id, &loginDays, &leads, &inbound}, func() error {
-		if i, ok := index[id]; ok {
-			fa := &out[i].Facts
+		if fa := g.of(id); fa != nil {
 			fa.LoginDays, fa.LeadsWritten, fa.InboundEvents = int(loginDays), int(leads), int(inbound)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("load activity facts: %w", err)
+		return fmt.Errorf("load activity facts: %w", err)
 	}
-	return out, previous, nil
+	return nil
 }
 
 func allPlanLimits(ctx context.Context, tx pgx.Tx) (map[string]map[usage.Feature]int, error) {

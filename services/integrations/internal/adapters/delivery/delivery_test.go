@@ -124,18 +124,6 @@ func (f *fixture) count(sql string, args ...any) int {
 	return n
 }
 
-// waitFor polls cond until it holds; a generous deadline only guards against hangs.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // receiver verifies each request with the Standard Webhooks reference library and records the
 // webhook-ids it saw; answer decides the status for the n-th sighting of an id.
 type receiver struct {
@@ -201,9 +189,9 @@ func TestEveryEventReachesAReceiverThatWasDownAcrossAWorkerRestart(t *testing.T)
 	f.planLeads(events)
 
 	first := f.startWorkers(fastRetries)
-	waitFor(t, "every delivery to fail twice while the receiver is down", func() bool {
+	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM deliveries WHERE attempts >= 2`) == events
-	})
+	}, 30*time.Second, 20*time.Millisecond, "every delivery to fail twice while the receiver is down")
 	stop(t, first) // the process dies in the middle of retries
 
 	// The receiver comes up, and fails each message once more before accepting it.
@@ -216,9 +204,9 @@ func TestEveryEventReachesAReceiverThatWasDownAcrossAWorkerRestart(t *testing.T)
 	serveOn(t, addr, rc)
 	f.startWorkers(fastRetries) // a new process on the same database
 
-	waitFor(t, "every delivery to succeed", func() bool {
+	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
-	})
+	}, 30*time.Second, 20*time.Millisecond, "every delivery to succeed")
 	seen := rc.sightings()
 	require.Len(t, seen, events, "each event arrives under one webhook-id")
 	rows, err := f.pool.Query(context.Background(), `SELECT id FROM deliveries`)
@@ -243,9 +231,9 @@ func TestGoneRemovesTheSubscription(t *testing.T) {
 	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusGone }))
 	f.planLeads(1)
 	f.startWorkers(fastRetries)
-	waitFor(t, "the subscription to be removed", func() bool {
+	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM subscriptions WHERE id = $1`, sub.ID()) == 0
-	})
+	}, 30*time.Second, 20*time.Millisecond, "the subscription to be removed")
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM subscriptions WHERE id = $1`, other.ID()), "only the 410ing subscription goes")
 }
 
@@ -272,9 +260,9 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}))
 	f.planLeads(1)
 	f.startWorkers(fastRetries) // its own backoff would retry within 50 ms
-	waitFor(t, "the delivery to succeed", func() bool {
+	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == 1
-	})
+	}, 30*time.Second, 20*time.Millisecond, "the delivery to succeed")
 	mu.Lock()
 	defer mu.Unlock()
 	require.GreaterOrEqual(t, retriedAt.Sub(throttledAt), 900*time.Millisecond, "the retry waited for Retry-After")
@@ -291,12 +279,12 @@ func TestAnEndpointFailingTooLongIsDisabled(t *testing.T) {
 	policy.DisableAfter = 100 * time.Millisecond
 	f.planLeads(2)
 	f.startWorkers(policy)
-	waitFor(t, "the subscription to be disabled", func() bool {
+	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM subscriptions WHERE id = $1 AND status = 'disabled'`, sub.ID()) == 1
-	})
-	waitFor(t, "no delivery to be left queued", func() bool {
+	}, 30*time.Second, 20*time.Millisecond, "the subscription to be disabled")
+	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'pending'`) == 0
-	})
+	}, 30*time.Second, 20*time.Millisecond, "no delivery to be left queued")
 	require.GreaterOrEqual(t, f.count(`SELECT count(*) FROM deliveries WHERE status = 'failed'`), 1, "the delivery that tipped it is given up")
 	f.planLeads(1)
 	require.Equal(t, 2, f.count(`SELECT count(*) FROM deliveries`), "a disabled subscription gets no new deliveries")
@@ -333,7 +321,7 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 		Policy: fastRetries, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
 	t.Cleanup(func() { close(release) }) // runs before the workers stop
 
-	waitFor(t, "every delivery of the healthy account", func() bool { return len(rc.sightings()) == healthyQueued })
+	require.Eventually(t, func() bool { return len(rc.sightings()) == healthyQueued }, 30*time.Second, 20*time.Millisecond, "every delivery of the healthy account")
 	require.Zero(t, answered.Load(), "the slow receiver is still holding its deliveries")
 	require.LessOrEqual(t, int(hanging.Load()), 2, "the slow account never held more than its share of the workers")
 }
