@@ -23,6 +23,14 @@ type Time struct{ time.Time }
 // Of wraps t.
 func Of(t time.Time) Time { return Time{t} }
 
+// Or returns t's time, or fallback when t is zero (a payload that left the field out).
+func (t Time) Or(fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t.Time
+}
+
 func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil

@@ -54,3 +54,10 @@ func TestTimeUnmarshalsEveryRFC3339Spelling(t *testing.T) {
 		require.Error(t, json.Unmarshal([]byte(in), &got), in)
 	}
 }
+
+func TestOrFallsBackOnlyForTheZeroTime(t *testing.T) {
+	t.Parallel()
+	at, fallback := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	require.Equal(t, at, isotime.Of(at).Or(fallback))
+	require.Equal(t, fallback, isotime.Time{}.Or(fallback))
+}
