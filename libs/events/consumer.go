@@ -24,10 +24,23 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit"
 )
 
-// Handler applies one event inside tx, the transaction that also records the event as processed.
-// ctx carries tx too (pgkit.WithTx), so code using pgkit.InTx or pgkit.Q joins it. Returning an
-// error rolls both back and leaves the message for redelivery.
-type Handler func(ctx context.Context, tx pgx.Tx, e Envelope) error
+// Handler applies one event. It runs inside the transaction that also records the event as
+// processed, which ctx carries (pgkit.WithTx): code using pgkit.InTx or pgkit.Q, and the Outbox,
+// joins it, so the handler's writes and the record commit together. Returning an error rolls both
+// back and leaves the message for redelivery.
+type Handler func(ctx context.Context, e Envelope) error
+
+// Typed returns a Handler that decodes the envelope's data into a T (the producer's contract
+// type) and calls fn with it; data that does not decode fails the handler.
+func Typed[T any](fn func(ctx context.Context, e Envelope, data T) error) Handler {
+	return func(ctx context.Context, e Envelope) error {
+		var data T
+		if err := e.Decode(&data); err != nil {
+			return err
+		}
+		return fn(ctx, e, data)
+	}
+}
 
 // ConsumerConfig tunes a consumer; zero fields take the defaults shown, except Group.
 type ConsumerConfig struct {
@@ -323,7 +336,7 @@ func (c *Consumer) process(ctx context.Context, typ string, env Envelope) (strin
 			result = "duplicate"
 			return nil
 		}
-		return c.handlers[typ](pgkit.WithTx(ctx, tx), tx, env)
+		return c.handlers[typ](pgkit.WithTx(ctx, tx), env)
 	})
 	if err != nil {
 		span.RecordError(err)

@@ -7,8 +7,8 @@
 // published did not commit), and a consumer may see a message again (it died before XACK, or a
 // handler failed). Exactly-once effects come from the idempotent consumer: the processed_events row
 // and the handler's writes commit together, so a second delivery finds the row and skips the
-// handler. Handlers must therefore keep their effects inside the transaction they are given, or
-// make external effects idempotent themselves. Order is not guaranteed across relay replicas or
+// handler. Handlers must therefore keep their effects inside the transaction their context carries,
+// or make external effects idempotent themselves. Order is not guaranteed across relay replicas or
 // redeliveries; handlers must not depend on it.
 package events
 

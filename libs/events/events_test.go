@@ -51,8 +51,13 @@ func setup(t *testing.T) (*pgxpool.Pool, *redis.Client, string) {
 	return pool, rdb, strings.TrimSuffix(prefix, ":")
 }
 
-// record is a handler whose effect is a row in seen, written in the consumer's transaction.
-func record(ctx context.Context, tx pgx.Tx, e Envelope) error {
+// record is a handler whose effect is a row in seen, written in the consumer's transaction,
+// which its context carries.
+func record(ctx context.Context, e Envelope) error {
+	tx, ok := pgkit.TxFrom(ctx)
+	if !ok {
+		return errors.New("the handler's context carries no transaction")
+	}
 	_, err := tx.Exec(ctx, "INSERT INTO seen (event_id, type) VALUES ($1, $2)", e.ID, e.Type)
 	return err
 }
@@ -245,8 +250,8 @@ func TestHandlerErrorIsRedeliveredUntilSuccess(t *testing.T) {
 	require.NoError(t, err)
 
 	var calls atomic.Int32
-	flaky := func(ctx context.Context, tx pgx.Tx, e Envelope) error {
-		if err := record(ctx, tx, e); err != nil {
+	flaky := func(ctx context.Context, e Envelope) error {
+		if err := record(ctx, e); err != nil {
 			return err
 		}
 		if calls.Add(1) < 3 {
@@ -275,7 +280,7 @@ func TestFailingMessageIsDeadLetteredAfterMaxAttempts(t *testing.T) {
 	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"envelope", "not json"}}).Err())
 
 	var calls atomic.Int32
-	broken := func(context.Context, pgx.Tx, Envelope) error { calls.Add(1); return errors.New("always fails") }
+	broken := func(context.Context, Envelope) error { calls.Add(1); return errors.New("always fails") }
 	c := testConsumer(pool, rdb, prefix, "broken", map[string]Handler{"usage.recorded": broken})
 	dead := prefix + ":deadletter:broken"
 	pollUntil(t, c, func() bool { return rdb.XLen(ctx, dead).Val() == 2 })
@@ -350,7 +355,7 @@ func TestTraceContextRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 
 	var inHandler trace.SpanContext
-	capture := func(ctx context.Context, _ pgx.Tx, _ Envelope) error {
+	capture := func(ctx context.Context, _ Envelope) error {
 		inHandler = trace.SpanContextFromContext(ctx)
 		return nil
 	}

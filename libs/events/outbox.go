@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/pgkit"
 )
 
@@ -62,4 +63,34 @@ func Enqueue(ctx context.Context, tx pgx.Tx, envs ...Envelope) error {
 		return fmt.Errorf("enqueue: notify: %w", err)
 	}
 	return nil
+}
+
+// ErrNoTransaction refuses a Publish whose ctx carries no transaction: an event published apart
+// from the write it announces could commit without it, or be lost with it.
+var ErrNoTransaction = errors.New("events: publish needs the transaction of the write it announces in its context (pgkit.WithTx)")
+
+// Outbox is the adapter behind a producing service's outbox port (declared by its app layer):
+// Publish enqueues events in the transaction ctx carries, which is the consumer's when a handler
+// publishes, or the one a pgkit.Transactor or a repository opened around the use case's write.
+type Outbox struct{}
+
+// Publish builds an envelope for each event (trace context from ctx) and enqueues them all in
+// the transaction of ctx; without one it fails with ErrNoTransaction.
+func (Outbox) Publish(ctx context.Context, evs ...contracts.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	tx, ok := pgkit.TxFrom(ctx)
+	if !ok {
+		return ErrNoTransaction
+	}
+	envs := make([]Envelope, len(evs))
+	for i, ev := range evs {
+		env, err := New(ctx, ev.Type, ev.AccountID, ev.Data)
+		if err != nil {
+			return err
+		}
+		envs[i] = env
+	}
+	return Enqueue(ctx, tx, envs...)
 }

@@ -121,3 +121,35 @@ func TestWorkJoinsTheTransactionInTheContext(t *testing.T) {
 	}))
 	require.Equal(t, 1, count(), "a failed savepoint does not poison the outer transaction")
 }
+
+func TestTransactorHandsItsTransactionOnThroughTheContext(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "shop", widgets)
+	ctx := context.Background()
+	uow := pgkit.Transactor{DB: pool}
+	insert := func(ctx context.Context, id int) error {
+		_, err := pgkit.Q(ctx, pool).Exec(ctx, "INSERT INTO widgets (id, name) VALUES ($1, 'w')", id)
+		return err
+	}
+	count := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM widgets").Scan(&n))
+		return n
+	}
+
+	_, ok := pgkit.TxFrom(ctx)
+	require.False(t, ok)
+	boom := errors.New("boom")
+	err := uow.InTx(ctx, func(ctx context.Context) error {
+		_, ok := pgkit.TxFrom(ctx)
+		require.True(t, ok, "fn's ctx carries the transaction")
+		require.NoError(t, insert(ctx, 1))
+		require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error { return insert(ctx, 2) }), "nested: a savepoint")
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	require.Zero(t, count(), "both writes rolled back with the unit of work")
+
+	require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error { return insert(ctx, 3) }))
+	require.Equal(t, 1, count())
+}

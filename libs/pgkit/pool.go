@@ -96,9 +96,24 @@ func WithTx(ctx context.Context, tx pgx.Tx) context.Context {
 	return context.WithValue(ctx, txKey{}, tx)
 }
 
+// TxFrom returns the transaction ctx carries (WithTx), if any.
+func TxFrom(ctx context.Context) (pgx.Tx, bool) {
+	tx, ok := ctx.Value(txKey{}).(pgx.Tx)
+	return tx, ok
+}
+
+// Transactor is the adapter behind an app layer's unit-of-work port, for app code that must not
+// see pgx: InTx runs fn in one transaction (a savepoint when ctx already carries one) and hands fn
+// a ctx carrying it, so repositories that use InTx or Q, and the events outbox, join it.
+type Transactor struct{ DB Beginner }
+
+func (t Transactor) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return InTx(ctx, t.DB, func(tx pgx.Tx) error { return fn(WithTx(ctx, tx)) })
+}
+
 // Q returns the transaction carried by ctx, or db when there is none.
 func Q(ctx context.Context, db Querier) Querier {
-	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+	if tx, ok := TxFrom(ctx); ok {
 		return tx
 	}
 	return db
@@ -108,7 +123,7 @@ func Q(ctx context.Context, db Querier) Querier {
 // When ctx carries a transaction (WithTx), fn runs in a savepoint of it instead, and the outer
 // transaction's owner decides the final commit.
 func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
-	if outer, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+	if outer, ok := TxFrom(ctx); ok {
 		db = outer // pgx begins a savepoint inside a transaction
 	}
 	tx, err := db.Begin(ctx)

@@ -38,6 +38,50 @@ func TestCheckFindsABrokenLayer(t *testing.T) {
 	require.Contains(t, got[1], "internal/app must not depend on github.com/redis/go-redis")
 }
 
+// Each rule fails on one planted violation of it, and only on it.
+func TestCheckFindsEachPlantedViolation(t *testing.T) {
+	const m = "example.com/svc"
+	clean := []Package{
+		{Path: m + "/internal/domain/lead", Imports: []string{"time", "github.com/bizassist/bizassist/libs/apperr"}},
+		{Path: m + "/internal/app", Imports: []string{m + "/internal/domain/lead", "github.com/bizassist/bizassist/libs/isotime",
+			"github.com/bizassist/bizassist/libs/contracts/leadsevents"}},
+		{Path: m + "/internal/ports", Imports: []string{m + "/internal/app", "github.com/gorilla/mux",
+			"github.com/bizassist/bizassist/libs/events", "github.com/bizassist/bizassist/libs/httpx"}},
+		{Path: m + "/internal/adapters/postgres", Imports: []string{m + "/internal/app", "github.com/jackc/pgx/v5",
+			"github.com/bizassist/bizassist/libs/pgkit"}},
+		{Path: m + "/internal/adapters/dnsserver/dnstest", Imports: []string{"net"}},
+		{Path: m + "/internal/service", Imports: []string{m + "/internal/ports", m + "/internal/adapters/postgres"}},
+		{Path: m + "/cmd/svc", Imports: []string{m + "/internal/service"}},
+	}
+	require.Empty(t, Check(m, clean), "the clean layout passes")
+
+	for name, c := range map[string]struct {
+		plant Package
+		want  string
+	}{
+		"app imports pgx itself": {Package{Path: m + "/internal/app", Imports: []string{"github.com/jackc/pgx/v5"}},
+			"internal/app must not depend on github.com/jackc/pgx"},
+		"app imports a pgx subpackage": {Package{Path: m + "/internal/app/command", Imports: []string{"github.com/jackc/pgx/v5/pgconn"}},
+			"internal/app must not depend on github.com/jackc/pgx"},
+		"app imports httpx": {Package{Path: m + "/internal/app", Imports: []string{"github.com/bizassist/bizassist/libs/httpx"}},
+			"internal/app must not depend on github.com/bizassist/bizassist/libs/httpx"},
+		"domain imports httpx": {Package{Path: m + "/internal/domain/lead", Imports: []string{"github.com/bizassist/bizassist/libs/httpx"}},
+			"internal/domain must not depend on github.com/bizassist/bizassist/libs/httpx"},
+		"app imports the events envelope": {Package{Path: m + "/internal/app", Imports: []string{"github.com/bizassist/bizassist/libs/events"}},
+			"internal/app must not depend on github.com/bizassist/bizassist/libs/events"},
+		"app imports pgkit": {Package{Path: m + "/internal/app", Imports: []string{"github.com/bizassist/bizassist/libs/pgkit"}},
+			"internal/app must not depend on github.com/bizassist/bizassist/libs/pgkit"},
+		"a package outside every layer": {Package{Path: m + "/internal/dnsserver", Imports: []string{"net"}},
+			"example.com/svc/internal/dnsserver is in no layer"},
+		"a package right under internal": {Package{Path: m + "/internal", Imports: nil},
+			"example.com/svc/internal is in no layer"},
+	} {
+		got := Check(m, append(slices.Clone(clean), c.plant))
+		require.Len(t, got, 1, name)
+		require.Contains(t, got[0], c.want, name)
+	}
+}
+
 // list runs go list in a service module and returns its module path and non-test imports.
 func list(t *testing.T, dir string) (string, []Package) {
 	t.Helper()

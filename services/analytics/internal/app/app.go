@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
 )
@@ -83,15 +84,22 @@ type ScoreUpdate struct {
 	Alert     *CriticalAlert
 }
 
-// CriticalAlert is the health.critical event: envelope account OwnerID, data the rest.
+// CriticalAlert is a client that just entered the critical tier, for its owner: what
+// health.critical tells.
 type CriticalAlert struct {
-	OwnerID         string `json:"-"`
-	ClientAccountID string `json:"clientAccountId"`
-	Email           string `json:"email"`
-	BusinessName    string `json:"businessName"`
-	Score           int    `json:"score"`
-	Recommendation  string `json:"recommendation"`
-	At              string `json:"at"` // isotime
+	OwnerID         string
+	ClientAccountID string
+	Email           string
+	BusinessName    string
+	Score           int
+	Recommendation  string
+	At              time.Time
+}
+
+// Outbox publishes events with the writes of the transaction ctx carries, so an event commits if
+// and only if its change does.
+type Outbox interface {
+	Publish(ctx context.Context, evs ...contracts.Event) error
 }
 
 // AtRiskClient is one row of churn-predict.
@@ -105,9 +113,10 @@ type AtRiskClient struct {
 
 // HealthStore keeps scores and their history.
 type HealthStore interface {
-	// Update gathers the facts of ids as of now and stores what update returns, with the alerts,
-	// in one transaction that no other update of the same accounts can interleave with.
-	Update(ctx context.Context, ids []string, now time.Time, update func([]AccountFacts) []ScoreUpdate) error
+	// Update gathers the facts of ids as of now and stores what update returns in one
+	// transaction that no other update of the same accounts can interleave with; the ctx update
+	// gets carries it, so what update publishes commits with the scores.
+	Update(ctx context.Context, ids []string, now time.Time, update func(context.Context, []AccountFacts) ([]ScoreUpdate, error)) error
 	// Current returns an account's latest score; false when it was never scored.
 	Current(ctx context.Context, accountID string) (health.Score, bool, error)
 	// Unscored lists the owner's clients that have no score yet.

@@ -8,6 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/analyticsevents"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
@@ -26,6 +29,14 @@ func (a accounts) Plan(_ context.Context, id string) (string, bool, error) {
 	return p, ok, nil
 }
 
+// outbox keeps what the use cases publish.
+type outbox struct{ published []contracts.Event }
+
+func (o *outbox) Publish(_ context.Context, evs ...contracts.Event) error {
+	o.published = append(o.published, evs...)
+	return nil
+}
+
 // store is a HealthStore that hands Update the facts it was given and keeps what comes back.
 type store struct {
 	app.HealthStore
@@ -33,8 +44,12 @@ type store struct {
 	updates []app.ScoreUpdate
 }
 
-func (s *store) Update(_ context.Context, _ []string, _ time.Time, fn func([]app.AccountFacts) []app.ScoreUpdate) error {
-	s.updates = fn(s.facts)
+func (s *store) Update(ctx context.Context, _ []string, _ time.Time, fn func(context.Context, []app.AccountFacts) ([]app.ScoreUpdate, error)) error {
+	var err error
+	s.updates, err = fn(ctx, s.facts)
+	if err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -145,7 +160,8 @@ func TestRecomputeAlertsOnlyForClientsDroppingIntoCritical(t *testing.T) {
 		{AccountID: "acc_c3", OwnerID: "acc_o", Facts: quiet},
 		{AccountID: "acc_o", Facts: quiet, PreviousTier: health.Healthy},
 	}}
-	require.NoError(t, app.Recompute{Store: s, Models: defaultModel{}, Now: clock}.Handle(context.Background(), []string{"acc_c1", "acc_c2", "acc_c3", "acc_o"}))
+	out := &outbox{}
+	require.NoError(t, app.Recompute{Store: s, Models: defaultModel{}, Outbox: out, Now: clock}.Handle(context.Background(), []string{"acc_c1", "acc_c2", "acc_c3", "acc_o"}))
 	require.Len(t, s.updates, 4)
 	for _, u := range s.updates {
 		require.Equal(t, health.Critical, u.Score.Tier, u.AccountID)
@@ -153,10 +169,13 @@ func TestRecomputeAlertsOnlyForClientsDroppingIntoCritical(t *testing.T) {
 	require.NotNil(t, s.updates[0].Alert, "at_risk to critical")
 	require.Equal(t, app.CriticalAlert{OwnerID: "acc_o", ClientAccountID: "acc_c1", Email: "c1@x.test", BusinessName: "C1",
 		Score: s.updates[0].Score.Value, Recommendation: health.Recommendation(s.updates[0].Score.Signals),
-		At: "2026-06-15T08:00:00.000Z"}, *s.updates[0].Alert)
+		At: clock()}, *s.updates[0].Alert)
 	require.Nil(t, s.updates[1].Alert, "already critical")
 	require.Nil(t, s.updates[2].Alert, "first score")
 	require.Nil(t, s.updates[3].Alert, "owners do not alert")
+	require.Equal(t, []contracts.Event{{Type: analyticsevents.HealthCritical, AccountID: "acc_o", Data: analyticsevents.HealthCriticalData{
+		ClientAccountID: "acc_c1", Email: "c1@x.test", BusinessName: "C1", Score: s.updates[0].Score.Value,
+		Recommendation: s.updates[0].Alert.Recommendation, At: isotime.Of(clock())}}}, out.published, "one health.critical, to the owner")
 }
 
 func TestLogUsageValidatesTheIdempotencyKey(t *testing.T) {
@@ -168,4 +187,50 @@ func TestLogUsageValidatesTheIdempotencyKey(t *testing.T) {
 		require.ErrorAs(t, err, &e, key)
 		require.Equal(t, "Idempotency-Key", e.Field)
 	}
+}
+
+// projection keeps one payment state and the usage it was given.
+type projection struct {
+	app.Projection
+	payment health.PaymentState
+	usage   []usage.Event
+}
+
+func (p *projection) UpdatePayment(_ context.Context, _ string, _ time.Time, fn func(health.PaymentState) (health.PaymentState, bool)) error {
+	if next, changed := fn(p.payment); changed {
+		p.payment = next
+	}
+	return nil
+}
+
+func (p *projection) UsageRecorded(_ context.Context, e usage.Event) error {
+	p.usage = append(p.usage, e)
+	return nil
+}
+
+func TestOutOfOrderPaymentEventsAreIgnored(t *testing.T) {
+	t.Parallel()
+	p := &projection{}
+	h := app.NewProjections(p).Payment
+	ctx := context.Background()
+	require.NoError(t, h.Handle(ctx, app.PaymentCommand{AccountID: "acc_p", Event: health.PaymentEvent{Type: "invoice.payment_failed"}, At: now}))
+	require.NoError(t, h.Handle(ctx, app.PaymentCommand{AccountID: "acc_p", Event: health.PaymentEvent{Type: "invoice.paid"}, At: now.Add(-time.Hour)}))
+	require.Equal(t, health.PaymentState{Payment: health.Payment{Status: health.PaymentPastDue, Failures: 1}, At: now}, p.payment,
+		"the older event arriving late changed nothing")
+	require.NoError(t, h.Handle(ctx, app.PaymentCommand{AccountID: "acc_p", Event: health.PaymentEvent{Type: "invoice.paid"}, At: now.Add(time.Hour)}))
+	require.Equal(t, health.PaymentActive, p.payment.Status)
+}
+
+func TestReportedUsageWithABadFeatureIsSkipped(t *testing.T) {
+	t.Parallel()
+	p := &projection{}
+	h := app.NewProjections(p).Usage
+	ctx := context.Background()
+	require.NoError(t, h.Handle(ctx, app.ReportedUsageCommand{EventID: "evt_1", AccountID: "acc_1", Feature: "Not A Feature!", Count: 1, At: now}),
+		"skipped, not retried")
+	require.Empty(t, p.usage)
+	require.NoError(t, h.Handle(ctx, app.ReportedUsageCommand{EventID: "evt_2", AccountID: "acc_1", Feature: "chat", Action: "send", Count: 0, At: now}))
+	require.Len(t, p.usage, 1)
+	require.Equal(t, "evt_2", p.usage[0].ID())
+	require.Equal(t, 1, p.usage[0].Count(), "a count below 1 is taken as 1")
 }

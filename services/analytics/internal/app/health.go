@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/analyticsevents"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 )
@@ -15,6 +17,7 @@ import (
 type Recompute struct {
 	Store  HealthStore
 	Models ChurnModels
+	Outbox Outbox
 	Now    Clock
 }
 
@@ -30,13 +33,29 @@ func (h Recompute) Handle(ctx context.Context, ids []string) error {
 		model = health.DefaultChurnModel
 	}
 	now := h.Now()
-	return h.Store.Update(ctx, ids, now, func(accounts []AccountFacts) []ScoreUpdate {
+	return h.Store.Update(ctx, ids, now, func(ctx context.Context, accounts []AccountFacts) ([]ScoreUpdate, error) {
 		out := make([]ScoreUpdate, 0, len(accounts))
+		var alerts []contracts.Event
 		for _, a := range accounts {
-			out = append(out, score(a, now, model))
+			u := score(a, now, model)
+			out = append(out, u)
+			if u.Alert != nil {
+				alerts = append(alerts, healthCritical(*u.Alert))
+			}
 		}
-		return out
+		if len(alerts) == 0 {
+			return out, nil
+		}
+		return out, h.Outbox.Publish(ctx, alerts...)
 	})
+}
+
+// healthCritical is the health.critical event of an alert; its envelope names the owner.
+func healthCritical(a CriticalAlert) contracts.Event {
+	return contracts.Event{Type: analyticsevents.HealthCritical, AccountID: a.OwnerID, Data: analyticsevents.HealthCriticalData{
+		ClientAccountID: a.ClientAccountID, Email: a.Email, BusinessName: a.BusinessName, Score: a.Score,
+		Recommendation: a.Recommendation, At: isotime.Of(a.At),
+	}}
 }
 
 func score(a AccountFacts, now time.Time, model health.ChurnModel) ScoreUpdate {
@@ -46,7 +65,7 @@ func score(a AccountFacts, now time.Time, model health.ChurnModel) ScoreUpdate {
 	if a.OwnerID != "" && health.EntersCritical(a.PreviousTier, s.Tier) {
 		u.Alert = &CriticalAlert{
 			OwnerID: a.OwnerID, ClientAccountID: a.AccountID, Email: a.Email, BusinessName: a.BusinessName,
-			Score: s.Value, Recommendation: health.Recommendation(s.Signals), At: isotime.Format(now),
+			Score: s.Value, Recommendation: health.Recommendation(s.Signals), At: now,
 		}
 	}
 	return u

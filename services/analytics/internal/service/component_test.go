@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -127,10 +126,10 @@ func (s *stack) do(t *testing.T, method, path, ip, token string, body string, he
 	return reply{status: x.Status, header: x.Header, body: x.JSON}
 }
 
-func (s *stack) project(t *testing.T, fn func(ctx context.Context, tx pgx.Tx) error) {
+// project runs fn in a transaction that its ctx carries, as the event consumer does.
+func (s *stack) project(t *testing.T, fn func(ctx context.Context) error) {
 	t.Helper()
-	ctx := context.Background()
-	require.NoError(t, pgkit.InTx(ctx, s.svc.Runtime.Pool, func(tx pgx.Tx) error { return fn(ctx, tx) }))
+	require.NoError(t, pgkit.Transactor{DB: s.svc.Runtime.Pool}.InTx(context.Background(), fn))
 }
 
 func keys(m map[string]any) []string { return slices.Collect(maps.Keys(m)) }
@@ -184,8 +183,8 @@ func TestPQLCheckNearLimitAndUnlimited(t *testing.T) {
 	require.Equal(t, map[string]any{"used": 40.0, "limit": -1.0, "pct": 0.0, "unlimited": true}, r.body["features"].(map[string]any)["chat"])
 
 	// A plan change arriving as an event moves the limits.
-	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
-		return s.svc.Accounts.PlanChanged(ctx, tx, "acc_free", "growth", time.Now())
+	s.project(t, func(ctx context.Context) error {
+		return s.svc.Accounts.PlanChanged(ctx, "acc_free", "growth", time.Now())
 	})
 	r = s.do(t, "GET", "/api/pql-check?feature=chat", bulkIP, free, "")
 	require.Equal(t, map[string]any{"used": 40.0, "limit": 1000.0, "pct": 4.0, "unlimited": false}, r.body["features"].(map[string]any)["chat"])
@@ -266,19 +265,19 @@ func TestChurnPredictIsForGrowthAndFullStack(t *testing.T) {
 
 	// The owner's clients: one active, one fading, one that never logged in.
 	now := s.clock.Now()
-	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
+	s.project(t, func(ctx context.Context) error {
 		for i, id := range []string{"acc_active", "acc_fading", "acc_silent"} {
-			if err := s.svc.Accounts.Created(ctx, tx, app.NewAccount{AccountID: id, OwnerID: "acc_boss",
+			if err := s.svc.Accounts.Created(ctx, app.NewAccount{AccountID: id, OwnerID: "acc_boss",
 				Email: id + "@client.test", BusinessName: fmt.Sprintf("Client %d", i), Plan: "free", CreatedAt: now.AddDate(0, -6, 0)}); err != nil {
 				return err
 			}
 		}
 		for d := range 20 {
-			if err := s.svc.Accounts.LoggedIn(ctx, tx, "acc_active", "", now.AddDate(0, 0, -d)); err != nil {
+			if err := s.svc.Accounts.LoggedIn(ctx, "acc_active", "", now.AddDate(0, 0, -d)); err != nil {
 				return err
 			}
 		}
-		return s.svc.Accounts.LoggedIn(ctx, tx, "acc_fading", "", now.AddDate(0, 0, -20))
+		return s.svc.Accounts.LoggedIn(ctx, "acc_fading", "", now.AddDate(0, 0, -20))
 	})
 	boss := s.token(t, "acc_boss", "growth")
 	r = s.do(t, "GET", "/api/churn-predict?threshold=0&limit=2", "10.0.1.2", boss, "")
@@ -310,12 +309,12 @@ func TestHealthScoreDriftsDownAsTheClockMoves(t *testing.T) {
 	s := newStack(t)
 	tok := s.token(t, "acc_drift", "growth")
 	now := s.clock.Now()
-	s.project(t, func(ctx context.Context, tx pgx.Tx) error {
+	s.project(t, func(ctx context.Context) error {
 		for d := range 25 {
-			if err := s.svc.Accounts.LoggedIn(ctx, tx, "acc_drift", "", now.AddDate(0, 0, -d)); err != nil {
+			if err := s.svc.Accounts.LoggedIn(ctx, "acc_drift", "", now.AddDate(0, 0, -d)); err != nil {
 				return err
 			}
-			if err := s.svc.Accounts.Activity(ctx, tx, "acc_drift", app.ActivityLead, now.AddDate(0, 0, -d)); err != nil {
+			if err := s.svc.Accounts.Activity(ctx, "acc_drift", app.ActivityLead, now.AddDate(0, 0, -d)); err != nil {
 				return err
 			}
 		}

@@ -72,6 +72,7 @@ type Service struct {
 	Worker       app.Worker
 	SeedDemo     app.SeedDemo
 	FitChurn     app.FitChurnModel
+	Projections  app.Projections
 
 	keyTTL time.Duration
 	now    app.Clock
@@ -91,7 +92,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 	writer := postgres.NewUsageWriter(rt.Pool, cfg.Writer)
 	models := postgres.NewChurnModels(rt.Pool)
 	allowances, reservations := postgres.NewAllowances(rt.Pool), postgres.NewReservations(rt.Pool)
-	recompute := app.Recompute{Store: store, Models: models, Now: o.now}
+	recompute := app.Recompute{Store: store, Models: models, Outbox: events.Outbox{}, Now: o.now}
 	return &Service{
 		Runtime: rt, Accounts: accounts, Health: store, Writer: writer,
 		LogUsage: app.LogUsage{Store: writer, Now: o.now},
@@ -104,10 +105,11 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 		Recompute:    recompute,
 		Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
 			SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
-		SeedDemo: app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
-		FitChurn: app.FitChurnModel{Models: models, Now: o.now},
-		keyTTL:   cfg.IdempotencyKeyTTL,
-		now:      o.now,
+		SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
+		FitChurn:    app.FitChurnModel{Models: models, Now: o.now},
+		Projections: app.NewProjections(accounts),
+		keyTTL:      cfg.IdempotencyKeyTTL,
+		now:         o.now,
 	}, nil
 }
 
@@ -133,7 +135,7 @@ func (s *Service) Handler() http.Handler {
 
 // EventHandlers are the events analytics consumes.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.Accounts)
+	return ports.EventHandlers(s.Projections)
 }
 
 // churnFitEvery is how often the churn model is refitted from observed cancellations.

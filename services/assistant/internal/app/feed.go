@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
@@ -77,20 +78,48 @@ func (h *SeedFeed) Handle(ctx context.Context, in []SeedEvent) (int, error) {
 	return n, nil
 }
 
+// maxEventText bounds each field taken from another service's event before it is scrubbed.
+const maxEventText = 2000
+
+// FeedEventCommand is an event of another of our services as the feed sees it: the source
+// event's id (recording is idempotent by it), the feed module and event type, when it happened,
+// and its allow-listed fields (customer text included; the templates scrub it).
+type FeedEventCommand struct {
+	SourceID  string
+	Module    string
+	EventType string
+	At        time.Time
+	Fields    map[string]string
+}
+
 // RecordFeedEvent turns an event of our own services into a feed event, once per source event.
 type RecordFeedEvent struct {
 	Store FeedStore
 }
 
 // An event that cannot be rendered is dropped with a log line: retrying would not change it.
-func (h *RecordFeedEvent) Handle(ctx context.Context, sourceID, module, eventType string, at time.Time, fields map[string]any) error {
-	ev, err := domain.NewFeedEvent(module, eventType, at, fields)
+// Empty fields are left out, so that an absent field renders as absent.
+func (h *RecordFeedEvent) Handle(ctx context.Context, cmd FeedEventCommand) error {
+	fields := map[string]any{}
+	for k, v := range cmd.Fields {
+		if strings.TrimSpace(v) != "" {
+			fields[k] = clip(v)
+		}
+	}
+	ev, err := domain.NewFeedEvent(cmd.Module, cmd.EventType, cmd.At, fields)
 	if err != nil {
-		slog.WarnContext(ctx, "feed event dropped", "source_id", sourceID, "error", err)
+		slog.WarnContext(ctx, "feed event dropped", "source_id", cmd.SourceID, "error", err)
 		return nil
 	}
-	_, err = h.Store.Add(ctx, []SourcedEvent{{SourceID: sourceID, Event: ev}})
+	_, err = h.Store.Add(ctx, []SourcedEvent{{SourceID: cmd.SourceID, Event: ev}})
 	return err
+}
+
+func clip(s string) string {
+	if len(s) <= maxEventText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxEventText], "")
 }
 
 // PublicFeed is GET /api/agent-brain-public-feed: the rendered body, from cache when fresh.
@@ -138,7 +167,7 @@ func (h *PublicFeed) load(ctx context.Context) ([]byte, error) {
 	}
 	out := feedBody{Events: make([]feedItem, len(evs)), Demo: demo}
 	for i, e := range evs {
-		out.Events[i] = feedItem{Module: e.Module, EventType: e.EventType, Summary: e.Summary, TS: httpx.Timestamp(e.At)}
+		out.Events[i] = feedItem{Module: e.Module, EventType: e.EventType, Summary: e.Summary, TS: isotime.Format(e.At)}
 	}
 	body, err := json.Marshal(out)
 	if err != nil {

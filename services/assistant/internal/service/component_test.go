@@ -664,7 +664,7 @@ func TestConsumedEventsBecomeFeedEventsOnce(t *testing.T) {
 	}
 	for range 2 { // a redelivery changes nothing
 		for _, e := range sent {
-			require.NoError(t, handlers[e.Type](ctx, nil, e))
+			require.NoError(t, handlers[e.Type](ctx, e))
 		}
 	}
 	rows, err := s.svc.Runtime.Pool.Query(ctx, `SELECT summary FROM feed_events ORDER BY id`)

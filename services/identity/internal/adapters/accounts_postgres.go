@@ -11,14 +11,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
-// AccountRepository stores accounts in PostgreSQL; domain events go to the outbox in the same
-// transaction as the change they describe. Called with a transaction in the context (an event
-// consumer's), it works inside that transaction.
+// AccountRepository stores accounts in PostgreSQL. Called with a transaction in the context (an
+// event consumer's, or a use case's unit of work), it works inside that transaction.
 type AccountRepository struct {
 	pool *pgxpool.Pool
 }
@@ -44,7 +42,7 @@ func scanAccount(row pgx.Row) (*account.Account, error) {
 	return account.FromSnapshot(s), nil
 }
 
-func (r *AccountRepository) Create(ctx context.Context, a *account.Account, evs ...account.Event) error {
+func (r *AccountRepository) Create(ctx context.Context, a *account.Account) error {
 	s := a.Snapshot()
 	return pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, password_hash, plan, role, owner_id,
@@ -59,7 +57,7 @@ func (r *AccountRepository) Create(ctx context.Context, a *account.Account, evs 
 		if err != nil {
 			return fmt.Errorf("insert account: %w", err)
 		}
-		return enqueue(ctx, tx, evs)
+		return nil
 	})
 }
 
@@ -72,15 +70,16 @@ func (r *AccountRepository) OwnerByEmail(ctx context.Context, email string) (*ac
 		`SELECT `+accountColumns+` FROM accounts WHERE email = $1 AND role = 'owner'`, email))
 }
 
-func (r *AccountRepository) Update(ctx context.Context, id string, fn func(*account.Account) ([]account.Event, error)) (*account.Account, error) {
+// Update hands fn a ctx carrying the row-locking transaction, so what fn publishes commits with
+// the change.
+func (r *AccountRepository) Update(ctx context.Context, id string, fn func(context.Context, *account.Account) error) (*account.Account, error) {
 	var updated *account.Account
 	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		a, err := scanAccount(tx.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
 			return err
 		}
-		evs, err := fn(a)
-		if err != nil {
+		if err := fn(pgkit.WithTx(ctx, tx), a); err != nil {
 			return err
 		}
 		s := a.Snapshot()
@@ -91,7 +90,7 @@ func (r *AccountRepository) Update(ctx context.Context, id string, fn func(*acco
 			return fmt.Errorf("update account: %w", err)
 		}
 		updated = a
-		return enqueue(ctx, tx, evs)
+		return nil
 	})
 	return updated, err
 }
@@ -125,19 +124,4 @@ func (r *AccountRepository) List(ctx context.Context, f account.ListFilter) ([]*
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-func enqueue(ctx context.Context, tx pgx.Tx, evs []account.Event) error {
-	envs := make([]events.Envelope, 0, len(evs))
-	for _, e := range evs {
-		env, err := events.New(ctx, e.Type, e.AccountID, e.Data)
-		if err != nil {
-			return fmt.Errorf("build %s event: %w", e.Type, err)
-		}
-		envs = append(envs, env)
-	}
-	if len(envs) == 0 {
-		return nil
-	}
-	return events.Enqueue(ctx, tx, envs...)
 }

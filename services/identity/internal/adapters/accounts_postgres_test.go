@@ -6,9 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/services/identity/internal/adapters"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
@@ -19,13 +22,25 @@ var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 func newRepo(t *testing.T) (*adapters.AccountRepository, func(string) int) {
 	t.Helper()
+	repo, _, outbox := newRepoAndPool(t)
+	return repo, outbox
+}
+
+func newRepoAndPool(t *testing.T) (*adapters.AccountRepository, *pgxpool.Pool, func(string) int) {
+	t.Helper()
 	pool := pgtest.New(t, "identity", events.Migrations, migrations.Source)
 	outboxCount := func(typ string) int {
 		var n int
 		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE type = $1`, typ).Scan(&n))
 		return n
 	}
-	return adapters.NewAccountRepository(pool), outboxCount
+	return adapters.NewAccountRepository(pool), pool, outboxCount
+}
+
+// publish is what a use case does inside Update's fn: it publishes through the outbox in the
+// transaction fn's ctx carries.
+func publish(ctx context.Context, typ, accountID string) error {
+	return events.Outbox{}.Publish(ctx, contracts.Event{Type: typ, AccountID: accountID})
 }
 
 func owner(t *testing.T, id, email string) *account.Account {
@@ -35,21 +50,38 @@ func owner(t *testing.T, id, email string) *account.Account {
 	return a
 }
 
-func TestCreateStoresTheAccountAndItsEventsTogether(t *testing.T) {
+func TestCreateJoinsTheUnitOfWorkOfItsEvents(t *testing.T) {
 	t.Parallel()
-	repo, outbox := newRepo(t)
+	repo, pool, outbox := newRepoAndPool(t)
 	ctx := context.Background()
+	uow := pgkit.Transactor{DB: pool}
+	createAndPublish := func(a *account.Account) error {
+		return uow.InTx(ctx, func(ctx context.Context) error {
+			if err := repo.Create(ctx, a); err != nil {
+				return err
+			}
+			return publish(ctx, "account.created", a.ID())
+		})
+	}
 	a := owner(t, "acc_1", "a@example.com")
-	require.NoError(t, repo.Create(ctx, a, account.Event{Type: "account.created", AccountID: "acc_1", Data: map[string]string{"x": "y"}}))
+	require.NoError(t, createAndPublish(a))
 
 	got, err := repo.OwnerByEmail(ctx, "a@example.com")
 	require.NoError(t, err)
 	require.Equal(t, a.Snapshot(), got.Snapshot())
 	require.Equal(t, 1, outbox("account.created"))
 
-	err = repo.Create(ctx, owner(t, "acc_2", "a@example.com"), account.Event{Type: "account.created", AccountID: "acc_2"})
-	require.ErrorIs(t, err, account.ErrEmailTaken)
+	require.ErrorIs(t, createAndPublish(owner(t, "acc_2", "a@example.com")), account.ErrEmailTaken)
 	require.Equal(t, 1, outbox("account.created"), "a refused create leaves no event")
+
+	boom := errors.New("boom")
+	err = uow.InTx(ctx, func(ctx context.Context) error {
+		require.NoError(t, repo.Create(ctx, owner(t, "acc_3", "c@example.com")))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	_, err = repo.ByID(ctx, "acc_3")
+	require.ErrorIs(t, err, account.ErrNotFound, "the create rolled back with its unit of work")
 }
 
 func TestClientEmailsAreUniquePerOwner(t *testing.T) {
@@ -83,9 +115,10 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 	require.NoError(t, repo.Create(ctx, owner(t, "acc_1", "a@example.com")))
 
 	boom := errors.New("boom")
-	_, err := repo.Update(ctx, "acc_1", func(a *account.Account) ([]account.Event, error) {
+	_, err := repo.Update(ctx, "acc_1", func(ctx context.Context, a *account.Account) error {
 		_, _ = a.ChangePlan(account.PlanFree, now)
-		return []account.Event{{Type: "account.plan_changed", AccountID: "acc_1"}}, boom
+		require.NoError(t, publish(ctx, "account.plan_changed", "acc_1"))
+		return boom
 	})
 	require.ErrorIs(t, err, boom)
 	got, err := repo.ByID(ctx, "acc_1")
@@ -93,9 +126,9 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 	require.Equal(t, account.PlanGrowth, got.Plan())
 	require.Zero(t, outbox("account.plan_changed"))
 
-	_, err = repo.Update(ctx, "acc_1", func(a *account.Account) ([]account.Event, error) {
+	_, err = repo.Update(ctx, "acc_1", func(ctx context.Context, a *account.Account) error {
 		_, _ = a.ChangePlan(account.PlanFullStack, now)
-		return []account.Event{{Type: "account.plan_changed", AccountID: "acc_1"}}, nil
+		return publish(ctx, "account.plan_changed", "acc_1")
 	})
 	require.NoError(t, err)
 	got, err = repo.ByID(ctx, "acc_1")
@@ -103,7 +136,7 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 	require.Equal(t, account.PlanFullStack, got.Plan())
 	require.Equal(t, 1, outbox("account.plan_changed"))
 
-	_, err = repo.Update(ctx, "acc_missing", func(*account.Account) ([]account.Event, error) { return nil, nil })
+	_, err = repo.Update(ctx, "acc_missing", func(context.Context, *account.Account) error { return nil })
 	require.ErrorIs(t, err, account.ErrNotFound)
 }
 
@@ -117,8 +150,8 @@ func TestConcurrentUpdatesSerialise(t *testing.T) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			_, err := repo.Update(ctx, "acc_1", func(a *account.Account) ([]account.Event, error) {
-				return []account.Event{{Type: "account.login", AccountID: a.ID()}}, nil
+			_, err := repo.Update(ctx, "acc_1", func(ctx context.Context, a *account.Account) error {
+				return publish(ctx, "account.login", a.ID())
 			})
 			errs <- err
 		}()

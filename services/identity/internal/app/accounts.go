@@ -6,14 +6,19 @@ import (
 	"fmt"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
 // CreateAccount creates an owner account (registration is not public: operators and the local
 // stack's seed use it through the CLI).
 type CreateAccount struct {
+	Tx       Transactor
 	Accounts account.Repository
+	Outbox   Outbox
 	Hasher   PasswordHasher
 	Now      Clock
 }
@@ -42,7 +47,7 @@ func (h *CreateAccount) Handle(ctx context.Context, cmd CreateAccountCommand) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := h.Accounts.Create(ctx, acc, accountCreated(acc)); err != nil {
+	if err := create(ctx, h.Tx, h.Accounts, h.Outbox, acc); err != nil {
 		if errors.Is(err, account.ErrEmailTaken) {
 			return nil, apperr.Conflict("email_taken", "an account with this email exists")
 		}
@@ -54,6 +59,7 @@ func (h *CreateAccount) Handle(ctx context.Context, cmd CreateAccountCommand) (*
 // SetPlan moves an owner to another plan, by id or email.
 type SetPlan struct {
 	Accounts account.Repository
+	Outbox   Outbox
 	Now      Clock
 }
 
@@ -62,20 +68,21 @@ func (h *SetPlan) Handle(ctx context.Context, accountID, plan string) (*account.
 	if err != nil {
 		return nil, err
 	}
-	return h.Accounts.Update(ctx, accountID, func(a *account.Account) ([]account.Event, error) {
-		return changePlan(a, p, h.Now)
+	return h.Accounts.Update(ctx, accountID, func(ctx context.Context, a *account.Account) error {
+		return changePlan(ctx, h.Outbox, a, p, h.Now)
 	})
 }
 
-func changePlan(a *account.Account, p account.Plan, now Clock) ([]account.Event, error) {
+// changePlan moves a to p and, when that changed it, publishes account.plan_changed.
+func changePlan(ctx context.Context, outbox Outbox, a *account.Account, p account.Plan, now Clock) error {
 	previous := a.Plan()
 	at := now()
 	changed, err := a.ChangePlan(p, at)
 	if err != nil || !changed {
-		return nil, err
+		return err
 	}
-	return []account.Event{{Type: EventAccountPlanChanged, AccountID: a.ID(),
-		Data: PlanChangedData{AccountID: a.ID(), Plan: p, PreviousPlan: previous, At: at}}}, nil
+	return outbox.Publish(ctx, contracts.Event{Type: identityevents.AccountPlanChanged, AccountID: a.ID(),
+		Data: identityevents.AccountPlanChangedData{AccountID: a.ID(), Plan: string(p), PreviousPlan: string(previous), At: isotime.Of(at)}})
 }
 
 // SetPassword replaces an owner's password.
@@ -93,8 +100,8 @@ func (h *SetPassword) Handle(ctx context.Context, accountID, password string) er
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	_, err = h.Accounts.Update(ctx, accountID, func(a *account.Account) ([]account.Event, error) {
-		return nil, a.SetPasswordHash(hash, h.Now())
+	_, err = h.Accounts.Update(ctx, accountID, func(_ context.Context, a *account.Account) error {
+		return a.SetPasswordHash(hash, h.Now())
 	})
 	return err
 }
@@ -106,9 +113,9 @@ type Disable struct {
 }
 
 func (h *Disable) Handle(ctx context.Context, accountID string) error {
-	_, err := h.Accounts.Update(ctx, accountID, func(a *account.Account) ([]account.Event, error) {
+	_, err := h.Accounts.Update(ctx, accountID, func(_ context.Context, a *account.Account) error {
 		a.Disable(h.Now())
-		return nil, nil
+		return nil
 	})
 	return err
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
@@ -19,16 +21,37 @@ var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 func clock() time.Time { return now }
 
-// memRepo is an in-memory account.Repository that records published events.
+// memRepo is an in-memory account.Repository, and the outbox and unit of work that go with it:
+// it records published events and drops those of a unit of work that fails.
 type memRepo struct {
 	mu       sync.Mutex
 	accounts map[string]account.Snapshot
-	events   []account.Event
+	events   []contracts.Event
 }
 
 func newMemRepo() *memRepo { return &memRepo{accounts: map[string]account.Snapshot{}} }
 
-func (r *memRepo) Create(_ context.Context, a *account.Account, evs ...account.Event) error {
+func (r *memRepo) Publish(_ context.Context, evs ...contracts.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, evs...)
+	return nil
+}
+
+func (r *memRepo) InTx(ctx context.Context, fn func(context.Context) error) error {
+	r.mu.Lock()
+	published := len(r.events)
+	r.mu.Unlock()
+	if err := fn(ctx); err != nil {
+		r.mu.Lock()
+		r.events = r.events[:published]
+		r.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (r *memRepo) Create(_ context.Context, a *account.Account) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.accounts {
@@ -37,7 +60,6 @@ func (r *memRepo) Create(_ context.Context, a *account.Account, evs ...account.E
 		}
 	}
 	r.accounts[a.ID()] = a.Snapshot()
-	r.events = append(r.events, evs...)
 	return nil
 }
 
@@ -62,19 +84,17 @@ func (r *memRepo) OwnerByEmail(_ context.Context, email string) (*account.Accoun
 	return nil, account.ErrNotFound
 }
 
-func (r *memRepo) Update(ctx context.Context, id string, fn func(*account.Account) ([]account.Event, error)) (*account.Account, error) {
+func (r *memRepo) Update(ctx context.Context, id string, fn func(context.Context, *account.Account) error) (*account.Account, error) {
 	a, err := r.ByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	evs, err := fn(a)
-	if err != nil {
+	if err := r.InTx(ctx, func(ctx context.Context) error { return fn(ctx, a) }); err != nil {
 		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.accounts[id] = a.Snapshot()
-	r.events = append(r.events, evs...)
 	return a, nil
 }
 
@@ -163,10 +183,10 @@ type fixture struct {
 func setup(t *testing.T, refuse bool) fixture {
 	t.Helper()
 	f := fixture{repo: newMemRepo(), hasher: &plainHasher{}, throttle: &throttle{refuse: refuse}}
-	create := &app.CreateAccount{Accounts: f.repo, Hasher: f.hasher, Now: clock}
+	create := &app.CreateAccount{Tx: f.repo, Accounts: f.repo, Outbox: f.repo, Hasher: f.hasher, Now: clock}
 	_, err := create.Handle(context.Background(), app.CreateAccountCommand{Email: "a@example.com", Password: "a long password", Plan: "growth"})
 	require.NoError(t, err)
-	f.login, err = app.NewLogin(context.Background(), f.repo, f.hasher, fixedIssuer{}, f.throttle, clock)
+	f.login, err = app.NewLogin(context.Background(), f.repo, f.repo, f.hasher, fixedIssuer{}, f.throttle, clock)
 	require.NoError(t, err)
 	f.hasher.verifies = 0
 	return f
@@ -180,7 +200,7 @@ func TestLoginIssuesATokenAndRecordsTheLogin(t *testing.T) {
 	require.Equal(t, "a@example.com", res.Email)
 	require.Equal(t, account.PlanGrowth, res.Plan)
 	require.Equal(t, now.Add(24*time.Hour), res.ExpiresAt)
-	require.Equal(t, []string{app.EventAccountCreated, app.EventAccountLogin}, f.repo.eventTypes())
+	require.Equal(t, []string{identityevents.AccountCreated, identityevents.AccountLogin}, f.repo.eventTypes())
 	require.Equal(t, 1, f.throttle.successes)
 	require.Zero(t, f.throttle.failures, "a success is not a failure")
 }
@@ -191,7 +211,7 @@ func TestUnknownEmailCostsAPasswordComparisonToo(t *testing.T) {
 	_, err := f.login.Handle(context.Background(), app.LoginCommand{Email: "nobody@example.com", Password: "whatever"})
 	require.ErrorIs(t, err, app.ErrInvalidCredentials)
 	require.Equal(t, 1, f.hasher.verifies, "an unknown email is compared against the dummy hash")
-	require.Equal(t, []string{app.EventAccountCreated}, f.repo.eventTypes(), "no login event")
+	require.Equal(t, []string{identityevents.AccountCreated}, f.repo.eventTypes(), "no login event")
 	require.Equal(t, 1, f.throttle.failures)
 }
 
@@ -236,7 +256,7 @@ func TestLoginRehashesAnOutdatedHashWithTheLogin(t *testing.T) {
 	a, err := f.repo.ByID(context.Background(), "acc_old")
 	require.NoError(t, err)
 	require.Equal(t, "h:a long password", a.PasswordHash(), "stored with the current parameters")
-	require.Equal(t, []string{app.EventAccountCreated, app.EventAccountLogin}, f.repo.eventTypes())
+	require.Equal(t, []string{identityevents.AccountCreated, identityevents.AccountLogin}, f.repo.eventTypes())
 }
 
 func TestPaymentEventsOnlyMoveOwnersToKnownPlans(t *testing.T) {
@@ -245,7 +265,7 @@ func TestPaymentEventsOnlyMoveOwnersToKnownPlans(t *testing.T) {
 	owner, err := account.NewOwner("acc_o", "o@example.com", "h:x", account.PlanFree, "", now)
 	require.NoError(t, err)
 	require.NoError(t, repo.Create(context.Background(), owner))
-	pay := &app.ApplyPayment{Accounts: repo, Now: clock}
+	pay := &app.ApplyPayment{Accounts: repo, Outbox: repo, Now: clock}
 	plan := func() account.Plan {
 		a, err := repo.ByID(context.Background(), "acc_o")
 		require.NoError(t, err)
@@ -253,16 +273,16 @@ func TestPaymentEventsOnlyMoveOwnersToKnownPlans(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.updated", AccountID: "acc_o", Plan: "growth", Status: "past_due"}))
+	require.NoError(t, pay.Handle(ctx, app.ApplyPaymentCommand{Type: "customer.subscription.updated", AccountID: "acc_o", Plan: "growth", Status: "past_due"}))
 	require.Equal(t, account.PlanFree, plan(), "a subscription that is not active changes nothing")
-	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "checkout.session.completed", AccountID: "acc_o", Plan: "platinum"}))
+	require.NoError(t, pay.Handle(ctx, app.ApplyPaymentCommand{Type: "checkout.session.completed", AccountID: "acc_o", Plan: "platinum"}))
 	require.Equal(t, account.PlanFree, plan(), "an unknown plan changes nothing")
-	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.updated", AccountID: "acc_o", Plan: "full stack", Status: "active"}))
+	require.NoError(t, pay.Handle(ctx, app.ApplyPaymentCommand{Type: "customer.subscription.updated", AccountID: "acc_o", Plan: "full stack", Status: "active"}))
 	require.Equal(t, account.PlanFullStack, plan())
-	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "invoice.payment_failed", AccountID: "acc_o"}))
+	require.NoError(t, pay.Handle(ctx, app.ApplyPaymentCommand{Type: "invoice.payment_failed", AccountID: "acc_o"}))
 	require.Equal(t, account.PlanFullStack, plan(), "a failed payment alone does not downgrade")
-	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.deleted", AccountID: "acc_o"}))
+	require.NoError(t, pay.Handle(ctx, app.ApplyPaymentCommand{Type: "customer.subscription.deleted", AccountID: "acc_o"}))
 	require.Equal(t, account.PlanFree, plan())
-	require.NoError(t, pay.Handle(ctx, app.PaymentData{Type: "customer.subscription.deleted", AccountID: "acc_unknown"}))
-	require.Equal(t, []string{app.EventAccountPlanChanged, app.EventAccountPlanChanged}, repo.eventTypes())
+	require.NoError(t, pay.Handle(ctx, app.ApplyPaymentCommand{Type: "customer.subscription.deleted", AccountID: "acc_unknown"}))
+	require.Equal(t, []string{identityevents.AccountPlanChanged, identityevents.AccountPlanChanged}, repo.eventTypes())
 }

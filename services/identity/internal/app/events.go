@@ -11,27 +11,30 @@ import (
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
-// NewClientData is the payload of inbound.new_client (spec 2.11).
-type NewClientData struct {
-	InboundID    string `json:"inboundId"`
-	BusinessName string `json:"businessName"`
-	Email        string `json:"email"`
-	OwnerName    string `json:"ownerName"`
-	Phone        string `json:"phone"`
-	Plan         string `json:"plan"`
+// CreateClientCommand is an inbound new_client: the client's details as the integrator sent
+// them, for the owner whose webhook secret received it.
+type CreateClientCommand struct {
+	OwnerID      string
+	BusinessName string
+	Email        string
+	OwnerName    string
+	Phone        string
+	Plan         string
 }
 
 // CreateClient turns an inbound new_client event into a client account of the owner whose
 // webhook secret received it. Redelivery is harmless: a client that exists is left as it is.
 type CreateClient struct {
+	Tx       Transactor
 	Accounts account.Repository
+	Outbox   Outbox
 	Now      Clock
 }
 
-func (h *CreateClient) Handle(ctx context.Context, ownerID string, d NewClientData) error {
-	owner, err := h.Accounts.ByID(ctx, ownerID)
+func (h *CreateClient) Handle(ctx context.Context, d CreateClientCommand) error {
+	owner, err := h.Accounts.ByID(ctx, d.OwnerID)
 	if errors.Is(err, account.ErrNotFound) {
-		slog.WarnContext(ctx, "new_client for unknown owner dropped", "owner_id", ownerID)
+		slog.WarnContext(ctx, "new_client for unknown owner dropped", "owner_id", d.OwnerID)
 		return nil
 	}
 	if err != nil {
@@ -48,32 +51,33 @@ func (h *CreateClient) Handle(ctx context.Context, ownerID string, d NewClientDa
 	}, h.Now())
 	if err != nil {
 		// Integrations validated the event already; a client we cannot build is dropped, not retried.
-		slog.WarnContext(ctx, "new_client rejected", "owner_id", ownerID, "error", err)
+		slog.WarnContext(ctx, "new_client rejected", "owner_id", d.OwnerID, "error", err)
 		return nil
 	}
-	err = h.Accounts.Create(ctx, client, accountCreated(client))
+	err = create(ctx, h.Tx, h.Accounts, h.Outbox, client)
 	if errors.Is(err, account.ErrEmailTaken) {
 		return nil
 	}
 	return err
 }
 
-// PaymentData is the part of a forwarded payment event identity needs.
-type PaymentData struct {
-	Type      string `json:"type"`
-	AccountID string `json:"accountId"`
-	Plan      string `json:"plan"`
-	Status    string `json:"status"`
+// ApplyPaymentCommand is the part of a forwarded payment event identity needs.
+type ApplyPaymentCommand struct {
+	Type      string // the processor's event type, e.g. customer.subscription.updated
+	AccountID string
+	Plan      string
+	Status    string
 }
 
 // ApplyPayment keeps an owner's plan in step with the payment processor: a completed checkout or
 // an active subscription sets the paid plan, a deleted subscription returns the account to free.
 type ApplyPayment struct {
 	Accounts account.Repository
+	Outbox   Outbox
 	Now      Clock
 }
 
-func (h *ApplyPayment) Handle(ctx context.Context, d PaymentData) error {
+func (h *ApplyPayment) Handle(ctx context.Context, d ApplyPaymentCommand) error {
 	var target account.Plan
 	switch d.Type {
 	case "checkout.session.completed":
@@ -96,11 +100,11 @@ func (h *ApplyPayment) Handle(ctx context.Context, d PaymentData) error {
 	if d.AccountID == "" {
 		return nil
 	}
-	_, err := h.Accounts.Update(ctx, d.AccountID, func(a *account.Account) ([]account.Event, error) {
+	_, err := h.Accounts.Update(ctx, d.AccountID, func(ctx context.Context, a *account.Account) error {
 		if a.Role() != account.RoleOwner {
-			return nil, nil
+			return nil
 		}
-		return changePlan(a, target, h.Now)
+		return changePlan(ctx, h.Outbox, a, target, h.Now)
 	})
 	if errors.Is(err, account.ErrNotFound) {
 		return nil

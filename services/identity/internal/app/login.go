@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
@@ -18,6 +21,7 @@ var ErrInvalidCredentials = apperr.Unauthenticated("invalid_credentials", "email
 // Login exchanges an email and password for a token.
 type Login struct {
 	Accounts account.Repository
+	Outbox   Outbox
 	Hasher   PasswordHasher
 	Tokens   TokenIssuer
 	Throttle LoginThrottle
@@ -28,12 +32,12 @@ type Login struct {
 
 // NewLogin builds the use case and precomputes, with the current parameters, the hash used for
 // unknown emails.
-func NewLogin(ctx context.Context, accounts account.Repository, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
+func NewLogin(ctx context.Context, accounts account.Repository, outbox Outbox, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
 	dummy, err := hasher.Hash(ctx, "not-a-real-password-but-the-same-cost")
 	if err != nil {
 		return nil, fmt.Errorf("precompute dummy hash: %w", err)
 	}
-	return &Login{Accounts: accounts, Hasher: hasher, Tokens: tokens, Throttle: throttle, Now: now, dummyHash: dummy}, nil
+	return &Login{Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: tokens, Throttle: throttle, Now: now, dummyHash: dummy}, nil
 }
 
 // LoginCommand is what the caller sends.
@@ -49,13 +53,6 @@ type LoginResult struct {
 	Email     string
 	Plan      account.Plan
 	ExpiresAt time.Time
-}
-
-// LoginData is the payload of account.login.
-type LoginData struct {
-	AccountID string    `json:"accountId"`
-	Email     string    `json:"email"`
-	At        time.Time `json:"at"`
 }
 
 func (h *Login) Handle(ctx context.Context, cmd LoginCommand) (LoginResult, error) {
@@ -101,14 +98,14 @@ func (h *Login) Handle(ctx context.Context, cmd LoginCommand) (LoginResult, erro
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("issue token: %w", err)
 	}
-	_, err = h.Accounts.Update(ctx, acc.ID(), func(a *account.Account) ([]account.Event, error) {
+	_, err = h.Accounts.Update(ctx, acc.ID(), func(ctx context.Context, a *account.Account) error {
 		if rehashed != "" && a.PasswordHash() == verified { // unless the password changed meanwhile
 			if err := a.SetPasswordHash(rehashed, now); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		return []account.Event{{Type: EventAccountLogin, AccountID: a.ID(),
-			Data: LoginData{AccountID: a.ID(), Email: a.Email(), At: now}}}, nil
+		return h.Outbox.Publish(ctx, contracts.Event{Type: identityevents.AccountLogin, AccountID: a.ID(),
+			Data: identityevents.AccountLoginData{AccountID: a.ID(), Email: a.Email(), At: isotime.Of(now)}})
 	})
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("record login: %w", err)

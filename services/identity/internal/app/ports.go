@@ -9,6 +9,9 @@ import (
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
@@ -58,40 +61,36 @@ type LoginThrottle interface {
 // Clock is the time source; tests pass a fixed one.
 type Clock func() time.Time
 
-// Event types identity publishes.
-const (
-	EventAccountCreated     = "account.created"
-	EventAccountLogin       = "account.login"
-	EventAccountPlanChanged = "account.plan_changed"
-)
-
-// AccountCreatedData is the payload of account.created.
-type AccountCreatedData struct {
-	AccountID    string       `json:"accountId"`
-	Email        string       `json:"email"`
-	Plan         account.Plan `json:"plan"`
-	Role         account.Role `json:"role"`
-	OwnerID      string       `json:"ownerId,omitempty"`
-	BusinessName string       `json:"businessName"`
-	OwnerName    string       `json:"ownerName"`
-	CreatedAt    time.Time    `json:"createdAt"`
+// Outbox publishes events with the writes of the transaction ctx carries (the consumer's, a
+// Transactor's or a repository Update's), so an event commits if and only if its change does.
+type Outbox interface {
+	Publish(ctx context.Context, evs ...contracts.Event) error
 }
 
-func accountCreated(a *account.Account) account.Event {
+// Transactor runs fn as one unit of work: fn's ctx carries the transaction that repositories and
+// the outbox join.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// accountCreated is the account.created event of a new account; its envelope names the owner.
+func accountCreated(a *account.Account) contracts.Event {
 	owner := a.ID()
 	if a.Role() == account.RoleClient {
 		owner = a.OwnerID()
 	}
-	return account.Event{Type: EventAccountCreated, AccountID: owner, Data: AccountCreatedData{
-		AccountID: a.ID(), Email: a.Email(), Plan: a.Plan(), Role: a.Role(), OwnerID: a.OwnerID(),
-		BusinessName: a.BusinessName(), OwnerName: a.OwnerName(), CreatedAt: a.CreatedAt(),
+	return contracts.Event{Type: identityevents.AccountCreated, AccountID: owner, Data: identityevents.AccountCreatedData{
+		AccountID: a.ID(), Email: a.Email(), Plan: string(a.Plan()), Role: string(a.Role()), OwnerID: a.OwnerID(),
+		BusinessName: a.BusinessName(), OwnerName: a.OwnerName(), CreatedAt: isotime.Of(a.CreatedAt()),
 	}}
 }
 
-// PlanChangedData is the payload of account.plan_changed.
-type PlanChangedData struct {
-	AccountID    string       `json:"accountId"`
-	Plan         account.Plan `json:"plan"`
-	PreviousPlan account.Plan `json:"previousPlan"`
-	At           time.Time    `json:"at"`
+// create stores a new account and publishes its account.created in one unit of work.
+func create(ctx context.Context, tx Transactor, accounts account.Repository, outbox Outbox, a *account.Account) error {
+	return tx.InTx(ctx, func(ctx context.Context) error {
+		if err := accounts.Create(ctx, a); err != nil {
+			return err
+		}
+		return outbox.Publish(ctx, accountCreated(a))
+	})
 }

@@ -1,49 +1,37 @@
 package ports
 
 import (
+	"cmp"
 	"context"
-	"strings"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 )
 
-// Payment event types that move an account's plan.
+// paymentTypes are the payment events that move an account's plan.
 var paymentTypes = []string{
-	"payment.checkout.session.completed",
-	"payment.customer.subscription.updated",
-	"payment.customer.subscription.deleted",
+	integrationsevents.PaymentCheckoutSessionCompleted,
+	integrationsevents.PaymentSubscriptionUpdated,
+	integrationsevents.PaymentSubscriptionDeleted,
 }
 
 // EventHandlers returns identity's consumers: inbound new_client events become client accounts
-// and payment events keep plans in step. The repository joins the consumer's transaction through
-// the context, so each change commits together with the record that the event was processed.
+// and payment events keep plans in step. Each decodes the producer's contract type into a
+// command for its use case, which runs in the consumer's transaction (carried by ctx).
 func EventHandlers(createClient *app.CreateClient, applyPayment *app.ApplyPayment) map[string]events.Handler {
 	handlers := map[string]events.Handler{
-		"inbound.new_client": func(ctx context.Context, _ pgx.Tx, e events.Envelope) error {
-			var d app.NewClientData
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
-			return createClient.Handle(ctx, e.AccountID, d)
-		},
+		integrationsevents.InboundNewClient: events.Typed(func(ctx context.Context, e events.Envelope, d integrationsevents.NewClientData) error {
+			return createClient.Handle(ctx, app.CreateClientCommand{OwnerID: e.AccountID, BusinessName: d.BusinessName,
+				Email: d.Email, OwnerName: d.OwnerName, Phone: d.Phone, Plan: d.Plan})
+		}),
 	}
+	applyPaymentEvent := events.Typed(func(ctx context.Context, e events.Envelope, d integrationsevents.PaymentData) error {
+		return applyPayment.Handle(ctx, app.ApplyPaymentCommand{Type: cmp.Or(d.Type, integrationsevents.ProcessorType(e.Type)),
+			AccountID: cmp.Or(d.AccountID, e.AccountID), Plan: d.Plan, Status: d.Status})
+	})
 	for _, typ := range paymentTypes {
-		handlers[typ] = func(ctx context.Context, _ pgx.Tx, e events.Envelope) error {
-			var d app.PaymentData
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
-			if d.Type == "" {
-				d.Type = strings.TrimPrefix(e.Type, "payment.")
-			}
-			if d.AccountID == "" {
-				d.AccountID = e.AccountID
-			}
-			return applyPayment.Handle(ctx, d)
-		}
+		handlers[typ] = applyPaymentEvent
 	}
 	return handlers
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/libs/sealbox"
@@ -121,7 +122,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	hasher := adapters.NewArgon2Hasher(cfg.Argon2MemoryKiB, cfg.Argon2Iterations, budget)
 	throttle := adapters.NewLoginThrottle(rt.Limiter, rt.Redis, cfg.RateLimit.KeyPrefix, cfg.RateLimit.Timeout)
 
-	login, err := app.NewLogin(ctx, accounts, hasher, signer, throttle, now)
+	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}
+	login, err := app.NewLogin(ctx, accounts, outbox, hasher, signer, throttle, now)
 	if err != nil {
 		rt.Close()
 		return nil, err
@@ -130,12 +132,12 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		Runtime: rt, Accounts: accounts, Keys: keys, Signer: signer, HashBudget: budget, Hasher: hasher,
 		Login:         login,
 		Verify:        &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
-		CreateAccount: &app.CreateAccount{Accounts: accounts, Hasher: hasher, Now: now},
-		SetPlan:       &app.SetPlan{Accounts: accounts, Now: now},
+		CreateAccount: &app.CreateAccount{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
+		SetPlan:       &app.SetPlan{Accounts: accounts, Outbox: outbox, Now: now},
 		SetPassword:   &app.SetPassword{Accounts: accounts, Hasher: hasher, Now: now},
 		Disable:       &app.Disable{Accounts: accounts, Now: now},
-		CreateClient:  &app.CreateClient{Accounts: accounts, Now: now},
-		ApplyPayment:  &app.ApplyPayment{Accounts: accounts, Now: now},
+		CreateClient:  &app.CreateClient{Tx: uow, Accounts: accounts, Outbox: outbox, Now: now},
+		ApplyPayment:  &app.ApplyPayment{Accounts: accounts, Outbox: outbox, Now: now},
 
 		FindAccount:       &app.FindAccount{Accounts: accounts},
 		ListAccounts:      &app.ListAccounts{Accounts: accounts},

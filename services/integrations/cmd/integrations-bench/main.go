@@ -29,7 +29,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/libs/svc"
@@ -187,11 +189,11 @@ func run(ctx context.Context, adminURL, redisURL string, o options) error {
 // event-to-delivery latency.
 func publish(ctx context.Context, s *service.Service, accounts, from, to int) error {
 	envs := make([]events.Envelope, 0, to-from)
-	now := time.Now().UTC().Format(time.RFC3339Nano)
+	now := isotime.Of(time.Now())
 	for i := from; i < to; i++ {
-		env, err := events.New(ctx, "lead.written", benchAccount(i%accounts), map[string]string{
-			"leadId": fmt.Sprintf("lead_%d", i), "name": "Bench Lead", "email": "bench@example.com",
-			"phone": "+15125550100", "source": "bench", "timestamp": now,
+		env, err := events.New(ctx, leadsevents.LeadWritten, benchAccount(i%accounts), leadsevents.LeadWrittenData{
+			LeadID: fmt.Sprintf("lead_%d", i), Name: "Bench Lead", Email: "bench@example.com",
+			Phone: "+15125550100", Source: "bench", Timestamp: now,
 		})
 		if err != nil {
 			return err

@@ -1,7 +1,7 @@
 // Package app holds the integrations use cases. Each is a struct with a Handle method over narrow
-// interfaces that the adapters implement. Use cases that run inside an event consumer's
-// transaction take that pgx.Tx as their unit of work, so their writes commit with the
-// processed-event record.
+// interfaces that the adapters implement. A use case's unit of work is the transaction its ctx
+// carries (an event consumer's, or one a Transactor opened), which the stores and the outbox
+// join, so its writes and events commit together.
 package app
 
 import (
@@ -9,8 +9,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -22,17 +21,23 @@ var (
 	ErrPending = errors.New("delivery is pending")
 )
 
-// Publication is an event the service publishes through its outbox.
-type Publication struct {
-	Type      string
-	AccountID string
-	Data      any
+// Transactor runs fn as one unit of work: fn's ctx carries the transaction that the stores and
+// the outbox join.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
 }
 
-// Planner fans a message out to the account's active subscriptions for its type, inside tx:
-// one delivery row and one queued job per subscription. It returns how many were planned.
+// Outbox publishes events with the writes of the transaction ctx carries, so an event commits if
+// and only if its change does.
+type Outbox interface {
+	Publish(ctx context.Context, evs ...contracts.Event) error
+}
+
+// Planner fans a message out to the account's active subscriptions for its type, in the
+// transaction ctx carries: one delivery row and one queued job per subscription. It returns how
+// many were planned.
 type Planner interface {
-	Plan(ctx context.Context, tx pgx.Tx, accountID string, msg domain.Message) (int, error)
+	Plan(ctx context.Context, accountID string, msg domain.Message) (int, error)
 }
 
 // Clock lets tests fix "now".
@@ -44,7 +49,8 @@ type Application struct {
 	RotateSecret   RotateSecret
 	ProjectAccount ProjectAccount
 	Hooks          Hooks
-	Forward        Forward
+	ForwardLead    ForwardLead
+	ForwardHealth  ForwardHealthCritical
 	Deliver        Deliver
 	ReceivePayment ReceivePayment
 }

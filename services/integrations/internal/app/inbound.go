@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -44,10 +46,10 @@ type SecretStore interface {
 
 // InboxStore stores inbound events durably.
 type InboxStore interface {
-	// Accept stores rec and publishes pub in one transaction, unless the account already has a
-	// record with the same idempotency key (or, without a key, the same body hash received
-	// after since); then it stores nothing and returns that record with created false.
-	Accept(ctx context.Context, rec InboundRecord, since time.Time, pub Publication) (stored InboundRecord, created bool, err error)
+	// Accept stores rec, unless the account already has a record with the same idempotency key
+	// (or, without a key, the same body hash received after since); then it stores nothing and
+	// returns that record with created false. It joins the transaction ctx carries.
+	Accept(ctx context.Context, rec InboundRecord, since time.Time) (stored InboundRecord, created bool, err error)
 }
 
 // ReceiveInboundCmd is one POST /api/ext-webhook.
@@ -65,10 +67,12 @@ type InboundResult struct {
 }
 
 // ReceiveInbound authenticates an inbound event by its secret, validates it, stores it once and
-// publishes inbound.<event>.
+// publishes inbound.<event> with it.
 type ReceiveInbound struct {
 	Secrets SecretStore
+	Tx      Transactor
 	Inbox   InboxStore
+	Outbox  Outbox
 	Now     Clock
 }
 
@@ -91,12 +95,22 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 		ID: ids.New("svc"), AccountID: accountID, Event: in.Event, Fields: in.Fields,
 		IdempotencyKey: cmd.IdempotencyKey, BodyHash: bodyHash(in), ReceivedAt: now,
 	}
-	data := map[string]string{"inboundId": rec.ID}
-	for k, v := range in.Fields {
-		data[k] = v
-	}
-	pub := Publication{Type: "inbound." + string(in.Event), AccountID: accountID, Data: data}
-	stored, created, err := h.Inbox.Accept(ctx, rec, now.Add(-DuplicateWindow), pub)
+	var (
+		stored  InboundRecord
+		created bool
+	)
+	err = h.Tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		stored, created, err = h.Inbox.Accept(ctx, rec, now.Add(-DuplicateWindow))
+		if err != nil || !created {
+			return err
+		}
+		ev, err := inboundEvent(rec)
+		if err != nil {
+			return err
+		}
+		return h.Outbox.Publish(ctx, ev)
+	})
 	if err != nil {
 		return InboundResult{}, fmt.Errorf("accept inbound %s: %w", in.Event, err)
 	}
@@ -119,6 +133,23 @@ func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string
 		return "", errBadSecret
 	}
 	return accountID, nil
+}
+
+// inboundEvent is the inbound.<event> of an accepted record: its inbox id and its fields.
+func inboundEvent(rec InboundRecord) (contracts.Event, error) {
+	f := rec.Fields
+	switch rec.Event {
+	case domain.InboundNewLead:
+		return contracts.Event{Type: integrationsevents.InboundNewLead, AccountID: rec.AccountID, Data: integrationsevents.NewLeadData{
+			InboundID: rec.ID, Name: f["name"], Email: f["email"], Phone: f["phone"], Source: f["source"], Notes: f["notes"]}}, nil
+	case domain.InboundNewClient:
+		return contracts.Event{Type: integrationsevents.InboundNewClient, AccountID: rec.AccountID, Data: integrationsevents.NewClientData{
+			InboundID: rec.ID, BusinessName: f["businessName"], Email: f["email"], OwnerName: f["ownerName"], Phone: f["phone"], Plan: f["plan"]}}, nil
+	case domain.InboundContactForm:
+		return contracts.Event{Type: integrationsevents.InboundContactForm, AccountID: rec.AccountID, Data: integrationsevents.ContactFormData{
+			InboundID: rec.ID, Name: f["name"], Email: f["email"], Phone: f["phone"], Subject: f["subject"], Message: f["message"]}}, nil
+	}
+	return contracts.Event{}, fmt.Errorf("inbound event %q has no contract in integrationsevents", rec.Event)
 }
 
 // bodyHash identifies "the same event" independently of key order and whitespace.

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -33,16 +35,26 @@ func (f fakeSecrets) SetSecret(_ context.Context, account string, hash []byte) e
 	return nil
 }
 
+// fakeInbox accepts every record, or none as duplicates; as the outbox and unit of work too, it
+// keeps what was published.
 type fakeInbox struct {
-	rec   app.InboundRecord
-	since time.Time
-	pub   app.Publication
+	rec       app.InboundRecord
+	since     time.Time
+	duplicate bool
+	published []contracts.Event
 }
 
-func (f *fakeInbox) Accept(_ context.Context, rec app.InboundRecord, since time.Time, pub app.Publication) (app.InboundRecord, bool, error) {
-	f.rec, f.since, f.pub = rec, since, pub
-	return rec, true, nil
+func (f *fakeInbox) Accept(_ context.Context, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
+	f.rec, f.since = rec, since
+	return rec, !f.duplicate, nil
 }
+
+func (f *fakeInbox) Publish(_ context.Context, evs ...contracts.Event) error {
+	f.published = append(f.published, evs...)
+	return nil
+}
+
+func (f *fakeInbox) InTx(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
 
 func raw(t *testing.T, js string) map[string]json.RawMessage {
 	t.Helper()
@@ -57,7 +69,7 @@ func TestReceiveInbound(t *testing.T) {
 	inbox := &fakeInbox{}
 	h := app.ReceiveInbound{
 		Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
-		Inbox:   inbox, Now: func() time.Time { return now },
+		Tx:      inbox, Inbox: inbox, Outbox: inbox, Now: func() time.Time { return now },
 	}
 	body := raw(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com"}`)
 
@@ -77,14 +89,51 @@ func TestReceiveInbound(t *testing.T) {
 	require.Equal(t, "acc_1", inbox.rec.AccountID)
 	require.Equal(t, "k1", inbox.rec.IdempotencyKey)
 	require.Equal(t, now.Add(-24*time.Hour), inbox.since)
-	require.Equal(t, app.Publication{Type: "inbound.new_lead", AccountID: "acc_1",
-		Data: map[string]string{"inboundId": res.ID, "name": "Jane", "email": "jane@example.com"}}, inbox.pub)
+	require.Equal(t, []contracts.Event{{Type: integrationsevents.InboundNewLead, AccountID: "acc_1",
+		Data: integrationsevents.NewLeadData{InboundID: res.ID, Name: "Jane", Email: "jane@example.com"}}}, inbox.published)
 
 	reordered := raw(t, `{"email":"jane@example.com","name":" Jane ","event":"new_lead"}`)
 	first := inbox.rec.BodyHash
 	_, err = h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: reordered})
 	require.NoError(t, err)
 	require.Equal(t, first, inbox.rec.BodyHash, "key order and surrounding spaces do not make a new event")
+
+	inbox.duplicate, inbox.published = true, nil
+	res, err = h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: body})
+	require.NoError(t, err)
+	require.True(t, res.Duplicate)
+	require.Empty(t, inbox.published, "a duplicate publishes nothing")
+}
+
+// Every field an inbound event may carry reaches its payload, under the name it was sent with.
+func TestInboundPayloadsCarryEveryField(t *testing.T) {
+	t.Parallel()
+	secret := string(domain.NewAccountSecret())
+	inbox := &fakeInbox{}
+	h := app.ReceiveInbound{Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
+		Tx: inbox, Inbox: inbox, Outbox: inbox, Now: func() time.Time { return now }}
+	for typ, body := range map[string]string{
+		integrationsevents.InboundNewLead: `{"event":"new_lead","name":"Jane","email":"jane@example.com","phone":"+15125550101",
+			"source":"form","notes":"call after 5"}`,
+		integrationsevents.InboundNewClient: `{"event":"new_client","businessName":"Doe LLC","email":"jane@example.com",
+			"ownerName":"Jane","phone":"+15125550101","plan":"growth"}`,
+		integrationsevents.InboundContactForm: `{"event":"contact_form","name":"Jane","email":"jane@example.com",
+			"phone":"+15125550101","subject":"Quote","message":"Hello"}`,
+	} {
+		inbox.published = nil
+		res, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: raw(t, body)})
+		require.NoError(t, err, typ)
+		require.Len(t, inbox.published, 1, typ)
+		require.Equal(t, typ, inbox.published[0].Type)
+		got, err := json.Marshal(inbox.published[0].Data)
+		require.NoError(t, err)
+		want := raw(t, body)
+		delete(want, "event")
+		want["inboundId"] = json.RawMessage(`"` + res.ID + `"`)
+		wantJSON, err := json.Marshal(want)
+		require.NoError(t, err)
+		require.JSONEq(t, string(wantJSON), string(got), typ)
+	}
 }
 
 func TestRotateSecretIsForOwnersOnly(t *testing.T) {

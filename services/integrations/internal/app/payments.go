@@ -5,33 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
-// TxRunner runs fn in one transaction.
-type TxRunner interface {
-	InTx(ctx context.Context, fn func(pgx.Tx) error) error
-}
-
-// Outbox publishes events with the transaction's other writes.
-type Outbox interface {
-	Publish(ctx context.Context, tx pgx.Tx, pubs ...Publication) error
-}
-
-// PaymentStore deduplicates processor events and matches them to accounts.
+// PaymentStore deduplicates processor events and matches them to accounts, in the transaction
+// ctx carries.
 type PaymentStore interface {
 	// ClaimPayment records the event id; false when it was recorded before.
-	ClaimPayment(ctx context.Context, tx pgx.Tx, p domain.Payment) (bool, error)
+	ClaimPayment(ctx context.Context, p domain.Payment) (bool, error)
 	// MatchAccount finds the account by processor customer id, else by email (owners first);
 	// ErrNotFound when neither matches.
-	MatchAccount(ctx context.Context, tx pgx.Tx, customerID, email string) (string, error)
+	MatchAccount(ctx context.Context, customerID, email string) (string, error)
 	// RememberCustomer links a processor customer id to an account.
-	RememberCustomer(ctx context.Context, tx pgx.Tx, customerID, accountID string) error
+	RememberCustomer(ctx context.Context, customerID, accountID string) error
 	// SetPaymentAccount notes which account a claimed event matched.
-	SetPaymentAccount(ctx context.Context, tx pgx.Tx, eventID, accountID string) error
+	SetPaymentAccount(ctx context.Context, eventID, accountID string) error
 }
 
 // PaymentResult says what became of a processor event.
@@ -41,25 +34,10 @@ type PaymentResult struct {
 	Forwarded int
 }
 
-// PaymentData is the payload of payment.<type> events (see README).
-type PaymentData struct {
-	StripeEventID     string  `json:"stripeEventId"`
-	Type              string  `json:"type"`
-	CustomerEmail     string  `json:"customerEmail,omitempty"`
-	AccountID         string  `json:"accountId"`
-	Plan              string  `json:"plan,omitempty"`
-	Status            string  `json:"status,omitempty"`
-	Amount            *int64  `json:"amount,omitempty"`
-	SubscriptionID    string  `json:"subscriptionId,omitempty"`
-	CancelAtPeriodEnd *bool   `json:"cancelAtPeriodEnd,omitempty"`
-	EndedAt           *string `json:"endedAt,omitempty"`
-	NextAttempt       *string `json:"nextAttempt,omitempty"`
-}
-
 // ReceivePayment handles a verified processor event once: it is matched to an account, published
 // as payment.<type> and forwarded to the account's subscribers, all in one transaction.
 type ReceivePayment struct {
-	Tx       TxRunner
+	Tx       Transactor
 	Payments PaymentStore
 	Outbox   Outbox
 	Planner  Planner
@@ -70,14 +48,14 @@ func (h ReceivePayment) Handle(ctx context.Context, p domain.Payment) (PaymentRe
 	if !slices.Contains(domain.PaymentEventTypes, p.Type) {
 		return res, nil // acknowledged so the processor stops sending it; nothing to do
 	}
-	err := h.Tx.InTx(ctx, func(tx pgx.Tx) error {
+	err := h.Tx.InTx(ctx, func(ctx context.Context) error {
 		res = PaymentResult{}
-		fresh, err := h.Payments.ClaimPayment(ctx, tx, p)
+		fresh, err := h.Payments.ClaimPayment(ctx, p)
 		if err != nil || !fresh {
 			res.Duplicate = !fresh
 			return err
 		}
-		accountID, err := h.Payments.MatchAccount(ctx, tx, p.CustomerID, p.CustomerEmail)
+		accountID, err := h.Payments.MatchAccount(ctx, p.CustomerID, p.CustomerEmail)
 		if errors.Is(err, ErrNotFound) {
 			return nil // a customer we do not know: recorded, not forwarded
 		}
@@ -86,21 +64,22 @@ func (h ReceivePayment) Handle(ctx context.Context, p domain.Payment) (PaymentRe
 		}
 		res.Matched = true
 		if p.CustomerID != "" {
-			if err := h.Payments.RememberCustomer(ctx, tx, p.CustomerID, accountID); err != nil {
+			if err := h.Payments.RememberCustomer(ctx, p.CustomerID, accountID); err != nil {
 				return err
 			}
 		}
-		if err := h.Payments.SetPaymentAccount(ctx, tx, p.EventID, accountID); err != nil {
+		if err := h.Payments.SetPaymentAccount(ctx, p.EventID, accountID); err != nil {
 			return err
 		}
-		if err := h.Outbox.Publish(ctx, tx, Publication{Type: "payment." + p.Type, AccountID: accountID, Data: paymentData(p, accountID)}); err != nil {
+		if err := h.Outbox.Publish(ctx, contracts.Event{Type: integrationsevents.PaymentPrefix + p.Type, AccountID: accountID,
+			Data: paymentData(p, accountID)}); err != nil {
 			return err
 		}
 		msg, err := p.Message()
 		if err != nil {
 			return err
 		}
-		res.Forwarded, err = h.Planner.Plan(ctx, tx, accountID, msg)
+		res.Forwarded, err = h.Planner.Plan(ctx, accountID, msg)
 		return err
 	})
 	if err != nil {
@@ -109,8 +88,8 @@ func (h ReceivePayment) Handle(ctx context.Context, p domain.Payment) (PaymentRe
 	return res, nil
 }
 
-func paymentData(p domain.Payment, accountID string) PaymentData {
-	d := PaymentData{
+func paymentData(p domain.Payment, accountID string) integrationsevents.PaymentData {
+	d := integrationsevents.PaymentData{
 		StripeEventID: p.EventID, Type: p.Type, CustomerEmail: p.CustomerEmail, AccountID: accountID,
 		Plan: p.Plan, Status: p.Status, Amount: p.Amount, SubscriptionID: p.SubscriptionID,
 		CancelAtPeriodEnd: p.CancelAtPeriodEnd,
@@ -118,7 +97,14 @@ func paymentData(p domain.Payment, accountID string) PaymentData {
 	if d.Amount == nil {
 		d.Amount = p.AmountDue
 	}
-	d.EndedAt = domain.OptionalTime(p.EndedAt)
-	d.NextAttempt = domain.OptionalTime(p.NextAttempt)
+	d.EndedAt = optionalTime(p.EndedAt)
+	d.NextAttempt = optionalTime(p.NextAttempt)
 	return d
+}
+
+func optionalTime(t *time.Time) *isotime.Time {
+	if t == nil {
+		return nil
+	}
+	return &isotime.Time{Time: *t}
 }

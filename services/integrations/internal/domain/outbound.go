@@ -8,24 +8,23 @@ import (
 	"github.com/bizassist/bizassist/libs/isotime"
 )
 
-// LeadWritten is the payload of leads' lead.written event.
+// LeadWritten is a lead written to an account's sheet (leads' lead.written), as new_lead tells it.
 type LeadWritten struct {
-	LeadID    string `json:"leadId"`
-	Name      string `json:"name"`
-	Email     string `json:"email"`
-	Phone     string `json:"phone"`
-	Source    string `json:"source"`
-	Timestamp string `json:"timestamp"`
+	LeadID string
+	Name   string
+	Email  string
+	Phone  string
+	Source string
+	At     time.Time // when it was written; zero when the event did not say
 }
 
-// HealthCritical is the payload of analytics' health.critical event.
+// HealthCritical is a client that entered the critical tier (analytics' health.critical), as
+// health_score.critical tells it.
 type HealthCritical struct {
-	ClientAccountID string `json:"clientAccountId"`
-	Email           string `json:"email"`
-	BusinessName    string `json:"businessName"`
-	Score           int    `json:"score"`
-	Recommendation  string `json:"recommendation"`
-	At              string `json:"at"`
+	Email          string
+	BusinessName   string
+	Score          int
+	Recommendation string
 }
 
 // Message is the body POSTed to subscribers of one event type: a flat JSON object whose "event"
@@ -37,6 +36,10 @@ type Message struct {
 
 // NewLeadMessage builds the outbound new_lead body; serviceId is the lead's id.
 func NewLeadMessage(l LeadWritten) (Message, error) {
+	var timestamp string
+	if !l.At.IsZero() {
+		timestamp = isotime.Format(l.At)
+	}
 	return encode(OutboundNewLead, struct {
 		Event     string `json:"event"`
 		Name      string `json:"name"`
@@ -45,7 +48,7 @@ func NewLeadMessage(l LeadWritten) (Message, error) {
 		Source    string `json:"source"`
 		ServiceID string `json:"serviceId"`
 		Timestamp string `json:"timestamp"`
-	}{OutboundNewLead, l.Name, l.Email, l.Phone, l.Source, l.LeadID, l.Timestamp})
+	}{OutboundNewLead, l.Name, l.Email, l.Phone, l.Source, l.LeadID, timestamp})
 }
 
 // HealthCriticalMessage builds the outbound health_score.critical body.

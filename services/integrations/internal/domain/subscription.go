@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/ids"
 )
 
@@ -21,15 +22,16 @@ const (
 	OutboundHealthCritical = "health_score.critical"
 )
 
-// PaymentEventTypes are the Stripe event types we forward; others are acknowledged and ignored.
-var PaymentEventTypes = []string{
-	"checkout.session.completed",
-	"customer.subscription.created",
-	"customer.subscription.updated",
-	"customer.subscription.deleted",
-	"invoice.paid",
-	"invoice.payment_failed",
-	"invoice.payment_succeeded",
+// PaymentEventTypes are the Stripe event types we forward, and publish as the payment events of
+// our contract (integrationsevents); others are acknowledged and ignored.
+var PaymentEventTypes = processorTypes(integrationsevents.PaymentTypes())
+
+func processorTypes(eventTypes []string) []string {
+	out := make([]string, len(eventTypes))
+	for i, t := range eventTypes {
+		out[i] = integrationsevents.ProcessorType(t)
+	}
+	return out
 }
 
 // OutboundEventTypes lists every type a subscription may name.

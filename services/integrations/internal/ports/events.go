@@ -3,37 +3,29 @@ package ports
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/bizassist/bizassist/libs/contracts/analyticsevents"
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
-// EventHandlers are the consumer handlers of the "integrations" group, each run in the
-// transaction that records the event as processed.
+// EventHandlers are the consumer handlers of the "integrations" group. Each decodes the
+// producer's contract type into a command for its use case, which runs in the consumer's
+// transaction (carried by ctx).
 func EventHandlers(a app.Application) map[string]events.Handler {
 	return map[string]events.Handler{
-		"account.created": func(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
-			var d app.AccountCreated
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
-			return a.ProjectAccount.Handle(ctx, tx, d)
-		},
-		"lead.written": func(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
-			var d domain.LeadWritten
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
-			return a.Forward.LeadWritten(ctx, tx, e.AccountID, d)
-		},
-		"health.critical": func(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
-			var d domain.HealthCritical
-			if err := e.Decode(&d); err != nil {
-				return err
-			}
-			return a.Forward.HealthCritical(ctx, tx, e.AccountID, d)
-		},
+		identityevents.AccountCreated: events.Typed(func(ctx context.Context, _ events.Envelope, d identityevents.AccountCreatedData) error {
+			return a.ProjectAccount.Handle(ctx, app.NewAccount{AccountID: d.AccountID, Email: d.Email, Role: d.Role, OwnerID: d.OwnerID})
+		}),
+		leadsevents.LeadWritten: events.Typed(func(ctx context.Context, e events.Envelope, d leadsevents.LeadWrittenData) error {
+			return a.ForwardLead.Handle(ctx, app.ForwardLeadCommand{AccountID: e.AccountID, Lead: domain.LeadWritten{
+				LeadID: d.LeadID, Name: d.Name, Email: d.Email, Phone: d.Phone, Source: d.Source, At: d.Timestamp.Time}})
+		}),
+		analyticsevents.HealthCritical: events.Typed(func(ctx context.Context, e events.Envelope, d analyticsevents.HealthCriticalData) error {
+			return a.ForwardHealth.Handle(ctx, app.ForwardHealthCriticalCommand{AccountID: e.AccountID, Alert: domain.HealthCritical{
+				Email: d.Email, BusinessName: d.BusinessName, Score: d.Score, Recommendation: d.Recommendation}})
+		}),
 	}
 }

@@ -84,14 +84,16 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	store := postgres.New(rt.Pool, queue, box)
 	now := func() time.Time { return time.Now().UTC() }
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
+	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}
 	a := app.Application{
-		ReceiveInbound: app.ReceiveInbound{Secrets: store, Inbox: store, Now: now},
+		ReceiveInbound: app.ReceiveInbound{Secrets: store, Tx: uow, Inbox: store, Outbox: outbox, Now: now},
 		RotateSecret:   app.RotateSecret{Secrets: store},
 		ProjectAccount: app.ProjectAccount{Accounts: store},
 		Hooks:          app.Hooks{Store: store, Policy: policy, Now: now},
-		Forward:        app.Forward{Planner: store},
+		ForwardLead:    app.ForwardLead{Planner: store},
+		ForwardHealth:  app.ForwardHealthCritical{Planner: store},
 		Deliver:        app.Deliver{Store: store, Sender: sender, Policy: cfg.RetryPolicy(), Now: now},
-		ReceivePayment: app.ReceivePayment{Tx: store, Payments: store, Outbox: store, Planner: store},
+		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: store, Outbox: outbox, Planner: store},
 	}
 	prune := app.Prune{Store: store, Retention: cfg.LogRetention, Now: now}
 	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, delivery.WorkerConfig{

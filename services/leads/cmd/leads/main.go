@@ -14,8 +14,8 @@ import (
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
 )
 

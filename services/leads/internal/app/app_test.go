@@ -2,18 +2,17 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
@@ -49,20 +48,29 @@ func (c *fakeCatalog) MatchAll(_ context.Context, qs []app.MatchQuery) ([]app.Ma
 	return out, nil
 }
 
-// fakeSheet treats every lead as new and keeps the events it would commit.
+// fakeSheet treats every lead as new; as the outbox and unit of work too, it keeps the events
+// that would commit.
 type fakeSheet struct {
 	app.Sheet
-	events []events.Envelope
+	events []contracts.Event
 }
 
-func (s *fakeSheet) Append(ctx context.Context, _ string, leads []sheet.Lead, after app.AfterAppend) ([]sheet.Lead, error) {
-	envs, err := after(ctx, leads)
-	s.events = append(s.events, envs...)
-	return leads, err
+func (s *fakeSheet) Append(_ context.Context, _ string, leads []sheet.Lead) ([]sheet.Lead, error) {
+	return leads, nil
 }
 
-func (s *fakeSheet) AppendTx(ctx context.Context, _ pgx.Tx, acc string, leads []sheet.Lead, after app.AfterAppend) ([]sheet.Lead, error) {
-	return s.Append(ctx, acc, leads, after)
+func (s *fakeSheet) Publish(_ context.Context, evs ...contracts.Event) error {
+	s.events = append(s.events, evs...)
+	return nil
+}
+
+func (s *fakeSheet) InTx(ctx context.Context, fn func(context.Context) error) error {
+	published := len(s.events)
+	if err := fn(ctx); err != nil {
+		s.events = s.events[:published]
+		return err
+	}
+	return nil
 }
 
 func found(name string) app.Found {
@@ -106,7 +114,7 @@ func TestFindLeadsFillsFromTextOnlyWhatVerticalsLeave(t *testing.T) {
 	cat := &fakeCatalog{vertical: []app.Found{found("a"), found("b")}, text: []app.Found{found("c"), found("d"), found("e")}}
 	sh := &fakeSheet{}
 	al := &fakeAllowances{limit: app.Unlimited}
-	find := app.FindLeads{Catalog: cat, Sheet: sh, Allowances: al, Now: time.Now}
+	find := app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, Now: time.Now}
 	limit := 3
 	got, err := find.Handle(context.Background(),
 		app.FindLeadsInput{AccountID: "acc_1", Credential: "tok", Industry: "Plumbers", Location: "Austin, TX", Limit: &limit})
@@ -119,8 +127,8 @@ func TestFindLeadsFillsFromTextOnlyWhatVerticalsLeave(t *testing.T) {
 	require.Equal(t, []app.AllowanceRequest{{Feature: "lead_finder", Action: "search", Count: 1}}, al.reserved)
 	require.Equal(t, []string{"tok"}, al.credentials, "reserved with the caller's own token")
 	require.Len(t, sh.events, 3, "one lead.written each; the reservation is the usage record")
-	var written app.LeadWritten
-	require.NoError(t, json.Unmarshal(sh.events[0].Data, &written))
+	require.Equal(t, leadsevents.LeadWritten, sh.events[0].Type)
+	written := sh.events[0].Data.(leadsevents.LeadWrittenData)
 	require.Equal(t, "o@a.com", written.Email)
 	require.Equal(t, "acc_1", sh.events[0].AccountID)
 
@@ -156,10 +164,11 @@ func TestFindLeadsRefusedOrFailedSearchesSpendNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	in := app.FindLeadsInput{AccountID: "acc_1", Credential: "tok", Industry: "plumbers"}
+	sh := &fakeSheet{}
 
 	al := &fakeAllowances{limit: 0}
 	cat := &fakeCatalog{vertical: []app.Found{found("a")}}
-	_, err := app.FindLeads{Catalog: cat, Sheet: &fakeSheet{}, Allowances: al, UpgradeURL: "https://ours.test", Now: time.Now}.Handle(ctx, in)
+	_, err := app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, UpgradeURL: "https://ours.test", Now: time.Now}.Handle(ctx, in)
 	var ae *apperr.Error
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, apperr.KindQuotaExceeded, ae.Kind)
@@ -169,12 +178,12 @@ func TestFindLeadsRefusedOrFailedSearchesSpendNothing(t *testing.T) {
 	// The search fails after the reservation: the use is given back.
 	al = &fakeAllowances{limit: 20}
 	cat.err = errors.New("database gone")
-	_, err = app.FindLeads{Catalog: cat, Sheet: &fakeSheet{}, Allowances: al, Now: time.Now}.Handle(ctx, in)
+	_, err = app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, Now: time.Now}.Handle(ctx, in)
 	require.ErrorIs(t, err, cat.err)
 	require.Equal(t, []string{"evt_1"}, al.released)
 
 	// Bad input never reaches the allowance.
-	_, err = app.FindLeads{Catalog: cat, Sheet: &fakeSheet{}, Allowances: al, Now: time.Now}.Handle(ctx, app.FindLeadsInput{Credential: "tok"})
+	_, err = app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, Now: time.Now}.Handle(ctx, app.FindLeadsInput{Credential: "tok"})
 	require.Equal(t, apperr.CodeMissingField, apperr.CodeOf(err))
 	require.Len(t, al.reserved, 1)
 }
@@ -186,7 +195,7 @@ func TestAllowanceThatCannotBeCheckedRefusesTheWork(t *testing.T) {
 	cat := &fakeCatalog{vertical: []app.Found{found("a")}}
 	sh := &fakeSheet{}
 
-	_, err := app.FindLeads{Catalog: cat, Sheet: sh, Allowances: down, Now: time.Now}.Handle(context.Background(),
+	_, err := app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: down, Now: time.Now}.Handle(context.Background(),
 		app.FindLeadsInput{Credential: "tok", Industry: "plumbers"})
 	require.Equal(t, apperr.KindUnavailable, apperr.KindOf(err))
 	require.Equal(t, app.CodeAllowanceUnavailable, apperr.CodeOf(err))
@@ -200,7 +209,7 @@ func TestAllowanceThatCannotBeCheckedRefusesTheWork(t *testing.T) {
 	// A caller that went away is not an outage.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = app.FindLeads{Catalog: cat, Sheet: sh, Allowances: &fakeAllowances{err: context.Canceled}, Now: time.Now}.Handle(ctx,
+	_, err = app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: &fakeAllowances{err: context.Canceled}, Now: time.Now}.Handle(ctx,
 		app.FindLeadsInput{Credential: "tok", Industry: "plumbers"})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, apperr.KindInternal, apperr.KindOf(err))
@@ -250,18 +259,15 @@ func TestScoreBatchReservesAllOrNothingBeforeScoring(t *testing.T) {
 func TestRecordInboundLeadDropsWhatCanNeverBeValid(t *testing.T) {
 	t.Parallel()
 	sh := &fakeSheet{}
-	h := app.RecordInboundLead{Sheet: sh, Now: time.Now}
-	good, err := events.New(context.Background(), app.EventInboundLead, "acc_owner", app.InboundLead{Name: "Erin", Email: "erin@acme.com"})
-	require.NoError(t, err)
-	require.NoError(t, h.Handle(context.Background(), nil, good))
+	h := app.RecordInboundLead{Tx: sh, Sheet: sh, Outbox: sh, Now: time.Now}
+	good := app.InboundLeadCommand{EventID: "evt_1", AccountID: "acc_owner", Name: "Erin", Email: "erin@acme.com"}
+	require.NoError(t, h.Handle(context.Background(), good))
 	require.Len(t, sh.events, 1)
-	var w app.LeadWritten
-	require.NoError(t, json.Unmarshal(sh.events[0].Data, &w))
+	w := sh.events[0].Data.(leadsevents.LeadWrittenData)
 	require.Equal(t, "webhook", w.Source)
 	require.Equal(t, "acc_owner", sh.events[0].AccountID)
 
-	bad, err := events.New(context.Background(), app.EventInboundLead, "acc_owner", app.InboundLead{Name: "X", Email: "nope"})
-	require.NoError(t, err)
-	require.NoError(t, h.Handle(context.Background(), nil, bad), "not retried")
+	bad := app.InboundLeadCommand{EventID: "evt_2", AccountID: "acc_owner", Name: "X", Email: "nope"}
+	require.NoError(t, h.Handle(context.Background(), bad), "not retried")
 	require.Len(t, sh.events, 1)
 }

@@ -2,41 +2,41 @@ package app
 
 import (
 	"context"
+	"fmt"
 
-	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
+	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
 
-// Event types this service publishes (lead.written) and consumes; their data shapes are below and
-// in the README.
-const (
-	EventLeadWritten = "lead.written"
-	EventInboundLead = "inbound.new_lead"
-)
-
-// LeadWritten is the data of lead.written; leadId is the serviceId of outbound new_lead.
-type LeadWritten struct {
-	LeadID       string `json:"leadId"`
-	Name         string `json:"name"`
-	Email        string `json:"email"`
-	Phone        string `json:"phone"`
-	Source       string `json:"source"`
-	BusinessName string `json:"businessName"`
-	Timestamp    string `json:"timestamp"`
+// Outbox publishes events with the writes of the transaction ctx carries (the consumer's or a
+// Transactor's), so an event commits if and only if its change does.
+type Outbox interface {
+	Publish(ctx context.Context, evs ...contracts.Event) error
 }
 
-func leadWrittenEvents(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error) {
-	envs := make([]events.Envelope, 0, len(added))
-	for _, l := range added {
-		env, err := events.New(ctx, EventLeadWritten, l.AccountID(), LeadWritten{
-			LeadID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(), Source: l.Source(),
-			BusinessName: l.BusinessName(), Timestamp: httpx.Timestamp(l.CreatedAt()),
-		})
+// Transactor runs fn as one unit of work: fn's ctx carries the transaction that the sheet and
+// the outbox join.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// addToSheet appends leads to the account's sheet and publishes lead.written for each one that
+// was not on it yet, in one unit of work.
+func addToSheet(ctx context.Context, tx Transactor, sh Sheet, outbox Outbox, accountID string, leads []sheet.Lead) error {
+	return tx.InTx(ctx, func(ctx context.Context) error {
+		added, err := sh.Append(ctx, accountID, leads)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("append leads: %w", err)
 		}
-		envs = append(envs, env)
-	}
-	return envs, nil
+		evs := make([]contracts.Event, len(added))
+		for i, l := range added {
+			evs[i] = contracts.Event{Type: leadsevents.LeadWritten, AccountID: l.AccountID(), Data: leadsevents.LeadWrittenData{
+				LeadID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(), Source: l.Source(),
+				BusinessName: l.BusinessName(), Timestamp: isotime.Of(l.CreatedAt()),
+			}}
+		}
+		return outbox.Publish(ctx, evs...)
+	})
 }

@@ -23,7 +23,9 @@ const (
 // FindLeads is POST /api/lead-finder: one search is one lead_finder use of the caller's plan.
 type FindLeads struct {
 	Catalog    Catalog
+	Tx         Transactor
 	Sheet      Sheet
+	Outbox     Outbox
 	Allowances Allowances
 	UpgradeURL string
 	Now        func() time.Time
@@ -91,8 +93,8 @@ func (h FindLeads) search(ctx context.Context, accountID string, q SearchQuery) 
 		}
 		leads = append(leads, l)
 	}
-	if _, err := h.Sheet.Append(ctx, accountID, leads, leadWrittenEvents); err != nil {
-		return nil, fmt.Errorf("append found leads: %w", err)
+	if err := addToSheet(ctx, h.Tx, h.Sheet, h.Outbox, accountID, leads); err != nil {
+		return nil, fmt.Errorf("add found leads: %w", err)
 	}
 	return found, nil
 }

@@ -6,9 +6,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
@@ -78,16 +75,11 @@ type DateRange struct {
 	Latest   *string `json:"latest"`
 }
 
-// AfterAppend builds the events to commit with newly added sheet rows.
-type AfterAppend func(ctx context.Context, added []sheet.Lead) ([]events.Envelope, error)
-
 // Sheet is the accounts' leads sheets.
 type Sheet interface {
-	// Append adds the leads not already on the account's sheet and commits the events that
-	// after builds from the added ones in the same transaction.
-	Append(ctx context.Context, accountID string, leads []sheet.Lead, after AfterAppend) ([]sheet.Lead, error)
-	// AppendTx is Append inside a transaction the caller owns (an event consumer's).
-	AppendTx(ctx context.Context, tx pgx.Tx, accountID string, leads []sheet.Lead, after AfterAppend) ([]sheet.Lead, error)
+	// Append adds the leads not already on the account's sheet and returns the added ones; it
+	// joins the transaction ctx carries.
+	Append(ctx context.Context, accountID string, leads []sheet.Lead) ([]sheet.Lead, error)
 	// List returns up to limit leads older than the cursor lead id ("" for the newest).
 	List(ctx context.Context, accountID, before string, limit int) ([]sheet.Lead, error)
 	// Each calls fn for every lead of the account, newest first.

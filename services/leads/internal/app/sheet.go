@@ -7,10 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
@@ -70,39 +67,36 @@ func (h ExportSheet) Handle(ctx context.Context, accountID string, fn func(sheet
 // RecordInboundLead consumes inbound.new_lead: the lead joins the owner's sheet and, when new,
 // emits lead.written, inside the consumer's transaction.
 type RecordInboundLead struct {
-	Sheet Sheet
-	Now   func() time.Time
+	Tx     Transactor
+	Sheet  Sheet
+	Outbox Outbox
+	Now    func() time.Time
 }
 
-// InboundLead is the data of inbound.new_lead (spec 2.11 fields plus the inbox id).
-type InboundLead struct {
-	InboundID string `json:"inboundId"`
-	Name      string `json:"name"`
-	Email     string `json:"email"`
-	Phone     string `json:"phone"`
-	Source    string `json:"source"`
-	Notes     string `json:"notes"`
+// InboundLeadCommand is an inbound new_lead for the account whose webhook secret received it.
+type InboundLeadCommand struct {
+	EventID   string // the consumed event, for the log
+	AccountID string
+	InboundID string
+	Name      string
+	Email     string
+	Phone     string
+	Source    string
 }
 
 // Handle fails only for what a redelivery could fix; a lead that can never be valid is logged
 // and dropped, since retrying it would only end in the dead-letter stream.
-func (h RecordInboundLead) Handle(ctx context.Context, tx pgx.Tx, env events.Envelope) error {
-	var in InboundLead
-	if err := env.Decode(&in); err != nil {
-		slog.WarnContext(ctx, "inbound lead dropped: undecodable data", "event", env.ID, "error", err)
-		return nil
-	}
-	source := in.Source
+func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) error {
+	source := cmd.Source
 	if source == "" {
 		source = "webhook"
 	}
-	l, err := sheet.NewLead(ids.New("lead"), env.AccountID, sheet.LeadInput{
-		Name: in.Name, Email: in.Email, Phone: in.Phone, Source: source,
+	l, err := sheet.NewLead(ids.New("lead"), cmd.AccountID, sheet.LeadInput{
+		Name: cmd.Name, Email: cmd.Email, Phone: cmd.Phone, Source: source,
 	}, h.Now())
 	if err != nil {
-		slog.WarnContext(ctx, "inbound lead dropped: invalid", "event", env.ID, "inboundId", in.InboundID, "error", err)
+		slog.WarnContext(ctx, "inbound lead dropped: invalid", "event", cmd.EventID, "inboundId", cmd.InboundID, "error", err)
 		return nil
 	}
-	_, err = h.Sheet.AppendTx(ctx, tx, env.AccountID, []sheet.Lead{l}, leadWrittenEvents)
-	return err
+	return addToSheet(ctx, h.Tx, h.Sheet, h.Outbox, cmd.AccountID, []sheet.Lead{l})
 }

@@ -1,13 +1,21 @@
 package ports
 
 import (
+	"context"
+
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 )
 
-// EventHandlers are the events the leads consumer group takes.
+// EventHandlers are the events the leads consumer group takes. Each decodes the producer's
+// contract type into a command for its use case, which runs in the consumer's transaction
+// (carried by ctx).
 func EventHandlers(a app.Application) map[string]events.Handler {
 	return map[string]events.Handler{
-		app.EventInboundLead: a.Inbound.Handle,
+		integrationsevents.InboundNewLead: events.Typed(func(ctx context.Context, e events.Envelope, d integrationsevents.NewLeadData) error {
+			return a.Inbound.Handle(ctx, app.InboundLeadCommand{EventID: e.ID, AccountID: e.AccountID, InboundID: d.InboundID,
+				Name: d.Name, Email: d.Email, Phone: d.Phone, Source: d.Source})
+		}),
 	}
 }

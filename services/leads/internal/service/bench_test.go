@@ -20,7 +20,7 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
 )
 

@@ -20,6 +20,8 @@ import (
 
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
@@ -28,9 +30,9 @@ import (
 	"github.com/bizassist/bizassist/services/leads/api"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
 )
 
@@ -437,7 +439,7 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 
 	// What integrations publishes for a lead received on its webhook.
 	owner := ids.New("acc")
-	env, err := events.New(ctx, "inbound.new_lead", owner, app.InboundLead{InboundID: ids.New("inb"),
+	env, err := events.New(ctx, integrationsevents.InboundNewLead, owner, integrationsevents.NewLeadData{InboundID: ids.New("inb"),
 		Name: "Erin Inbound", Email: "erin@inbound.test", Phone: "512-472-3999", Source: "webhook"})
 	require.NoError(t, err)
 	raw, err := json.Marshal(env)
@@ -459,11 +461,13 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 		return json.Unmarshal([]byte(msgs[0].Values["envelope"].(string)), &written) == nil
 	}, 20*time.Second, 50*time.Millisecond, "the relay publishes lead.written")
 	require.Equal(t, owner, written.AccountID)
-	var data app.LeadWritten
+	var data leadsevents.LeadWrittenData
 	require.NoError(t, json.Unmarshal(written.Data, &data))
-	require.Equal(t, app.LeadWritten{LeadID: leadID, Name: "Erin Inbound", Email: "erin@inbound.test",
+	require.Equal(t, leadsevents.LeadWrittenData{LeadID: leadID, Name: "Erin Inbound", Email: "erin@inbound.test",
 		Phone: "+15124723999", Source: "webhook", BusinessName: "", Timestamp: data.Timestamp}, data)
-	require.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, data.Timestamp)
+	var wire struct{ Timestamp string }
+	require.NoError(t, json.Unmarshal(written.Data, &wire))
+	require.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, wire.Timestamp)
 
 	// A redelivery of the same event changes nothing (the consumer records processed ids).
 	require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.streams + ":inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())

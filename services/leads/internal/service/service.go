@@ -17,10 +17,10 @@ import (
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/rediscache"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 	"github.com/bizassist/bizassist/services/leads/internal/ports"
 	"github.com/bizassist/bizassist/services/leads/migrations"
@@ -56,14 +56,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	sheetStore := postgres.NewSheet(rt.Pool)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
 	allowances := analytics.New(cfg.Analytics)
+	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}
 	return &Service{Runtime: rt, analytics: allowances, App: app.Application{
-		FindLeads:   app.FindLeads{Catalog: cat, Sheet: sheetStore, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now},
+		FindLeads:   app.FindLeads{Catalog: cat, Tx: uow, Sheet: sheetStore, Outbox: outbox, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now},
 		QualifyLead: app.QualifyLead{Qualifier: q},
 		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: allowances, UpgradeURL: cfg.UpgradeURL},
 		ListSheet:   app.ListSheet{Sheet: sheetStore},
 		ExportSheet: app.ExportSheet{Sheet: sheetStore},
 		Stats:       app.NewCatalogStats(cat, rediscache.NewStats(rt.Redis, cfg.CachePrefix), now),
-		Inbound:     app.RecordInboundLead{Sheet: sheetStore, Now: now},
+		Inbound:     app.RecordInboundLead{Tx: uow, Sheet: sheetStore, Outbox: outbox, Now: now},
 	}}, nil
 }
 

@@ -9,13 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
 )
 
-// Accounts is the account projection: the app's read side, and the writes the event handlers
-// make inside the consumer's transaction.
+// Accounts is the account projection: the app's read side, and the writes the projection use
+// cases make inside the consumer's transaction (which ctx carries).
 type Accounts struct {
 	pool *pgxpool.Pool
 }
@@ -46,78 +47,92 @@ func (a *Accounts) Plan(ctx context.Context, accountID string) (string, bool, er
 	return plan, true, nil
 }
 
-// Created records an account; a row made earlier from a login or a request is completed. Its
-// plan is the plan at creation, so a plan change already applied keeps its newer plan.
-func (a *Accounts) Created(ctx context.Context, tx pgx.Tx, n app.NewAccount) error {
+// Created implements app.Projection.
+func (a *Accounts) Created(ctx context.Context, n app.NewAccount) error {
 	var owner *string
 	if n.OwnerID != "" {
 		owner = &n.OwnerID
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, owner_id, email, business_name, plan, plan_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6)
-		ON CONFLICT (account_id) DO UPDATE SET owner_id = excluded.owner_id, email = excluded.email,
-			business_name = excluded.business_name, created_at = excluded.created_at,
-			plan = CASE WHEN accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at THEN excluded.plan ELSE accounts.plan END,
-			plan_at = GREATEST(accounts.plan_at, excluded.plan_at)`,
-		n.AccountID, owner, n.Email, n.BusinessName, n.Plan, n.CreatedAt)
-	if err != nil {
-		return fmt.Errorf("project account.created: %w", err)
-	}
-	return markDirty(ctx, tx, laneProjection, n.AccountID)
+	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, owner_id, email, business_name, plan, plan_at, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $6)
+			ON CONFLICT (account_id) DO UPDATE SET owner_id = excluded.owner_id, email = excluded.email,
+				business_name = excluded.business_name, created_at = excluded.created_at,
+				plan = CASE WHEN accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at THEN excluded.plan ELSE accounts.plan END,
+				plan_at = GREATEST(accounts.plan_at, excluded.plan_at)`,
+			n.AccountID, owner, n.Email, n.BusinessName, n.Plan, n.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("project account.created: %w", err)
+		}
+		return markDirty(ctx, tx, laneProjection, n.AccountID)
+	})
 }
 
-// LoggedIn records a login at at.
-func (a *Accounts) LoggedIn(ctx context.Context, tx pgx.Tx, accountID, email string, at time.Time) error {
-	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, email, created_at, last_login_at) VALUES ($1, $2, $3, $3)
-		ON CONFLICT (account_id) DO UPDATE SET last_login_at = GREATEST(accounts.last_login_at, excluded.last_login_at)`,
-		accountID, email, at)
-	if err != nil {
-		return fmt.Errorf("project account.login: %w", err)
-	}
-	return a.Activity(ctx, tx, accountID, app.ActivityLogin, at)
+// LoggedIn implements app.Projection.
+func (a *Accounts) LoggedIn(ctx context.Context, accountID, email string, at time.Time) error {
+	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, email, created_at, last_login_at) VALUES ($1, $2, $3, $3)
+			ON CONFLICT (account_id) DO UPDATE SET last_login_at = GREATEST(accounts.last_login_at, excluded.last_login_at)`,
+			accountID, email, at)
+		if err != nil {
+			return fmt.Errorf("project account.login: %w", err)
+		}
+		return activity(ctx, tx, accountID, app.ActivityLogin, at)
+	})
 }
 
-// PlanChanged records a plan change made at at, unless the row already has a newer plan.
-func (a *Accounts) PlanChanged(ctx context.Context, tx pgx.Tx, accountID, plan string, at time.Time) error {
-	_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, plan, plan_at, created_at) VALUES ($1, $2, $3, $3)
-		ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, plan_at = excluded.plan_at
-		WHERE accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at`, accountID, plan, at)
-	if err != nil {
-		return fmt.Errorf("project account.plan_changed: %w", err)
-	}
-	return markDirty(ctx, tx, laneProjection, accountID)
+// PlanChanged implements app.Projection.
+func (a *Accounts) PlanChanged(ctx context.Context, accountID, plan string, at time.Time) error {
+	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, plan, plan_at, created_at) VALUES ($1, $2, $3, $3)
+			ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, plan_at = excluded.plan_at
+			WHERE accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at`, accountID, plan, at)
+		if err != nil {
+			return fmt.Errorf("project account.plan_changed: %w", err)
+		}
+		return markDirty(ctx, tx, laneProjection, accountID)
+	})
 }
 
-// Payment applies a processor event to the account's payment state. Events older than the
-// last one applied are ignored: the processor's order is what counts, not arrival order.
-func (a *Accounts) Payment(ctx context.Context, tx pgx.Tx, accountID string, e health.PaymentEvent, at time.Time) error {
-	// The account may not be projected yet; account.created completes the row later.
-	if _, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, created_at) VALUES ($1, $2)
-		ON CONFLICT (account_id) DO NOTHING`, accountID, at); err != nil {
-		return fmt.Errorf("project payment: %w", err)
-	}
-	var (
-		p    health.Payment
-		last *time.Time
-	)
-	err := tx.QueryRow(ctx, `SELECT payment_status, payment_failures, payment_at FROM accounts
-		WHERE account_id = $1 FOR UPDATE`, accountID).Scan(&p.Status, &p.Failures, &last)
-	if err != nil {
-		return fmt.Errorf("project payment: %w", err)
-	}
-	if last != nil && at.Before(*last) {
-		return nil
-	}
-	next := p.Apply(e)
-	if _, err := tx.Exec(ctx, `UPDATE accounts SET payment_status = $2, payment_failures = $3, payment_at = $4
-		WHERE account_id = $1`, accountID, next.Status, next.Failures, at); err != nil {
-		return fmt.Errorf("project payment: %w", err)
-	}
-	return markDirty(ctx, tx, laneProjection, accountID)
+// UpdatePayment implements app.Projection.
+func (a *Accounts) UpdatePayment(ctx context.Context, accountID string, seen time.Time, fn func(health.PaymentState) (health.PaymentState, bool)) error {
+	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+		// The account may not be projected yet; account.created completes the row later.
+		if _, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, created_at) VALUES ($1, $2)
+			ON CONFLICT (account_id) DO NOTHING`, accountID, seen); err != nil {
+			return fmt.Errorf("project payment: %w", err)
+		}
+		var (
+			s    health.PaymentState
+			last *time.Time
+		)
+		err := tx.QueryRow(ctx, `SELECT payment_status, payment_failures, payment_at FROM accounts
+			WHERE account_id = $1 FOR UPDATE`, accountID).Scan(&s.Status, &s.Failures, &last)
+		if err != nil {
+			return fmt.Errorf("project payment: %w", err)
+		}
+		if last != nil {
+			s.At = *last
+		}
+		next, changed := fn(s)
+		if !changed {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE accounts SET payment_status = $2, payment_failures = $3, payment_at = $4
+			WHERE account_id = $1`, accountID, next.Status, next.Failures, next.At); err != nil {
+			return fmt.Errorf("project payment: %w", err)
+		}
+		return markDirty(ctx, tx, laneProjection, accountID)
+	})
 }
 
-// Activity counts one login, lead written or inbound event on at's UTC day.
-func (a *Accounts) Activity(ctx context.Context, tx pgx.Tx, accountID string, kind app.Activity, at time.Time) error {
+// Activity implements app.Projection.
+func (a *Accounts) Activity(ctx context.Context, accountID string, kind app.Activity, at time.Time) error {
+	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error { return activity(ctx, tx, accountID, kind, at) })
+}
+
+// activity counts one login, lead written or inbound event on at's UTC day.
+func activity(ctx context.Context, tx pgx.Tx, accountID string, kind app.Activity, at time.Time) error {
 	_, err := tx.Exec(ctx, `INSERT INTO activity_daily (account_id, day, kind, n) VALUES ($1, $2, $3, 1)
 		ON CONFLICT (account_id, day, kind) DO UPDATE SET n = activity_daily.n + 1`, accountID, dayOf(at), kind)
 	if err != nil {
@@ -126,7 +141,9 @@ func (a *Accounts) Activity(ctx context.Context, tx pgx.Tx, accountID string, ki
 	return markDirty(ctx, tx, laneProjection, accountID)
 }
 
-// UsageRecorded stores a usage event another service reported; a repeat of its id is a no-op.
-func (a *Accounts) UsageRecorded(ctx context.Context, tx pgx.Tx, e usage.Event) error {
-	return storeRecorded(ctx, tx, e)
+// UsageRecorded implements app.Projection; a repeat of the event's id is a no-op.
+func (a *Accounts) UsageRecorded(ctx context.Context, e usage.Event) error {
+	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error { return storeRecorded(ctx, tx, e) })
 }
+
+var _ app.Projection = (*Accounts)(nil)

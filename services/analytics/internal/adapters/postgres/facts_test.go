@@ -56,7 +56,7 @@ func TestFactsCountTheWholeUTCDaysOfEachWindow(t *testing.T) {
 
 	var got []app.AccountFacts
 	require.NoError(t, postgres.NewHealth(pool).Update(ctx, []string{"acc_f", "acc_unknown"}, now,
-		func(f []app.AccountFacts) []app.ScoreUpdate { got = f; return nil }))
+		func(_ context.Context, f []app.AccountFacts) ([]app.ScoreUpdate, error) { got = f; return nil, nil }))
 	require.Len(t, got, 1, "only accounts that exist")
 	f := got[0].Facts
 	require.Equal(t, lastLogin, f.LastLoginAt.UTC())

@@ -10,28 +10,24 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
 )
 
-// EventHealthCritical is emitted once per entry of a client into the critical tier.
-const EventHealthCritical = "health.critical"
-
 // recomputeLock serialises score updates across workers and replicas, so the tier an update
 // compares against is never stale and an entry into critical is seen exactly once.
 const recomputeLock int64 = 0x616e616c79746963 // "analytic"
 
-// Health stores scores, their history and the critical alerts.
+// Health stores scores and their history.
 type Health struct {
 	pool *pgxpool.Pool
 }
 
 func NewHealth(pool *pgxpool.Pool) *Health { return &Health{pool: pool} }
 
-func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update func([]app.AccountFacts) []app.ScoreUpdate) error {
+func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update func(context.Context, []app.AccountFacts) ([]app.ScoreUpdate, error)) error {
 	// The marks are cleared, in a statement of their own, before the facts are read: a change
 	// committed after this marks its account again. Clearing them inside the long recompute
 	// transaction would hold up every usage write of these accounts until it commits.
@@ -47,8 +43,8 @@ func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update
 		if err != nil {
 			return err
 		}
-		updates := update(facts)
-		if err := storeScores(ctx, tx, updates, previous); err != nil {
+		updates, err := update(pgkit.WithTx(ctx, tx), facts)
+		if err != nil {
 			return err
 		}
 		alerts = 0
@@ -57,7 +53,7 @@ func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update
 				alerts++
 			}
 		}
-		return enqueueAlerts(ctx, tx, updates)
+		return storeScores(ctx, tx, updates, previous)
 	})
 	if err != nil {
 		// Marked again so the next round retries them; were this to fail too, the sweep would.
@@ -310,24 +306,6 @@ func storeScores(ctx context.Context, tx pgx.Tx, updates []app.ScoreUpdate, prev
 			AS r(id, score, tier, churn, signals, at, changed)
 		WHERE changed`, ids, scores, tiers, churns, signals, ats, changed); err != nil {
 		return fmt.Errorf("store score history: %w", err)
-	}
-	return nil
-}
-
-func enqueueAlerts(ctx context.Context, tx pgx.Tx, updates []app.ScoreUpdate) error {
-	var envs []events.Envelope
-	for _, u := range updates {
-		if u.Alert == nil {
-			continue
-		}
-		env, err := events.New(ctx, EventHealthCritical, u.Alert.OwnerID, u.Alert)
-		if err != nil {
-			return err
-		}
-		envs = append(envs, env)
-	}
-	if err := events.Enqueue(ctx, tx, envs...); err != nil {
-		return err
 	}
 	return nil
 }

@@ -176,29 +176,28 @@ func TestPlanLimitsAreRows(t *testing.T) {
 	require.Equal(t, 75, limits[usage.Chat])
 }
 
-// project runs fn in a transaction, as the event consumer does.
-func project(t *testing.T, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) {
+// project runs fn in a transaction that its ctx carries, as the event consumer does.
+func project(t *testing.T, pool *pgxpool.Pool, fn func(ctx context.Context) error) {
 	t.Helper()
-	require.NoError(t, pgkit.InTx(context.Background(), pool, fn))
+	require.NoError(t, pgkit.Transactor{DB: pool}.InTx(context.Background(), fn))
 }
 
 // beActive gives the account a month of daily logins and usage up to now.
 func beActive(t *testing.T, pool *pgxpool.Pool, accounts *postgres.Accounts, id string, now time.Time) {
 	t.Helper()
-	ctx := context.Background()
-	project(t, pool, func(tx pgx.Tx) error {
+	project(t, pool, func(ctx context.Context) error {
 		for d := range 25 {
 			at := now.AddDate(0, 0, -d)
-			if err := accounts.LoggedIn(ctx, tx, id, "", at); err != nil {
+			if err := accounts.LoggedIn(ctx, id, "", at); err != nil {
 				return err
 			}
 			for i, f := range []string{"chat", "chat", "lead_finder", "lead_scoring", "audit_tool"} {
 				e := usage.Recorded(fmt.Sprintf("evt_%s_%d_%d_%d", id, now.Unix(), d, i), id, f, "", 2, at)
-				if err := accounts.UsageRecorded(ctx, tx, e); err != nil {
+				if err := accounts.UsageRecorded(ctx, e); err != nil {
 					return err
 				}
 			}
-			if err := accounts.Activity(ctx, tx, id, app.ActivityLead, at); err != nil {
+			if err := accounts.Activity(ctx, id, app.ActivityLead, at); err != nil {
 				return err
 			}
 		}
@@ -225,13 +224,13 @@ func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
-	recompute := app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: clk.Now}
+	recompute := app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: clk.Now}
 
-	project(t, pool, func(tx pgx.Tx) error {
-		if err := accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
+	project(t, pool, func(ctx context.Context) error {
+		if err := accounts.Created(ctx, app.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
 			return err
 		}
-		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_client", OwnerID: "acc_owner",
+		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_client", OwnerID: "acc_owner",
 			Email: "client@x.test", BusinessName: "Client Co", Plan: "free", CreatedAt: clk.Now().AddDate(-1, 0, 0)})
 	})
 	beActive(t, pool, accounts, "acc_client", clk.Now())
@@ -290,17 +289,17 @@ func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
-	project(t, pool, func(tx pgx.Tx) error {
+	project(t, pool, func(ctx context.Context) error {
 		for i, id := range []string{"acc_c1", "acc_c2", "acc_c3"} {
-			if err := accounts.Created(ctx, tx, app.NewAccount{AccountID: id, OwnerID: "acc_o",
+			if err := accounts.Created(ctx, app.NewAccount{AccountID: id, OwnerID: "acc_o",
 				Email: id + "@x.test", BusinessName: id, Plan: "free", CreatedAt: now.AddDate(0, -i-1, 0)}); err != nil {
 				return err
 			}
 		}
-		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_stranger", OwnerID: "acc_elsewhere", Plan: "free", CreatedAt: now})
+		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_stranger", OwnerID: "acc_elsewhere", Plan: "free", CreatedAt: now})
 	})
 	beActive(t, pool, accounts, "acc_c1", now)
-	project(t, pool, func(tx pgx.Tx) error { return accounts.LoggedIn(ctx, tx, "acc_c2", "", now.AddDate(0, 0, -10)) })
+	project(t, pool, func(ctx context.Context) error { return accounts.LoggedIn(ctx, "acc_c2", "", now.AddDate(0, 0, -10)) })
 
 	unscored, err := store.Unscored(ctx, "acc_o")
 	require.NoError(t, err)
@@ -337,15 +336,16 @@ func TestPaymentEventsMoveThePaymentSignal(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
-	project(t, pool, func(tx pgx.Tx) error {
-		if err := accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_p", Plan: "growth", CreatedAt: now}); err != nil {
+	project(t, pool, func(ctx context.Context) error {
+		if err := accounts.Created(ctx, app.NewAccount{AccountID: "acc_p", Plan: "growth", CreatedAt: now}); err != nil {
 			return err
 		}
-		if err := accounts.Payment(ctx, tx, "acc_p", health.PaymentEvent{Type: "invoice.payment_failed"}, now); err != nil {
+		pay := app.NewProjections(accounts).Payment
+		if err := pay.Handle(ctx, app.PaymentCommand{AccountID: "acc_p", Event: health.PaymentEvent{Type: "invoice.payment_failed"}, At: now}); err != nil {
 			return err
 		}
 		// An older event arriving late changes nothing.
-		return accounts.Payment(ctx, tx, "acc_p", health.PaymentEvent{Type: "invoice.paid"}, now.Add(-time.Hour))
+		return pay.Handle(ctx, app.PaymentCommand{AccountID: "acc_p", Event: health.PaymentEvent{Type: "invoice.paid"}, At: now.Add(-time.Hour)})
 	})
 	require.NoError(t, app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_p"}))
 	s, _, err := store.Current(ctx, "acc_p")
@@ -401,8 +401,8 @@ func TestChurnModelIsFittedFromObservedCancellations(t *testing.T) {
 
 	// Recomputes use the fitted model from now on.
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
-	project(t, pool, func(tx pgx.Tx) error {
-		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_new", Plan: "growth", CreatedAt: now.AddDate(-1, 0, 0)})
+	project(t, pool, func(ctx context.Context) error {
+		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_new", Plan: "growth", CreatedAt: now.AddDate(-1, 0, 0)})
 	})
 	require.NoError(t, app.Recompute{Store: store, Models: models, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_new"}))
 	s, _, err := store.Current(ctx, "acc_new")
@@ -423,8 +423,8 @@ func TestDemoSeedGivesTheOwnerASpreadOfClientsOnce(t *testing.T) {
 	_, err := seed.Handle(ctx, "demo-growth@bizassist.local")
 	require.ErrorIs(t, err, app.ErrDemoOwnerUnknown, "the owner has not been projected yet")
 
-	project(t, pool, func(tx pgx.Tx) error {
-		return accounts.Created(ctx, tx, app.NewAccount{AccountID: "acc_demo_owner", Email: "demo-growth@bizassist.local", Plan: "growth", CreatedAt: now})
+	project(t, pool, func(ctx context.Context) error {
+		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_demo_owner", Email: "demo-growth@bizassist.local", Plan: "growth", CreatedAt: now})
 	})
 	n, err := seed.Handle(ctx, "demo-growth@bizassist.local")
 	require.NoError(t, err)

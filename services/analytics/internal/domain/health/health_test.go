@@ -127,6 +127,22 @@ func TestPaymentStateFollowsProcessorEvents(t *testing.T) {
 	require.Equal(t, 0, p.Score())
 }
 
+func TestPaymentEventsOlderThanTheStateAreIgnored(t *testing.T) {
+	t.Parallel()
+	var s health.PaymentState
+	s, applied := s.Apply(health.PaymentEvent{Type: "invoice.payment_failed"}, t0)
+	require.True(t, applied, "the first event applies")
+	require.Equal(t, health.PaymentState{Payment: health.Payment{Status: health.PaymentPastDue, Failures: 1}, At: t0}, s)
+
+	late, applied := s.Apply(health.PaymentEvent{Type: "invoice.paid"}, t0.Add(-time.Hour))
+	require.False(t, applied, "an older event arriving late changes nothing")
+	require.Equal(t, s, late)
+
+	same, applied := s.Apply(health.PaymentEvent{Type: "invoice.paid"}, t0)
+	require.True(t, applied, "an event of the same instant applies")
+	require.Equal(t, health.PaymentActive, same.Status)
+}
+
 // An account that stops logging in and using features drifts down the tiers as time passes.
 func TestAnIdleAccountDriftsDownTheTiers(t *testing.T) {
 	t.Parallel()

@@ -1,5 +1,7 @@
 package health
 
+import "time"
+
 // PaymentStatus is what the payment processor last told us about an account's subscription.
 type PaymentStatus string
 
@@ -47,6 +49,22 @@ func (p Payment) Apply(e PaymentEvent) Payment {
 		}
 	}
 	return p
+}
+
+// PaymentState is an account's payment state and when the event that last moved it happened
+// (zero when none has).
+type PaymentState struct {
+	Payment
+	At time.Time
+}
+
+// Apply returns the state after e, which happened at at. An event older than the one that set the
+// state is ignored (false, state unchanged): the processor's order counts, not arrival order.
+func (s PaymentState) Apply(e PaymentEvent, at time.Time) (PaymentState, bool) {
+	if !s.At.IsZero() && at.Before(s.At) {
+		return s, false
+	}
+	return PaymentState{Payment: s.Payment.Apply(e), At: at}, true
 }
 
 // Score is the paymentHealth signal: full marks unless the processor reported trouble.

@@ -12,13 +12,13 @@ var ErrNotFound = errors.New("account not found")
 var ErrEmailTaken = errors.New("an account with this email exists")
 
 // Repository stores accounts. Update runs fn on the current state inside one transaction with
-// the row locked, and stores the result only when fn succeeds; fn also returns the events the
-// change produces so that they commit with it.
+// the row locked, and stores the result only when fn succeeds; the ctx fn gets carries that
+// transaction, so the events fn publishes through the app's outbox commit with the change.
 type Repository interface {
-	Create(ctx context.Context, a *Account, events ...Event) error
+	Create(ctx context.Context, a *Account) error
 	ByID(ctx context.Context, id string) (*Account, error)
 	OwnerByEmail(ctx context.Context, email string) (*Account, error)
-	Update(ctx context.Context, id string, fn func(*Account) ([]Event, error)) (*Account, error)
+	Update(ctx context.Context, id string, fn func(ctx context.Context, a *Account) error) (*Account, error)
 	List(ctx context.Context, f ListFilter) ([]*Account, error)
 }
 
@@ -26,11 +26,4 @@ type Repository interface {
 type ListFilter struct {
 	OwnerID string // clients of this owner; empty lists owners
 	Limit   int
-}
-
-// Event is a domain event to publish with a change; Type and Data become the envelope.
-type Event struct {
-	Type      string
-	AccountID string
-	Data      any
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
@@ -105,13 +104,12 @@ func (f *fixture) planLeads(n int) {
 
 func (f *fixture) planLeadsFor(accountID string, n int) {
 	f.t.Helper()
-	forward := app.Forward{Planner: f.store}
+	forward := app.ForwardLead{Planner: f.store}
 	for i := range n {
-		err := f.store.InTx(context.Background(), func(tx pgx.Tx) error {
-			return forward.LeadWritten(context.Background(), tx, accountID, domain.LeadWritten{
-				LeadID: fmt.Sprintf("lead_%d", i), Name: "Jane", Email: "jane@example.com", Source: "test",
-				Timestamp: isotime.Format(time.Now()),
-			})
+		err := pgkit.Transactor{DB: f.pool}.InTx(context.Background(), func(ctx context.Context) error {
+			return forward.Handle(ctx, app.ForwardLeadCommand{AccountID: accountID, Lead: domain.LeadWritten{
+				LeadID: fmt.Sprintf("lead_%d", i), Name: "Jane", Email: "jane@example.com", Source: "test", At: time.Now(),
+			}})
 		})
 		require.NoError(f.t, err)
 	}

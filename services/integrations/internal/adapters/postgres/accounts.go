@@ -15,14 +15,16 @@ import (
 )
 
 // SaveAccount implements app.AccountProjection.
-func (s *Store) SaveAccount(ctx context.Context, tx pgx.Tx, a app.AccountCreated, secretHash []byte) error {
-	tag, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, role, owner_id) VALUES ($1, $2, $3, NULLIF($4, ''))
-		ON CONFLICT (id) DO NOTHING`, a.AccountID, a.Email, a.Role, a.OwnerID)
-	if err != nil || tag.RowsAffected() == 0 || secretHash == nil {
-		return wrap("save account", err)
-	}
-	_, err = tx.Exec(ctx, `INSERT INTO webhook_secrets (account_id, secret_hash) VALUES ($1, $2)`, a.AccountID, secretHash)
-	return wrap("save first webhook secret", err)
+func (s *Store) SaveAccount(ctx context.Context, a app.NewAccount, secretHash []byte) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, role, owner_id) VALUES ($1, $2, $3, NULLIF($4, ''))
+			ON CONFLICT (id) DO NOTHING`, a.AccountID, a.Email, a.Role, a.OwnerID)
+		if err != nil || tag.RowsAffected() == 0 || secretHash == nil {
+			return wrap("save account", err)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO webhook_secrets (account_id, secret_hash) VALUES ($1, $2)`, a.AccountID, secretHash)
+		return wrap("save first webhook secret", err)
+	})
 }
 
 // SecretOwner implements app.SecretStore.
@@ -53,8 +55,9 @@ func (s *Store) OwnerByEmail(ctx context.Context, email string) (string, error) 
 }
 
 // Accept implements app.InboxStore. A transaction-scoped advisory lock on (account, body hash)
-// serialises concurrent copies of one delivery, so exactly one of them inserts.
-func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Time, pub app.Publication) (app.InboundRecord, bool, error) {
+// serialises concurrent copies of one delivery, so exactly one of them inserts; the lock lasts
+// until the caller's unit of work commits, so its events are in before the next copy looks.
+func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
 	fields, err := json.Marshal(rec.Fields)
 	if err != nil {
 		return app.InboundRecord{}, false, err
@@ -91,7 +94,7 @@ func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 			rec.ID, rec.AccountID, rec.Event, fields, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt); err != nil {
 			return err
 		}
-		return s.Publish(ctx, tx, pub)
+		return nil
 	})
 	if err != nil {
 		return app.InboundRecord{}, false, wrap("accept inbound", err)

@@ -3,15 +3,14 @@ package postgres
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
 // ClaimPayment implements app.PaymentStore.
-func (s *Store) ClaimPayment(ctx context.Context, tx pgx.Tx, p domain.Payment) (bool, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO payment_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, p.EventID, p.Type)
+func (s *Store) ClaimPayment(ctx context.Context, p domain.Payment) (bool, error) {
+	tag, err := pgkit.Q(ctx, s.pool).Exec(ctx, `INSERT INTO payment_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, p.EventID, p.Type)
 	if err != nil {
 		return false, wrap("claim payment event", err)
 	}
@@ -19,9 +18,9 @@ func (s *Store) ClaimPayment(ctx context.Context, tx pgx.Tx, p domain.Payment) (
 }
 
 // MatchAccount implements app.PaymentStore.
-func (s *Store) MatchAccount(ctx context.Context, tx pgx.Tx, customerID, email string) (string, error) {
+func (s *Store) MatchAccount(ctx context.Context, customerID, email string) (string, error) {
 	var id string
-	err := tx.QueryRow(ctx, `SELECT account_id FROM (
+	err := pgkit.Q(ctx, s.pool).QueryRow(ctx, `SELECT account_id FROM (
 			SELECT account_id, 0 AS rank FROM payment_customers WHERE customer_id = $1 AND $1 <> ''
 			UNION ALL
 			SELECT id, CASE role WHEN 'owner' THEN 1 ELSE 2 END FROM accounts WHERE lower(email) = lower($2) AND $2 <> ''
@@ -30,15 +29,15 @@ func (s *Store) MatchAccount(ctx context.Context, tx pgx.Tx, customerID, email s
 }
 
 // RememberCustomer implements app.PaymentStore.
-func (s *Store) RememberCustomer(ctx context.Context, tx pgx.Tx, customerID, accountID string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO payment_customers (customer_id, account_id) VALUES ($1, $2)
+func (s *Store) RememberCustomer(ctx context.Context, customerID, accountID string) error {
+	_, err := pgkit.Q(ctx, s.pool).Exec(ctx, `INSERT INTO payment_customers (customer_id, account_id) VALUES ($1, $2)
 		ON CONFLICT (customer_id) DO UPDATE SET account_id = EXCLUDED.account_id`, customerID, accountID)
 	return wrap("remember customer", err)
 }
 
 // SetPaymentAccount implements app.PaymentStore.
-func (s *Store) SetPaymentAccount(ctx context.Context, tx pgx.Tx, eventID, accountID string) error {
-	_, err := tx.Exec(ctx, `UPDATE payment_events SET account_id = $2 WHERE id = $1`, eventID, accountID)
+func (s *Store) SetPaymentAccount(ctx context.Context, eventID, accountID string) error {
+	_, err := pgkit.Q(ctx, s.pool).Exec(ctx, `UPDATE payment_events SET account_id = $2 WHERE id = $1`, eventID, accountID)
 	return wrap("note payment account", err)
 }
 
@@ -50,6 +49,4 @@ var _ interface {
 	app.Planner
 	app.DeliveryStore
 	app.PaymentStore
-	app.TxRunner
-	app.Outbox
 } = (*Store)(nil)

@@ -9,8 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 )
@@ -31,24 +29,6 @@ type Store struct {
 
 func New(pool *pgxpool.Pool, jobs JobQueue, box *sealbox.Box) *Store {
 	return &Store{pool: pool, jobs: jobs, box: box}
-}
-
-// InTx runs fn in one transaction.
-func (s *Store) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	return pgkit.InTx(ctx, s.pool, fn)
-}
-
-// Publish writes pubs to the outbox in tx.
-func (s *Store) Publish(ctx context.Context, tx pgx.Tx, pubs ...app.Publication) error {
-	envs := make([]events.Envelope, 0, len(pubs))
-	for _, p := range pubs {
-		env, err := events.New(ctx, p.Type, p.AccountID, p.Data)
-		if err != nil {
-			return err
-		}
-		envs = append(envs, env)
-	}
-	return events.Enqueue(ctx, tx, envs...)
 }
 
 func notFound(err error) error {

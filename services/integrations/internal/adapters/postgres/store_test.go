@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -24,11 +25,17 @@ import (
 // statement and returns the integer it selects (or 0 for a statement without a result).
 func newStore(t *testing.T) (*postgres.Store, func(sql string, args ...any) int) {
 	t.Helper()
+	store, sqlInt, _ := newStoreAndUnitOfWork(t)
+	return store, sqlInt
+}
+
+// newStoreAndUnitOfWork is newStore with the unit of work the use cases open around the store.
+func newStoreAndUnitOfWork(t *testing.T) (*postgres.Store, func(sql string, args ...any) int, pgkit.Transactor) {
+	t.Helper()
 	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
 	store := postgres.New(pool, noJobs{}, sealboxtest.New(t))
-	require.NoError(t, store.InTx(context.Background(), func(tx pgx.Tx) error {
-		return store.SaveAccount(context.Background(), tx, app.AccountCreated{AccountID: "acc_1", Email: "a@example.com", Role: "owner"}, domain.HashSecret("s"))
-	}))
+	require.NoError(t, store.SaveAccount(context.Background(), app.NewAccount{AccountID: "acc_1", Email: "a@example.com", Role: "owner"}, domain.HashSecret("s")))
+
 	sqlInt := func(sql string, args ...any) int {
 		rows, err := pool.Query(context.Background(), sql, args...)
 		require.NoError(t, err)
@@ -40,7 +47,7 @@ func newStore(t *testing.T) (*postgres.Store, func(sql string, args ...any) int)
 		require.NoError(t, rows.Err())
 		return n
 	}
-	return store, sqlInt
+	return store, sqlInt, pgkit.Transactor{DB: pool}
 }
 
 // noJobs stands in for River: these tests look at rows, not at job execution.
@@ -54,8 +61,23 @@ func record(key string, hash byte) app.InboundRecord {
 		BodyHash: []byte{hash}, ReceivedAt: time.Now().UTC()}
 }
 
-func pub(rec app.InboundRecord) app.Publication {
-	return app.Publication{Type: "inbound.new_lead", AccountID: rec.AccountID, Data: map[string]string{"inboundId": rec.ID}}
+// accept is what ReceiveInbound does with the store: Accept and, when it created the record,
+// publish the event, in one unit of work.
+func accept(uow pgkit.Transactor, store *postgres.Store, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
+	var (
+		stored  app.InboundRecord
+		created bool
+	)
+	err := uow.InTx(context.Background(), func(ctx context.Context) error {
+		var err error
+		stored, created, err = store.Accept(ctx, rec, since)
+		if err != nil || !created {
+			return err
+		}
+		return events.Outbox{}.Publish(ctx, contracts.Event{Type: "inbound.new_lead", AccountID: rec.AccountID,
+			Data: map[string]string{"inboundId": rec.ID}})
+	})
+	return stored, created, err
 }
 
 // Copies of one delivery arriving at once (a sender retrying on a timeout) store one record.
@@ -64,7 +86,7 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 	for name, key := range map[string]string{"by idempotency key": "k-1", "by body": ""} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			store, sqlInt := newStore(t)
+			store, sqlInt, uow := newStoreAndUnitOfWork(t)
 			var wg sync.WaitGroup
 			results := make(chan app.InboundRecord, 8)
 			created := make(chan bool, 8)
@@ -73,7 +95,7 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					rec := record(key, 7)
-					stored, ok, err := store.Accept(context.Background(), rec, time.Now().Add(-time.Hour), pub(rec))
+					stored, ok, err := accept(uow, store, rec, time.Now().Add(-time.Hour))
 					require.NoError(t, err)
 					results <- stored
 					created <- ok
@@ -101,14 +123,14 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 
 func TestTheSameBodyAfterTheWindowIsANewEvent(t *testing.T) {
 	t.Parallel()
-	store, sqlInt := newStore(t)
+	store, sqlInt, uow := newStoreAndUnitOfWork(t)
 	old := record("", 9)
 	old.ReceivedAt = time.Now().Add(-25 * time.Hour)
-	_, created, err := store.Accept(context.Background(), old, time.Now().Add(-24*time.Hour), pub(old))
+	_, created, err := accept(uow, store, old, time.Now().Add(-24*time.Hour))
 	require.NoError(t, err)
 	require.True(t, created)
 	fresh := record("", 9)
-	_, created, err = store.Accept(context.Background(), fresh, time.Now().Add(-24*time.Hour), pub(fresh))
+	_, created, err = accept(uow, store, fresh, time.Now().Add(-24*time.Hour))
 	require.NoError(t, err)
 	require.True(t, created)
 	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM inbox`))
@@ -118,9 +140,7 @@ func TestSecretsAreOnlyForKnownOwners(t *testing.T) {
 	t.Parallel()
 	store, _ := newStore(t)
 	ctx := context.Background()
-	require.NoError(t, store.InTx(ctx, func(tx pgx.Tx) error {
-		return store.SaveAccount(ctx, tx, app.AccountCreated{AccountID: "acc_c", Email: "c@example.com", Role: "client", OwnerID: "acc_1"}, nil)
-	}))
+	require.NoError(t, store.SaveAccount(ctx, app.NewAccount{AccountID: "acc_c", Email: "c@example.com", Role: "client", OwnerID: "acc_1"}, nil))
 	require.ErrorIs(t, store.SetSecret(ctx, "acc_c", domain.HashSecret("x")), app.ErrNotFound)
 	require.ErrorIs(t, store.SetSecret(ctx, "acc_unknown", domain.HashSecret("x")), app.ErrNotFound)
 	require.NoError(t, store.SetSecret(ctx, "acc_1", domain.HashSecret("new")))
@@ -143,7 +163,8 @@ func TestPruneKeepsQueuedAndRecentDeliveries(t *testing.T) {
 	msg, err := domain.NewLeadMessage(domain.LeadWritten{LeadID: "lead_1", Name: "x", Email: "x@example.com"})
 	require.NoError(t, err)
 	for range 4 {
-		require.NoError(t, store.InTx(ctx, func(tx pgx.Tx) error { _, err := store.Plan(ctx, tx, "acc_1", msg); return err }))
+		_, err := store.Plan(ctx, "acc_1", msg)
+		require.NoError(t, err)
 	}
 	require.Equal(t, 4, sqlInt(`SELECT count(*) FROM deliveries`))
 	// Two old finished deliveries, one old still queued, one recent finished.

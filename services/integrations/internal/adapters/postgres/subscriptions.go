@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -94,7 +95,7 @@ func (s *Store) Attempts(ctx context.Context, accountID, subscriptionID string, 
 
 // Replay implements app.SubscriptionStore.
 func (s *Store) Replay(ctx context.Context, accountID, deliveryID string) error {
-	return wrap("replay", s.InTx(ctx, func(tx pgx.Tx) error {
+	return wrap("replay", pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var status string
 		err := tx.QueryRow(ctx, `SELECT d.status FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id
 			WHERE d.id = $1 AND s.account_id = $2 AND s.status = 'active' FOR UPDATE OF d`, deliveryID, accountID).Scan(&status)
@@ -111,9 +112,9 @@ func (s *Store) Replay(ctx context.Context, accountID, deliveryID string) error 
 	}))
 }
 
-// Plan implements app.Planner.
-func (s *Store) Plan(ctx context.Context, tx pgx.Tx, accountID string, msg domain.Message) (int, error) {
-	rows, err := tx.Query(ctx, `SELECT id FROM subscriptions WHERE account_id = $1 AND event = $2 AND status = 'active'`, accountID, msg.Event)
+// Plan implements app.Planner; the deliveries and their jobs join the transaction ctx carries.
+func (s *Store) Plan(ctx context.Context, accountID string, msg domain.Message) (int, error) {
+	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `SELECT id FROM subscriptions WHERE account_id = $1 AND event = $2 AND status = 'active'`, accountID, msg.Event)
 	if err != nil {
 		return 0, wrap("find subscribers", err)
 	}
@@ -125,13 +126,16 @@ func (s *Store) Plan(ctx context.Context, tx pgx.Tx, accountID string, msg domai
 	for i := range subIDs {
 		deliveryIDs[i] = ids.New("msg")
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO deliveries (id, subscription_id, event, payload, status)
-		SELECT d, s, $3, $4, 'pending' FROM unnest($1::text[], $2::text[]) AS r(d, s)`,
-		deliveryIDs, subIDs, msg.Event, msg.Body); err != nil {
-		return 0, wrap("plan deliveries", err)
-	}
-	if err := s.jobs.EnqueueTx(ctx, tx, accountID, deliveryIDs...); err != nil {
-		return 0, wrap("queue deliveries", err)
+	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO deliveries (id, subscription_id, event, payload, status)
+			SELECT d, s, $3, $4, 'pending' FROM unnest($1::text[], $2::text[]) AS r(d, s)`,
+			deliveryIDs, subIDs, msg.Event, msg.Body); err != nil {
+			return wrap("plan deliveries", err)
+		}
+		return wrap("queue deliveries", s.jobs.EnqueueTx(ctx, tx, accountID, deliveryIDs...))
+	})
+	if err != nil {
+		return 0, err
 	}
 	return len(deliveryIDs), nil
 }
@@ -160,7 +164,7 @@ func (s *Store) Target(ctx context.Context, deliveryID string) (app.DeliveryTarg
 
 // Record implements app.DeliveryStore.
 func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
-	return wrap("record attempt", s.InTx(ctx, func(tx pgx.Tx) error {
+	return wrap("record attempt", pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if r.Outcome == domain.Gone {
 			_, err := tx.Exec(ctx, `DELETE FROM subscriptions WHERE id = $1`, r.SubscriptionID)
 			return err

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver/dnstest"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 )
 
 // DNSZone serves the catalog's domains to the loopback DNS server: a domain of a listed email

@@ -8,9 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
-	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
 
@@ -19,19 +17,10 @@ type Sheet struct{ pool *pgxpool.Pool }
 
 func NewSheet(pool *pgxpool.Pool) *Sheet { return &Sheet{pool: pool} }
 
-func (s *Sheet) Append(ctx context.Context, accountID string, leads []sheet.Lead, after app.AfterAppend) ([]sheet.Lead, error) {
-	var added []sheet.Lead
-	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		added, err = s.AppendTx(ctx, tx, accountID, leads, after)
-		return err
-	})
-	return added, err
-}
-
-// AppendTx inserts the leads, skipping any whose email or phone is already on the sheet (the
-// unique indexes decide, so concurrent appends cannot both add the same lead).
-func (s *Sheet) AppendTx(ctx context.Context, tx pgx.Tx, accountID string, leads []sheet.Lead, after app.AfterAppend) ([]sheet.Lead, error) {
+// Append inserts the leads, skipping any whose email or phone is already on the sheet (the
+// unique indexes decide, so concurrent appends cannot both add the same lead), and returns the
+// added ones. It joins the transaction ctx carries.
+func (s *Sheet) Append(ctx context.Context, accountID string, leads []sheet.Lead) ([]sheet.Lead, error) {
 	n := len(leads)
 	idsCol, names, emails, phones, businesses, sources := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	created := make([]time.Time, n)
@@ -39,7 +28,7 @@ func (s *Sheet) AppendTx(ctx context.Context, tx pgx.Tx, accountID string, leads
 		idsCol[i], names[i], emails[i], phones[i], businesses[i], sources[i], created[i] =
 			l.ID(), l.Name(), l.Email(), l.Phone(), l.BusinessName(), l.Source(), l.CreatedAt()
 	}
-	rows, err := tx.Query(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, business_name, source, created_at)
+	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, business_name, source, created_at)
 		SELECT id, $1, name, email, phone, business_name, source, created_at
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
 			WITH ORDINALITY AS r(id, name, email, phone, business_name, source, created_at, ord)
@@ -62,13 +51,6 @@ func (s *Sheet) AppendTx(ctx context.Context, tx pgx.Tx, accountID string, leads
 		if isNew[l.ID()] {
 			added = append(added, l)
 		}
-	}
-	envs, err := after(ctx, added)
-	if err != nil {
-		return nil, err
-	}
-	if err := events.Enqueue(ctx, tx, envs...); err != nil {
-		return nil, err
 	}
 	return added, nil
 }

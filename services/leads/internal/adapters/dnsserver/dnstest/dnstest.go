@@ -6,7 +6,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/bizassist/bizassist/services/leads/internal/dnsserver"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 )
 
 // Start serves zone on a free loopback port (UDP and TCP) until the test ends and returns host:port.

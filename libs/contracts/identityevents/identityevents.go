@@ -1,0 +1,46 @@
+// Package identityevents is identity's event contract (see package contracts).
+package identityevents
+
+import "github.com/bizassist/bizassist/libs/isotime"
+
+// Event types identity publishes.
+const (
+	AccountCreated     = "account.created"
+	AccountLogin       = "account.login"
+	AccountPlanChanged = "account.plan_changed"
+)
+
+// Account roles in AccountCreatedData.Role.
+const (
+	RoleOwner  = "owner"
+	RoleClient = "client"
+)
+
+// AccountCreatedData is the payload of account.created: an owner created by the operator, or a
+// client created from inbound.new_client. The envelope's accountId is the owner (the account
+// itself for an owner).
+type AccountCreatedData struct {
+	AccountID    string       `json:"accountId"`
+	Email        string       `json:"email"`
+	Plan         string       `json:"plan"`
+	Role         string       `json:"role"`
+	OwnerID      string       `json:"ownerId,omitempty"` // clients only
+	BusinessName string       `json:"businessName"`
+	OwnerName    string       `json:"ownerName"`
+	CreatedAt    isotime.Time `json:"createdAt"`
+}
+
+// AccountLoginData is the payload of account.login, a successful sign-in.
+type AccountLoginData struct {
+	AccountID string       `json:"accountId"`
+	Email     string       `json:"email"`
+	At        isotime.Time `json:"at"`
+}
+
+// AccountPlanChangedData is the payload of account.plan_changed.
+type AccountPlanChangedData struct {
+	AccountID    string       `json:"accountId"`
+	Plan         string       `json:"plan"`
+	PreviousPlan string       `json:"previousPlan"`
+	At           isotime.Time `json:"at"`
+}

@@ -1,0 +1,90 @@
+// Package integrationsevents is integrations' event contract (see package contracts): the inbound
+// webhook events it accepted and the payment-processor events it matched to an account. The
+// envelope's accountId is the account whose webhook secret received the inbound event, or the
+// account the payment event was matched to.
+package integrationsevents
+
+import (
+	"strings"
+
+	"github.com/bizassist/bizassist/libs/isotime"
+)
+
+// Inbound event types: "inbound." + the event name an integrator sent.
+const (
+	InboundNewLead     = "inbound.new_lead"
+	InboundNewClient   = "inbound.new_client"
+	InboundContactForm = "inbound.contact_form"
+)
+
+// PaymentPrefix starts every payment event type: "payment." + the processor's event type.
+const PaymentPrefix = "payment."
+
+// Payment event types integrations publishes.
+const (
+	PaymentCheckoutSessionCompleted = "payment.checkout.session.completed"
+	PaymentSubscriptionCreated      = "payment.customer.subscription.created"
+	PaymentSubscriptionUpdated      = "payment.customer.subscription.updated"
+	PaymentSubscriptionDeleted      = "payment.customer.subscription.deleted"
+	PaymentInvoicePaid              = "payment.invoice.paid"
+	PaymentInvoicePaymentFailed     = "payment.invoice.payment_failed"
+	PaymentInvoicePaymentSucceeded  = "payment.invoice.payment_succeeded"
+)
+
+// PaymentTypes returns every payment event type, in a stable order.
+func PaymentTypes() []string {
+	return []string{
+		PaymentCheckoutSessionCompleted, PaymentSubscriptionCreated, PaymentSubscriptionUpdated,
+		PaymentSubscriptionDeleted, PaymentInvoicePaid, PaymentInvoicePaymentFailed, PaymentInvoicePaymentSucceeded,
+	}
+}
+
+// ProcessorType is the processor's own name of a payment event type (invoice.paid for
+// payment.invoice.paid).
+func ProcessorType(eventType string) string { return strings.TrimPrefix(eventType, PaymentPrefix) }
+
+// NewLeadData is the payload of inbound.new_lead: the inbox id and the fields as given (spec 2.11).
+type NewLeadData struct {
+	InboundID string `json:"inboundId"`
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	Phone     string `json:"phone,omitempty"`
+	Source    string `json:"source,omitempty"`
+	Notes     string `json:"notes,omitempty"`
+}
+
+// NewClientData is the payload of inbound.new_client.
+type NewClientData struct {
+	InboundID    string `json:"inboundId"`
+	BusinessName string `json:"businessName"`
+	Email        string `json:"email"`
+	OwnerName    string `json:"ownerName,omitempty"`
+	Phone        string `json:"phone,omitempty"`
+	Plan         string `json:"plan,omitempty"`
+}
+
+// ContactFormData is the payload of inbound.contact_form.
+type ContactFormData struct {
+	InboundID string `json:"inboundId"`
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	Phone     string `json:"phone,omitempty"`
+	Subject   string `json:"subject,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// PaymentData is the payload of every payment event; fields that do not apply to the event are
+// omitted. Amount is the invoice's amount due for invoice events.
+type PaymentData struct {
+	StripeEventID     string        `json:"stripeEventId"`
+	Type              string        `json:"type"` // the processor's event type, e.g. invoice.payment_failed
+	CustomerEmail     string        `json:"customerEmail,omitempty"`
+	AccountID         string        `json:"accountId"`
+	Plan              string        `json:"plan,omitempty"`
+	Status            string        `json:"status,omitempty"` // subscription status
+	Amount            *int64        `json:"amount,omitempty"`
+	SubscriptionID    string        `json:"subscriptionId,omitempty"`
+	CancelAtPeriodEnd *bool         `json:"cancelAtPeriodEnd,omitempty"`
+	EndedAt           *isotime.Time `json:"endedAt,omitempty"`
+	NextAttempt       *isotime.Time `json:"nextAttempt,omitempty"`
+}
