@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -172,4 +173,32 @@ func TestMergedDocumentDescribesEveryOperation(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, ids)
+}
+
+// An operationId is an SDK method name: a path may change, the id may not, unless
+// operation-ids.txt is edited on purpose (new operations are added to it the same way).
+func TestOperationIDsAreStable(t *testing.T) {
+	specs, err := LoadSpecs("../..")
+	require.NoError(t, err)
+	doc, err := Merge(specs, Version)
+	require.NoError(t, err)
+	var got []string
+	for _, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			if isMethod(method) {
+				id, _ := op.(map[string]any)["operationId"].(string)
+				got = append(got, id)
+			}
+		}
+	}
+	sort.Strings(got)
+	raw, err := os.ReadFile("operation-ids.txt")
+	require.NoError(t, err)
+	var want []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			want = append(want, line)
+		}
+	}
+	require.Equal(t, want, got, "operationIds changed: SDK method names would change (edit tools/apidocs/operation-ids.txt only on purpose)")
 }
