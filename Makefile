@@ -72,7 +72,7 @@ test-unit: deps ## go test -race in every module (component tests use the local 
 .PHONY: test-apidocs
 test-apidocs: $(REDOCLY) ## Lint every service's openapi.yaml and the merged reference (libs/apidocs) with Redocly's recommended rules (redocly.yaml)
 	@echo "==> redocly lint (recommended rules, redocly.yaml)"
-	@$(REDOCLY) lint --format=summary libs/apidocs/openapi.json services/*/api/openapi.yaml
+	@REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=summary libs/apidocs/openapi.json services/*/api/openapi.yaml
 
 $(REDOCLY):
 	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm; Node.js 20.19 or later)" >&2; exit 1; }
