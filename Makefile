@@ -16,6 +16,11 @@ GOLANGCI_LINT_VERSION := v2.6.2
 GOLANGCI_LINT_DIR := $(HOME)/.cache/bizassist/golangci-lint/$(GOLANGCI_LINT_VERSION)
 GOLANGCI_LINT := $(GOLANGCI_LINT_DIR)/golangci-lint
 
+# Redocly CLI, the independent OpenAPI linter of make test-apidocs (npm, pinned, cached like golangci-lint).
+REDOCLY_VERSION := 2.77.0
+REDOCLY_DIR := $(HOME)/.cache/bizassist/redocly/$(REDOCLY_VERSION)
+REDOCLY := $(REDOCLY_DIR)/node_modules/.bin/redocly
+
 ##@ General
 
 .PHONY: help
@@ -58,11 +63,22 @@ build: ## Compile every module
 	@for m in $(MODULES); do echo "==> go build $$m"; (cd $$m && go build ./...); done
 
 .PHONY: test
-test: test-unit test-e2e test-k8s ## Unit and component tests, end-to-end tests through the ingress, chart checks against a real API server
+test: test-unit test-apidocs test-e2e test-k8s ## Unit and component tests, the OpenAPI lint, end-to-end tests through the ingress, chart checks against a real API server
 
 .PHONY: test-unit
 test-unit: deps ## go test -race in every module (component tests use the local PostgreSQL and Redis)
 	@for m in $(MODULES); do echo "==> go test $$m"; (cd $$m && go test -race -count=1 ./...); done
+
+.PHONY: test-apidocs
+test-apidocs: $(REDOCLY) ## Lint every service's openapi.yaml and the merged reference (libs/apidocs) with Redocly's recommended rules (redocly.yaml)
+	@echo "==> redocly lint (recommended rules, redocly.yaml)"
+	@REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=summary libs/apidocs/openapi.json services/*/api/openapi.yaml
+
+$(REDOCLY):
+	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm; Node.js 20.19 or later)" >&2; exit 1; }
+	@echo "==> installing @redocly/cli $(REDOCLY_VERSION) into $(REDOCLY_DIR) (once)"
+	@mkdir -p $(REDOCLY_DIR)
+	@npm install --no-audit --no-fund --no-save --prefix $(REDOCLY_DIR) @redocly/cli@$(REDOCLY_VERSION) >/dev/null
 
 .PHONY: test-e2e
 test-e2e: up ## make up, then the tools/e2e suite against it

@@ -26,6 +26,7 @@ func init() {
 
 // Contract is a loaded, validated OpenAPI document.
 type Contract struct {
+	doc    *openapi3.T
 	router routers.Router
 }
 
@@ -45,7 +46,7 @@ func Load(t testing.TB, spec []byte) *Contract {
 	if err != nil {
 		t.Fatalf("openapitest: router: %v", err)
 	}
-	return &Contract{router: router}
+	return &Contract{doc: doc, router: router}
 }
 
 // Check validates resp, the answer to req, against the documented response for its route and

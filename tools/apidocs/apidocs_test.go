@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -113,4 +114,91 @@ paths:
 	require.NotContains(t, paths, "/internal/usage/reserve")
 	require.Contains(t, paths["/api/mixed"], "get")
 	require.NotContains(t, paths["/api/mixed"], "post")
+}
+
+// An operation that relies on its service's top-level security keeps it in the merged document,
+// which has no top-level security; an operation's own security (public: []) wins.
+func TestMergeKeepsEachServicesSecurity(t *testing.T) {
+	guarded := `
+info: {description: guarded things}
+security: [{bearer: []}]
+paths:
+  /api/guarded:
+    get: {responses: {"200": {description: ok}}}
+  /api/open:
+    get: {security: [], responses: {"200": {description: ok}}}
+`
+	doc, err := Merge([]Spec{spec(t, "alpha", alpha), spec(t, "delta", guarded)}, "9")
+	require.NoError(t, err)
+	require.NotContains(t, doc, "security")
+	paths := doc["paths"].(map[string]any)
+	op := func(path string) map[string]any { return paths[path].(map[string]any)["get"].(map[string]any) }
+	require.Equal(t, []any{map[string]any{"bearer": []any{}}}, op("/api/guarded")["security"])
+	require.Equal(t, []any{}, op("/api/open")["security"])
+	require.NotContains(t, op("/api/a"), "security", "alpha has no default to copy")
+}
+
+// The committed reference tells the truth about every operation: an explicit security
+// requirement naming a defined scheme, a unique operationId, and servers that are not loopback.
+func TestMergedDocumentDescribesEveryOperation(t *testing.T) {
+	specs, err := LoadSpecs("../..")
+	require.NoError(t, err)
+	doc, err := Merge(specs, Version)
+	require.NoError(t, err)
+	require.NotEmpty(t, doc["info"].(map[string]any)["license"])
+	for _, s := range doc["servers"].([]any) {
+		url := s.(map[string]any)["url"].(string)
+		require.NotRegexp(t, `127\.0\.0\.1|localhost|\[::1\]`, url)
+	}
+	schemes := doc["components"].(map[string]any)["securitySchemes"].(map[string]any)
+	ids := map[string]string{}
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			if !isMethod(method) {
+				continue
+			}
+			op := op.(map[string]any)
+			where := method + " " + path
+			id, _ := op["operationId"].(string)
+			require.Regexp(t, `^[a-z][A-Za-z0-9]*$`, id, "%s: operationId (camelCase)", where)
+			require.NotContains(t, ids, id, "%s: operationId %s is also %s", where, id, ids[id])
+			ids[id] = where
+			security, ok := op["security"].([]any)
+			require.True(t, ok, "%s: no explicit security", where)
+			for _, req := range security {
+				for name := range req.(map[string]any) {
+					require.Contains(t, schemes, name, "%s: security scheme %s", where, name)
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, ids)
+}
+
+// An operationId is an SDK method name: a path may change, the id may not, unless
+// operation-ids.txt is edited on purpose (new operations are added to it the same way).
+func TestOperationIDsAreStable(t *testing.T) {
+	specs, err := LoadSpecs("../..")
+	require.NoError(t, err)
+	doc, err := Merge(specs, Version)
+	require.NoError(t, err)
+	var got []string
+	for _, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			if isMethod(method) {
+				id, _ := op.(map[string]any)["operationId"].(string)
+				got = append(got, id)
+			}
+		}
+	}
+	sort.Strings(got)
+	raw, err := os.ReadFile("operation-ids.txt")
+	require.NoError(t, err)
+	var want []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			want = append(want, line)
+		}
+	}
+	require.Equal(t, want, got, "operationIds changed: SDK method names would change (edit tools/apidocs/operation-ids.txt only on purpose)")
 }

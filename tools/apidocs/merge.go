@@ -83,9 +83,15 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 			if len(public) == 0 {
 				continue
 			}
-			for _, op := range public {
-				if op, ok := op.(map[string]any); ok {
+			for k, op := range public {
+				if op, ok := op.(map[string]any); ok && isMethod(k) {
 					op["tags"] = []any{s.Service}
+					// The merged document has no top-level security: one service's default must
+					// not become another's, so an operation that relies on its service's default
+					// carries it itself.
+					if _, own := op["security"]; !own && doc["security"] != nil {
+						op["security"] = doc["security"]
+					}
 				}
 			}
 			paths[path] = public
@@ -108,8 +114,15 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 			"title":       "bizassist API",
 			"version":     version,
 			"description": "Every public route of the bizassist services, merged from services/*/api/openapi.yaml by tools/apidocs. Operations are tagged with the service that answers them.",
+			"license":     map[string]any{"name": "Proprietary", "url": "https://api.example.com/license"},
 		},
-		"servers":    []any{map[string]any{"url": "/"}},
+		"servers": []any{map[string]any{
+			"url":         "https://{host}",
+			"description": "The install's ingress (the local stack answers on https://127.0.0.1:8443).",
+			"variables": map[string]any{"host": map[string]any{
+				"default": "api.example.com", "description": "Host name of the install's ingress",
+			}},
+		}},
 		"tags":       tags,
 		"paths":      paths,
 		"components": components,

@@ -39,7 +39,7 @@ td,th{border:1px solid #d8dee8;padding:.2rem .5rem;text-align:left;vertical-alig
 <div class="op" id="{{.Anchor}}">
 <div><span class="method">{{.Method}}</span> <span class="path">{{.Path}}</span> — {{.Summary}}</div>
 {{with .Description}}<p>{{.}}</p>{{end}}
-<p class="muted">Authentication: {{if .Auth}}{{range $i, $a := .Auth}}{{if $i}}, {{end}}<code>{{$a}}</code>{{end}}{{else}}none{{end}}</p>
+<p class="muted">Operation ID: <code>{{.OperationID}}</code> · Authentication: {{if .Auth}}{{range $i, $a := .Auth}}{{if $i}} or {{end}}{{if eq $a ""}}none{{else}}<code>{{$a}}</code>{{end}}{{end}}{{else}}none{{end}}</p>
 {{with .Params}}<table><tr><th>parameter</th><th>in</th><th>schema</th><th>description</th></tr>
 {{range .}}<tr><td><code>{{.Name}}</code>{{if .Required}} <span class="req">required</span>{{end}}</td><td>{{.In}}</td><td>{{.Schema}}</td><td>{{.Description}}</td></tr>
 {{end}}</table>{{end}}
@@ -68,6 +68,7 @@ type serviceView struct {
 
 type opView struct {
 	Method, Path, Anchor, Summary, Description string
+	OperationID                                string
 	Auth                                       []string
 	Params                                     []paramView
 	Body                                       template.HTML
@@ -127,14 +128,20 @@ func RenderHTML(doc map[string]any) ([]byte, error) {
 func operation(method, path string, op, item, doc, components map[string]any) opView {
 	o := opView{
 		Method: method, Path: path, Summary: str(op["summary"]), Description: str(op["description"]),
-		Anchor: method + strings.NewReplacer("/", "-", "{", "", "}", "").Replace(path),
+		OperationID: str(op["operationId"]),
+		Anchor:      method + strings.NewReplacer("/", "-", "{", "", "}", "").Replace(path),
 	}
 	security, ok := op["security"]
 	if !ok {
 		security = doc["security"]
 	}
 	for _, req := range list(security) {
-		o.Auth = append(o.Auth, sortedKeys(obj(req))...)
+		// An empty requirement ({}) makes authentication optional: shown as "none".
+		if len(obj(req)) == 0 {
+			o.Auth = append(o.Auth, "")
+			continue
+		}
+		o.Auth = append(o.Auth, strings.Join(sortedKeys(obj(req)), " + "))
 	}
 	for _, p := range append(list(item["parameters"]), list(op["parameters"])...) {
 		p := resolve(obj(p), components)

@@ -3,7 +3,11 @@ package platformtest
 import (
 	"context"
 	"net"
+	"net/http"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
@@ -60,4 +64,22 @@ func Start[C any, P platform.Process](t testing.TB, ln net.Listener, build func(
 		p.Close()
 	})
 	return p
+}
+
+// WaitReady waits until the service at base answers /readyz with 200: its start-up work is done,
+// so a test that talks only to its handler does not end (and cancel it) in the middle of it.
+func WaitReady(t testing.TB, base string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, base+"/readyz", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 10*time.Second, 20*time.Millisecond, "platformtest: %s/readyz did not answer 200", base)
 }

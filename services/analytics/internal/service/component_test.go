@@ -479,3 +479,12 @@ func TestConsumedEventsBuildTheProjection(t *testing.T) {
 	r := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.4.1", s.token(t, "acc_client9", "free"), "")
 	require.Equal(t, 3.0, r.body["features"].(map[string]any)["chat"].(map[string]any)["used"])
 }
+
+// Every /api route the service registers is in api/openapi.yaml with an operationId, every
+// documented operation is registered, and each one's documented security is what it does.
+func TestRoutesMatchTheContract(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	platformtest.WaitReady(t, s.base)
+	s.contract.CheckRoutes(t, s.svc.Handler())
+}

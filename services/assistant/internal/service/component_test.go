@@ -714,3 +714,12 @@ func TestALanguageModelThatFailsGivesAnErrorEnvelopeAndReleasesTheReservation(t 
 	used, reserved, released := s.back.allowance("acc_alice")
 	require.Equal(t, []int{12, 1, 1}, []int{used, reserved, released}, "the unit reserved for the failed turn is given back")
 }
+
+// Every /api route the service registers is in api/openapi.yaml with an operationId, every
+// documented operation is registered, and each one's documented security is what it does.
+func TestRoutesMatchTheContract(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	platformtest.WaitReady(t, s.base)
+	s.contract.CheckRoutes(t, s.svc.Handler())
+}

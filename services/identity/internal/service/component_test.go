@@ -451,3 +451,12 @@ func TestMigrateSealsKeysStoredInPlaintextBefore(t *testing.T) {
 	r := s.post(t, "10.0.10.2", token, map[string]string{"action": "verify"})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 }
+
+// Every /api route the service registers is in api/openapi.yaml with an operationId, every
+// documented operation is registered, and each one's documented security is what it does.
+func TestRoutesMatchTheContract(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	platformtest.WaitReady(t, s.base)
+	s.contract.CheckRoutes(t, s.svc.Handler())
+}

@@ -303,3 +303,12 @@ func TestSubscribeDeliverListReplayUnsubscribe(t *testing.T) {
 	require.Equal(t, http.StatusOK, s.do(t, http.MethodDelete, "/api/ext-webhook/subscriptions/"+hookID, bearer(token), nil).status)
 	require.Equal(t, http.StatusNotFound, s.do(t, http.MethodDelete, "/api/ext-webhook/subscriptions/"+hookID, bearer(token), nil).status)
 }
+
+// Every /api route the service registers is in api/openapi.yaml with an operationId, every
+// documented operation is registered, and each one's documented security is what it does.
+func TestRoutesMatchTheContract(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	platformtest.WaitReady(t, s.base)
+	s.contract.CheckRoutes(t, s.svc.Handler())
+}

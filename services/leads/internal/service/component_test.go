@@ -479,3 +479,12 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 	require.NoError(t, h.pool.QueryRow(ctx, "SELECT count(*) FROM sheet_leads WHERE account_id = $1", owner).Scan(&n))
 	require.Equal(t, 1, n)
 }
+
+// Every /api route the service registers is in api/openapi.yaml with an operationId, every
+// documented operation is registered, and each one's documented security is what it does.
+func TestRoutesMatchTheContract(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.99")
+	platformtest.WaitReady(t, h.base)
+	h.spec.CheckRoutes(t, h.svc.Handler())
+}
