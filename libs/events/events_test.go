@@ -76,6 +76,21 @@ func enqueue(t *testing.T, pool *pgxpool.Pool, typ string, n int) []string {
 	return out
 }
 
+// relayAll publishes one batch of pool's outbox to rdb under prefix.
+func relayAll(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix string) {
+	t.Helper()
+	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(context.Background())
+	require.NoError(t, err)
+}
+
+// publish enqueues n events of typ and relays them to the streams; it returns their ids.
+func publish(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix, typ string, n int) []string {
+	t.Helper()
+	ids := enqueue(t, pool, typ, n)
+	relayAll(t, pool, rdb, prefix)
+	return ids
+}
+
 func seenIDs(t *testing.T, pool *pgxpool.Pool) []string {
 	t.Helper()
 	rows, err := pool.Query(context.Background(), "SELECT event_id FROM seen ORDER BY event_id")
@@ -245,9 +260,7 @@ func TestDuplicateMessageIsHandledOnce(t *testing.T) {
 func TestHandlerErrorIsRedeliveredUntilSuccess(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
-	ids := enqueue(t, pool, "usage.recorded", 1)
-	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(context.Background())
-	require.NoError(t, err)
+	ids := publish(t, pool, rdb, prefix, "usage.recorded", 1)
 
 	var calls atomic.Int32
 	flaky := func(ctx context.Context, e Envelope) error {
@@ -274,9 +287,7 @@ func TestFailingMessageIsDeadLetteredAfterMaxAttempts(t *testing.T) {
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
 	stream := prefix + ":usage.recorded"
-	ids := enqueue(t, pool, "usage.recorded", 1)
-	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	ids := publish(t, pool, rdb, prefix, "usage.recorded", 1)
 	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"envelope", "not json"}}).Err())
 
 	var calls atomic.Int32
@@ -301,9 +312,7 @@ func TestDeadConsumersMessagesAreClaimed(t *testing.T) {
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
 	stream := prefix + ":lead.written"
-	want := enqueue(t, pool, "lead.written", 3)
-	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	want := publish(t, pool, rdb, prefix, "lead.written", 3)
 
 	// Another replica of the group reads everything and dies before acknowledging.
 	require.NoError(t, rdb.XGroupCreateMkStream(ctx, stream, "claim", "0").Err())
@@ -323,10 +332,8 @@ func TestEveryGroupGetsEveryEvent(t *testing.T) {
 	producer := pgtest.Open(t, db, "producer", Migrations)
 	rdb, p := redistest.New(t)
 	prefix := strings.TrimSuffix(p, ":")
-	ctx := context.Background()
 	want := append(enqueue(t, producer, "lead.written", 4), enqueue(t, producer, "inbound.contact_form", 3)...)
-	_, err := NewRelay(producer, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	relayAll(t, producer, rdb, prefix)
 
 	for _, group := range []string{"analytics", "assistant"} {
 		pool := pgtest.Open(t, db, group, Migrations, seenTable)
@@ -351,8 +358,7 @@ func TestTraceContextRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "bizassist=t1", e.TraceState)
 	require.NoError(t, pgkit.InTx(ctx, pool, func(tx pgx.Tx) error { return Enqueue(ctx, tx, e) }))
-	_, err = NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	relayAll(t, pool, rdb, prefix)
 
 	var inHandler trace.SpanContext
 	capture := func(ctx context.Context, _ Envelope) error {
