@@ -47,8 +47,7 @@ func (h *harness) doInternal(method, path, token string, body string) response {
 func TestLeadFinderStopsAtTheMonthlyLimit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.20")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	for i := range 20 {
 		r := h.do("POST", "/api/lead-finder", free, map[string]any{"industry": "plumbers", "location": "Austin, TX"})
@@ -96,8 +95,7 @@ func TestAllowanceFailsClosed(t *testing.T) {
 func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.22")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, batchOf(20, func(i int) string { return fmt.Sprintf("a@first%d.com", i) }))
 	require.Equal(t, 200, r.status, string(r.body))
@@ -158,8 +156,7 @@ func TestQualifyIsNotMetered(t *testing.T) {
 func TestInternalRoutesAreNotChargedToTheCallersIP(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.26")
-	account := ids.New("acc")
-	tok := h.tokenFor(account, "growth")
+	account, tok := h.newAccount("growth")
 
 	limited := false
 	for range 200 {

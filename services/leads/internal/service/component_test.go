@@ -110,6 +110,12 @@ func (h *harness) token(plan string) string {
 	return h.tokenFor(ids.New("acc"), plan)
 }
 
+// newAccount makes up an account and returns its id and a token of it claiming plan.
+func (h *harness) newAccount(plan string) (account, token string) {
+	account = ids.New("acc")
+	return account, h.tokenFor(account, plan)
+}
+
 // tokenFor is a token of account claiming plan (analytics may know better).
 func (h *harness) tokenFor(account, plan string) string {
 	return h.iss.Token(authjwt.Caller{AccountID: account, Email: "owner@bizassist.test", Plan: plan, TokenID: ids.New("tok")})
@@ -176,8 +182,7 @@ func keys(m map[string]any) []string {
 func TestLeadFinder(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.1")
-	account := ids.New("acc")
-	tok := h.tokenFor(account, "growth")
+	account, tok := h.newAccount("growth")
 
 	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Austin, TX"})
 	require.Equal(t, 200, r.status, string(r.body))
@@ -283,8 +288,7 @@ func batchOf(n int, email func(i int) string) map[string]any {
 func TestLeadQualityBatch(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.4")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []map[string]string{
 		{"email": "ann@acmeplumbing.com", "phone": "512-472-3000", "businessName": "Acme Plumbing"},
@@ -316,8 +320,7 @@ func TestLeadQualityBatch(t *testing.T) {
 func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.5")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, batchOf(20, func(i int) string { return fmt.Sprintf("a%d@acme.com", i) }))
 	require.Equal(t, 200, r.status)
