@@ -62,6 +62,14 @@ func record(ctx context.Context, e Envelope) error {
 	return err
 }
 
+// newEvent returns an event of typ without data.
+func newEvent(t *testing.T, typ string) Envelope {
+	t.Helper()
+	e, err := New(context.Background(), typ, "acc_1", nil)
+	require.NoError(t, err)
+	return e
+}
+
 // enqueue commits n events of typ, each in its own transaction, and returns their ids.
 func enqueue(t *testing.T, pool *pgxpool.Pool, typ string, n int) []string {
 	t.Helper()
@@ -204,10 +212,9 @@ func TestRolledBackTxLeavesNoOutboxRow(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	e, err := New(ctx, "lead.written", "acc_1", nil)
-	require.NoError(t, err)
+	e := newEvent(t, "lead.written")
 	boom := errors.New("domain write failed")
-	err = pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+	err := pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
 		if err := Enqueue(ctx, tx, e); err != nil {
 			return err
 		}
@@ -238,8 +245,7 @@ func TestDuplicateMessageIsHandledOnce(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	e, err := New(ctx, "lead.written", "acc_1", nil)
-	require.NoError(t, err)
+	e := newEvent(t, "lead.written")
 	raw, err := json.Marshal(e)
 	require.NoError(t, err)
 	stream := prefix + ":lead.written"
