@@ -91,12 +91,12 @@ func relayAll(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix string
 	require.NoError(t, err)
 }
 
-// publish enqueues n events of typ and relays them to the streams; it returns their ids.
-func publish(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix, typ string, n int) []string {
+// publish enqueues n events of typ and relays them; it returns their ids and typ's stream.
+func publish(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix, typ string, n int) (ids []string, stream string) {
 	t.Helper()
-	ids := enqueue(t, pool, typ, n)
+	ids = enqueue(t, pool, typ, n)
 	relayAll(t, pool, rdb, prefix)
-	return ids
+	return ids, prefix + ":" + typ
 }
 
 func seenIDs(t *testing.T, pool *pgxpool.Pool) []string {
@@ -266,7 +266,7 @@ func TestDuplicateMessageIsHandledOnce(t *testing.T) {
 func TestHandlerErrorIsRedeliveredUntilSuccess(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
-	ids := publish(t, pool, rdb, prefix, "usage.recorded", 1)
+	ids, stream := publish(t, pool, rdb, prefix, "usage.recorded", 1)
 
 	var calls atomic.Int32
 	flaky := func(ctx context.Context, e Envelope) error {
@@ -285,15 +285,14 @@ func TestHandlerErrorIsRedeliveredUntilSuccess(t *testing.T) {
 	require.Equal(t, ids, seenIDs(t, pool))
 	require.EqualValues(t, 3, calls.Load())
 	require.Equal(t, 2.0, testutil.ToFloat64(consumed.WithLabelValues(group, "usage.recorded", "error")))
-	require.Zero(t, pending(t, rdb, prefix+":usage.recorded", group))
+	require.Zero(t, pending(t, rdb, stream, group))
 }
 
 func TestFailingMessageIsDeadLetteredAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	stream := prefix + ":usage.recorded"
-	ids := publish(t, pool, rdb, prefix, "usage.recorded", 1)
+	ids, stream := publish(t, pool, rdb, prefix, "usage.recorded", 1)
 	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"envelope", "not json"}}).Err())
 
 	var calls atomic.Int32
@@ -317,8 +316,7 @@ func TestDeadConsumersMessagesAreClaimed(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	stream := prefix + ":lead.written"
-	want := publish(t, pool, rdb, prefix, "lead.written", 3)
+	want, stream := publish(t, pool, rdb, prefix, "lead.written", 3)
 
 	// Another replica of the group reads everything and dies before acknowledging.
 	require.NoError(t, rdb.XGroupCreateMkStream(ctx, stream, "claim", "0").Err())
