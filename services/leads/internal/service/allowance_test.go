@@ -89,7 +89,7 @@ func TestAllowanceFailsClosed(t *testing.T) {
 
 	require.EqualValues(t, 0, h.do("GET", "/api/leads", tok, nil).json["count"], "no search ran")
 	require.Zero(t, h.outbox("lead.written"))
-	require.Zero(t, h.dns.n.Load(), "no lead was scored")
+	require.Zero(t, h.dns.Lookups(), "no lead was scored")
 }
 
 func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
@@ -101,7 +101,7 @@ func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
 	require.Equal(t, 200, r.status, string(r.body))
 	require.EqualValues(t, 5, r.json["remaining"])
 	require.Equal(t, false, r.json["unlimited"])
-	asked := h.dns.n.Load()
+	asked := h.dns.Lookups()
 	require.Positive(t, asked, "scoring asks DNS")
 
 	r = h.do("POST", "/api/lead-quality-batch", free, batchOf(6, func(i int) string { return fmt.Sprintf("b@second%d.com", i) }))
@@ -109,7 +109,7 @@ func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
 	require.EqualValues(t, 5, r.json["remaining"])
 	require.EqualValues(t, 25, r.json["limit"])
 	require.Equal(t, analyticstest.UpgradeURL, r.json["upgradeUrl"])
-	require.Equal(t, asked, h.dns.n.Load(), "a refused batch asks DNS nothing")
+	require.Equal(t, asked, h.dns.Lookups(), "a refused batch asks DNS nothing")
 	require.Equal(t, 20, h.analytics.Used(account, "lead_scoring"))
 }
 

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +29,6 @@ import (
 	"github.com/bizassist/bizassist/services/leads/api"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
@@ -58,7 +56,7 @@ type harness struct {
 	ip      string // X-Forwarded-For, so each test has its own rate-limit bucket
 	// analytics is the allowance double; dns counts the questions the loopback DNS server answers.
 	analytics *analyticstest.Server
-	dns       *countingZone
+	dns       *dnstest.CountingZone
 }
 
 // testLimits are analytics' plan limits in these tests: free as seeded; growth as the spec has it
@@ -66,17 +64,6 @@ type harness struct {
 var testLimits = analyticstest.Limits{
 	"free":   analyticstest.Free,
 	"growth": {"chat": 1000, "lead_finder": 300},
-}
-
-// countingZone counts the lookups that reach the DNS server.
-type countingZone struct {
-	dnsserver.Zone
-	n atomic.Int64
-}
-
-func (z *countingZone) Lookup(ctx context.Context, domain string) (dnsserver.Host, bool, error) {
-	z.n.Add(1)
-	return z.Zone.Lookup(ctx, domain)
 }
 
 // newHarness runs the real service in-process on a real socket with the test catalog loaded, a
@@ -94,7 +81,7 @@ func newHarness(t *testing.T, ip string) *harness {
 	require.NoError(t, err)
 	require.Equal(t, 6, rep.Inserted, "%+v", rep.Rejected)
 
-	zone := &countingZone{Zone: service.DNSZone(pool)}
+	zone := &dnstest.CountingZone{Zone: service.DNSZone(pool)}
 	environ["LEADS_DNS_SERVER"] = dnstest.Start(t, zone)
 	environ["LEADS_DNS_TIMEOUT"] = "1s"
 	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
