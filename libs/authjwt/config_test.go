@@ -38,10 +38,16 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-func TestJWKRoundTrip(t *testing.T) {
-	t.Parallel()
+func newPublicKey(t *testing.T) ed25519.PublicKey {
+	t.Helper()
 	pub, _, err := ed25519.GenerateKey(rand.Reader)
 	require.NoError(t, err)
+	return pub
+}
+
+func TestJWKRoundTrip(t *testing.T) {
+	t.Parallel()
+	pub := newPublicKey(t)
 
 	jwk := authjwt.PublicJWK("k1", pub)
 	require.Equal(t, authjwt.JWK{Kty: "OKP", Crv: "Ed25519", X: jwk.X, Kid: "k1", Use: "sig", Alg: "EdDSA"}, jwk)
@@ -52,8 +58,7 @@ func TestJWKRoundTrip(t *testing.T) {
 
 func TestJWKRejectsUnusableKeys(t *testing.T) {
 	t.Parallel()
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
-	require.NoError(t, err)
+	pub := newPublicKey(t)
 	good := authjwt.PublicJWK("k1", pub)
 
 	broken := map[string]func(*authjwt.JWK){
@@ -75,8 +80,7 @@ func TestJWKRejectsUnusableKeys(t *testing.T) {
 
 func TestJWKSPublicKeys(t *testing.T) {
 	t.Parallel()
-	pub, _, err := ed25519.GenerateKey(rand.Reader)
-	require.NoError(t, err)
+	pub := newPublicKey(t)
 	ok := authjwt.PublicJWK("k1", pub)
 	rsa := authjwt.JWK{Kty: "RSA", Kid: "r1", Use: "sig", Alg: "RS256"}
 

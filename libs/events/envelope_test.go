@@ -64,8 +64,7 @@ func keys(m map[string]any) []string {
 
 func TestParseEnvelopeRejectsWhatCanNeverSucceed(t *testing.T) {
 	t.Parallel()
-	good, err := New(context.Background(), "lead.written", "acc_1", nil)
-	require.NoError(t, err)
+	good := newEvent(t, "lead.written")
 	raw, err := json.Marshal(good)
 	require.NoError(t, err)
 

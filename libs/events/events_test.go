@@ -62,6 +62,14 @@ func record(ctx context.Context, e Envelope) error {
 	return err
 }
 
+// newEvent returns an event of typ without data.
+func newEvent(t *testing.T, typ string) Envelope {
+	t.Helper()
+	e, err := New(context.Background(), typ, "acc_1", nil)
+	require.NoError(t, err)
+	return e
+}
+
 // enqueue commits n events of typ, each in its own transaction, and returns their ids.
 func enqueue(t *testing.T, pool *pgxpool.Pool, typ string, n int) []string {
 	t.Helper()
@@ -74,6 +82,21 @@ func enqueue(t *testing.T, pool *pgxpool.Pool, typ string, n int) []string {
 		out = append(out, e.ID)
 	}
 	return out
+}
+
+// relayAll publishes one batch of pool's outbox to rdb under prefix.
+func relayAll(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix string) {
+	t.Helper()
+	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(context.Background())
+	require.NoError(t, err)
+}
+
+// publish enqueues n events of typ and relays them; it returns their ids and typ's stream.
+func publish(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix, typ string, n int) (ids []string, stream string) {
+	t.Helper()
+	ids = enqueue(t, pool, typ, n)
+	relayAll(t, pool, rdb, prefix)
+	return ids, prefix + ":" + typ
 }
 
 func seenIDs(t *testing.T, pool *pgxpool.Pool) []string {
@@ -189,10 +212,9 @@ func TestRolledBackTxLeavesNoOutboxRow(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	e, err := New(ctx, "lead.written", "acc_1", nil)
-	require.NoError(t, err)
+	e := newEvent(t, "lead.written")
 	boom := errors.New("domain write failed")
-	err = pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+	err := pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
 		if err := Enqueue(ctx, tx, e); err != nil {
 			return err
 		}
@@ -223,8 +245,7 @@ func TestDuplicateMessageIsHandledOnce(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	e, err := New(ctx, "lead.written", "acc_1", nil)
-	require.NoError(t, err)
+	e := newEvent(t, "lead.written")
 	raw, err := json.Marshal(e)
 	require.NoError(t, err)
 	stream := prefix + ":lead.written"
@@ -245,9 +266,7 @@ func TestDuplicateMessageIsHandledOnce(t *testing.T) {
 func TestHandlerErrorIsRedeliveredUntilSuccess(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
-	ids := enqueue(t, pool, "usage.recorded", 1)
-	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(context.Background())
-	require.NoError(t, err)
+	ids, stream := publish(t, pool, rdb, prefix, "usage.recorded", 1)
 
 	var calls atomic.Int32
 	flaky := func(ctx context.Context, e Envelope) error {
@@ -266,17 +285,14 @@ func TestHandlerErrorIsRedeliveredUntilSuccess(t *testing.T) {
 	require.Equal(t, ids, seenIDs(t, pool))
 	require.EqualValues(t, 3, calls.Load())
 	require.Equal(t, 2.0, testutil.ToFloat64(consumed.WithLabelValues(group, "usage.recorded", "error")))
-	require.Zero(t, pending(t, rdb, prefix+":usage.recorded", group))
+	require.Zero(t, pending(t, rdb, stream, group))
 }
 
 func TestFailingMessageIsDeadLetteredAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	stream := prefix + ":usage.recorded"
-	ids := enqueue(t, pool, "usage.recorded", 1)
-	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	ids, stream := publish(t, pool, rdb, prefix, "usage.recorded", 1)
 	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"envelope", "not json"}}).Err())
 
 	var calls atomic.Int32
@@ -300,10 +316,7 @@ func TestDeadConsumersMessagesAreClaimed(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	ctx := context.Background()
-	stream := prefix + ":lead.written"
-	want := enqueue(t, pool, "lead.written", 3)
-	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	want, stream := publish(t, pool, rdb, prefix, "lead.written", 3)
 
 	// Another replica of the group reads everything and dies before acknowledging.
 	require.NoError(t, rdb.XGroupCreateMkStream(ctx, stream, "claim", "0").Err())
@@ -323,10 +336,8 @@ func TestEveryGroupGetsEveryEvent(t *testing.T) {
 	producer := pgtest.Open(t, db, "producer", Migrations)
 	rdb, p := redistest.New(t)
 	prefix := strings.TrimSuffix(p, ":")
-	ctx := context.Background()
 	want := append(enqueue(t, producer, "lead.written", 4), enqueue(t, producer, "inbound.contact_form", 3)...)
-	_, err := NewRelay(producer, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	relayAll(t, producer, rdb, prefix)
 
 	for _, group := range []string{"analytics", "assistant"} {
 		pool := pgtest.Open(t, db, group, Migrations, seenTable)
@@ -351,8 +362,7 @@ func TestTraceContextRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "bizassist=t1", e.TraceState)
 	require.NoError(t, pgkit.InTx(ctx, pool, func(tx pgx.Tx) error { return Enqueue(ctx, tx, e) }))
-	_, err = NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(ctx)
-	require.NoError(t, err)
+	relayAll(t, pool, rdb, prefix)
 
 	var inHandler trace.SpanContext
 	capture := func(ctx context.Context, _ Envelope) error {

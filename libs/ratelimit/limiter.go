@@ -80,9 +80,6 @@ func New(rdb redis.UniversalClient, cfg Config, opts ...Option) (*Limiter, error
 // Allow takes one request from key's bucket under p. It fails only for an invalid policy or when
 // ctx ends first; a Redis failure is answered from the in-process limiter instead.
 func (l *Limiter) Allow(ctx context.Context, p Policy, key string) (Result, error) {
-	if err := p.validate(); err != nil {
-		return Result{}, err
-	}
 	res, err := l.decide(ctx, p, key, 1)
 	if err != nil {
 		return Result{}, err
@@ -95,9 +92,6 @@ func (l *Limiter) Allow(ctx context.Context, p Policy, key string) (Result, erro
 // serves limits that count only some outcomes (failed sign-ins, say): peek before the attempt,
 // and Allow after it when the outcome counts. Remaining is how many requests would fit now.
 func (l *Limiter) Peek(ctx context.Context, p Policy, key string) (Result, error) {
-	if err := p.validate(); err != nil {
-		return Result{}, err
-	}
 	res, err := l.decide(ctx, p, key, 0)
 	if err != nil {
 		return Result{}, err
@@ -105,8 +99,11 @@ func (l *Limiter) Peek(ctx context.Context, p Policy, key string) (Result, error
 	return peeked(p, res.ResetAfter), nil
 }
 
-// decide takes cost (0 or 1) requests from key's bucket.
+// decide takes cost (0 or 1) requests from key's bucket; it refuses an invalid policy first.
 func (l *Limiter) decide(ctx context.Context, p Policy, key string, cost int) (Result, error) {
+	if err := p.validate(); err != nil {
+		return Result{}, err
+	}
 	if err := ctx.Err(); err != nil { // nobody is waiting for this answer
 		return Result{}, err
 	}

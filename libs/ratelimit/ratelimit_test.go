@@ -51,6 +51,19 @@ func serve(h http.Handler, remote string, header http.Header) *httptest.Response
 
 var okHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 
+// onePerHour returns okHandler behind a policy of one request an hour, on a limiter against the
+// real Redis whose config set adjusts (nil for the defaults).
+func onePerHour(t *testing.T, set func(*ratelimit.Config)) (http.Handler, *prometheus.Registry) {
+	t.Helper()
+	rdb, prefix := redistest.New(t)
+	cfg := redisConfig(prefix)
+	if set != nil {
+		set(&cfg)
+	}
+	l, reg := newLimiter(t, rdb, cfg)
+	return l.Middleware(ratelimit.Policy{Name: "one", Rate: 1, Period: time.Hour})(okHandler), reg
+}
+
 func TestMiddlewareRefusesThe61stRequestInAMinute(t *testing.T) {
 	t.Parallel()
 	rdb, prefix := redistest.New(t)
@@ -149,11 +162,7 @@ func TestReplicasShareTheLimit(t *testing.T) {
 
 func TestMiddlewareKeysByForwardedClientOnlyBehindTrustedProxies(t *testing.T) {
 	t.Parallel()
-	rdb, prefix := redistest.New(t)
-	cfg := redisConfig(prefix)
-	cfg.TrustedProxies = []string{"10.0.0.0/8"}
-	l, _ := newLimiter(t, rdb, cfg)
-	h := l.Middleware(ratelimit.Policy{Name: "one", Rate: 1, Period: time.Hour})(okHandler)
+	h, _ := onePerHour(t, func(c *ratelimit.Config) { c.TrustedProxies = []string{"10.0.0.0/8"} })
 	fwd := func(ip string) http.Header { return http.Header{"X-Forwarded-For": {ip}} }
 
 	require.Equal(t, http.StatusOK, serve(h, "10.0.0.2:1", fwd("203.0.113.1")).Code)
@@ -169,11 +178,7 @@ func TestMiddlewareKeysByForwardedClientOnlyBehindTrustedProxies(t *testing.T) {
 
 func TestExemptClientsBypassTheLimiter(t *testing.T) {
 	t.Parallel()
-	rdb, prefix := redistest.New(t)
-	cfg := redisConfig(prefix)
-	cfg.ExemptCIDRs = []string{"192.0.2.0/24"}
-	l, reg := newLimiter(t, rdb, cfg)
-	h := l.Middleware(ratelimit.Policy{Name: "one", Rate: 1, Period: time.Hour})(okHandler)
+	h, reg := onePerHour(t, func(c *ratelimit.Config) { c.ExemptCIDRs = []string{"192.0.2.0/24"} })
 
 	for range 3 {
 		w := serve(h, "192.0.2.50:1", nil)
@@ -187,9 +192,7 @@ func TestExemptClientsBypassTheLimiter(t *testing.T) {
 
 func TestIPv6ClientsShareTheirSlash64(t *testing.T) {
 	t.Parallel()
-	rdb, prefix := redistest.New(t)
-	l, _ := newLimiter(t, rdb, redisConfig(prefix))
-	h := l.Middleware(ratelimit.Policy{Name: "one", Rate: 1, Period: time.Hour})(okHandler)
+	h, _ := onePerHour(t, nil)
 
 	require.Equal(t, http.StatusOK, serve(h, "[2001:db8:1:2::a]:1", nil).Code)
 	require.Equal(t, http.StatusTooManyRequests, serve(h, "[2001:db8:1:2::b]:1", nil).Code)

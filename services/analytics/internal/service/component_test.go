@@ -380,40 +380,50 @@ func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
 	require.Equal(t, 1.0, r.body["features"].(map[string]any)["lead_finder"].(map[string]any)["used"])
 }
 
+// concurrently runs fn in n goroutines released together, and waits for all of them.
+func concurrently(n int, fn func()) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn()
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
 // Every event the API acknowledged is in PostgreSQL after the service stops and starts again.
 func TestAcknowledgedUsageSurvivesARestart(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	tok := s.token(t, "acc_durable", "growth")
 	var (
-		wg    sync.WaitGroup
 		mu    sync.Mutex
 		acked []string
 	)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 25 {
-				req, _ := http.NewRequest("POST", s.base+"/api/log-usage", bytes.NewBufferString(`{"feature":"chat"}`))
-				req.Header.Set("Authorization", "Bearer "+tok)
-				req.Header.Set("X-Forwarded-For", bulkIP)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					return
-				}
-				var body map[string]any
-				_ = json.NewDecoder(resp.Body).Decode(&body)
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK && body["logged"] == true {
-					mu.Lock()
-					acked = append(acked, body["eventId"].(string))
-					mu.Unlock()
-				}
+	concurrently(8, func() {
+		for range 25 {
+			req, _ := http.NewRequest("POST", s.base+"/api/log-usage", bytes.NewBufferString(`{"feature":"chat"}`))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("X-Forwarded-For", bulkIP)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			var body map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && body["logged"] == true {
+				mu.Lock()
+				acked = append(acked, body["eventId"].(string))
+				mu.Unlock()
+			}
+		}
+	})
 	require.Len(t, acked, 200)
 	s.stop()
 

@@ -56,28 +56,19 @@ func TestConcurrentReservationsNeverPassTheLimit(t *testing.T) {
 	s := newStack(t)
 	tok := s.token(t, "acc_race", "free")
 	var (
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		statuses = map[int]int{}
 		ids      = map[string]bool{}
 	)
-	start := make(chan struct{})
-	for range 40 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			r := s.reserve(t, tok, "lead_finder", 1)
-			mu.Lock()
-			defer mu.Unlock()
-			statuses[r.status]++
-			if r.status == http.StatusOK {
-				ids[r.body["reservationId"].(string)] = true
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	concurrently(40, func() {
+		r := s.reserve(t, tok, "lead_finder", 1)
+		mu.Lock()
+		defer mu.Unlock()
+		statuses[r.status]++
+		if r.status == http.StatusOK {
+			ids[r.body["reservationId"].(string)] = true
+		}
+	})
 	require.Equal(t, map[int]int{http.StatusOK: 20, http.StatusPaymentRequired: 20}, statuses)
 	require.Len(t, ids, 20, "every admitted reservation has its own id")
 	require.Equal(t, 20, s.events(t, "acc_race"))

@@ -20,9 +20,13 @@ import (
 
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-func newRepo(t *testing.T) (*adapters.AccountRepository, func(string) int) {
+// newRepo returns a repository on a fresh database holding accounts, and the outbox counter.
+func newRepo(t *testing.T, accounts ...*account.Account) (*adapters.AccountRepository, func(string) int) {
 	t.Helper()
 	repo, _, outbox := newRepoAndPool(t)
+	for _, a := range accounts {
+		require.NoError(t, repo.Create(context.Background(), a))
+	}
 	return repo, outbox
 }
 
@@ -86,11 +90,9 @@ func TestCreateJoinsTheUnitOfWorkOfItsEvents(t *testing.T) {
 
 func TestClientEmailsAreUniquePerOwner(t *testing.T) {
 	t.Parallel()
-	repo, _ := newRepo(t)
-	ctx := context.Background()
 	o1, o2 := owner(t, "acc_o1", "o1@example.com"), owner(t, "acc_o2", "o2@example.com")
-	require.NoError(t, repo.Create(ctx, o1))
-	require.NoError(t, repo.Create(ctx, o2))
+	repo, _ := newRepo(t, o1, o2)
+	ctx := context.Background()
 
 	client := func(id string, o *account.Account) *account.Account {
 		c, err := account.NewClient(id, o, account.ClientDetails{Email: "shop@example.com", BusinessName: "Shop"}, now)
@@ -110,10 +112,14 @@ func TestClientEmailsAreUniquePerOwner(t *testing.T) {
 
 func TestUpdateIsAllOrNothing(t *testing.T) {
 	t.Parallel()
-	repo, outbox := newRepo(t)
+	repo, outbox := newRepo(t, owner(t, "acc_1", "a@example.com"))
 	ctx := context.Background()
-	require.NoError(t, repo.Create(ctx, owner(t, "acc_1", "a@example.com")))
 
+	planOf := func() account.Plan {
+		got, err := repo.ByID(ctx, "acc_1")
+		require.NoError(t, err)
+		return got.Plan()
+	}
 	boom := errors.New("boom")
 	_, err := repo.Update(ctx, "acc_1", func(ctx context.Context, a *account.Account) error {
 		_, _ = a.ChangePlan(account.PlanFree, now)
@@ -121,9 +127,7 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 		return boom
 	})
 	require.ErrorIs(t, err, boom)
-	got, err := repo.ByID(ctx, "acc_1")
-	require.NoError(t, err)
-	require.Equal(t, account.PlanGrowth, got.Plan())
+	require.Equal(t, account.PlanGrowth, planOf())
 	require.Zero(t, outbox("account.plan_changed"))
 
 	_, err = repo.Update(ctx, "acc_1", func(ctx context.Context, a *account.Account) error {
@@ -131,9 +135,7 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 		return publish(ctx, "account.plan_changed", "acc_1")
 	})
 	require.NoError(t, err)
-	got, err = repo.ByID(ctx, "acc_1")
-	require.NoError(t, err)
-	require.Equal(t, account.PlanFullStack, got.Plan())
+	require.Equal(t, account.PlanFullStack, planOf())
 	require.Equal(t, 1, outbox("account.plan_changed"))
 
 	_, err = repo.Update(ctx, "acc_missing", func(context.Context, *account.Account) error { return nil })
@@ -142,9 +144,8 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 
 func TestConcurrentUpdatesSerialise(t *testing.T) {
 	t.Parallel()
-	repo, outbox := newRepo(t)
+	repo, outbox := newRepo(t, owner(t, "acc_1", "a@example.com"))
 	ctx := context.Background()
-	require.NoError(t, repo.Create(ctx, owner(t, "acc_1", "a@example.com")))
 
 	const n = 8
 	errs := make(chan error, n)

@@ -64,9 +64,7 @@ func (s *stack) waitConsumed(t *testing.T, typ, entry string) {
 func TestInboundNewClientCreatesOneClientOfTheOwner(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "growth")
-	o, err := s.svc.Accounts.OwnerByEmail(context.Background(), "owner@example.com")
-	require.NoError(t, err)
+	o := s.createOwner(t, "owner@example.com", "growth")
 
 	entry := s.publish(t, "inbound.new_client", o.ID(), map[string]string{
 		"inboundId": "svc_1", "businessName": "Corner Cafe", "email": "Cafe@Example.com", "ownerName": "Dana", "plan": "growth"})
@@ -83,9 +81,7 @@ func TestInboundNewClientCreatesOneClientOfTheOwner(t *testing.T) {
 func TestPaymentEventsMoveThePlan(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "free")
-	o, err := s.svc.Accounts.OwnerByEmail(context.Background(), "owner@example.com")
-	require.NoError(t, err)
+	o := s.createOwner(t, "owner@example.com", "free")
 
 	planOf := func() account.Plan {
 		a, err := s.svc.Accounts.ByID(context.Background(), o.ID())

@@ -49,8 +49,8 @@ type Application struct {
 	RotateSecret   RotateSecret
 	ProjectAccount ProjectAccount
 	Hooks          Hooks
-	ForwardLead    ForwardLead
-	ForwardHealth  ForwardHealthCritical
+	ForwardLead    Forward[domain.LeadWritten]
+	ForwardHealth  Forward[domain.HealthCritical]
 	Deliver        Deliver
 	ReceivePayment ReceivePayment
 }

@@ -39,39 +39,33 @@ func (h ProjectAccount) Handle(ctx context.Context, a NewAccount) error {
 	return h.Accounts.SaveAccount(ctx, a, hash)
 }
 
-// ForwardLeadCommand is a lead written to an account's sheet.
-type ForwardLeadCommand struct {
+// ForwardCommand is an event of the account to forward to its subscribers: a lead written to
+// its sheet (domain.LeadWritten), a client of it that entered the critical tier
+// (domain.HealthCritical).
+type ForwardCommand[E any] struct {
 	AccountID string
-	Lead      domain.LeadWritten
+	Event     E
 }
 
-// ForwardLead plans new_lead deliveries to the account's subscribers.
-type ForwardLead struct {
+// Forward plans deliveries of one kind of event to the account's subscribers, as the outbound
+// message Message makes of it.
+type Forward[E any] struct {
 	Planner Planner
+	Message func(E) (domain.Message, error)
 }
 
-func (h ForwardLead) Handle(ctx context.Context, cmd ForwardLeadCommand) error {
-	msg, err := domain.NewLeadMessage(cmd.Lead)
-	if err != nil {
-		return err
-	}
-	_, err = h.Planner.Plan(ctx, cmd.AccountID, msg)
-	return err
+// NewForwardLead plans new_lead deliveries.
+func NewForwardLead(p Planner) Forward[domain.LeadWritten] {
+	return Forward[domain.LeadWritten]{Planner: p, Message: domain.NewLeadMessage}
 }
 
-// ForwardHealthCriticalCommand is a client of the account that entered the critical tier.
-type ForwardHealthCriticalCommand struct {
-	AccountID string
-	Alert     domain.HealthCritical
+// NewForwardHealthCritical plans health_score.critical deliveries.
+func NewForwardHealthCritical(p Planner) Forward[domain.HealthCritical] {
+	return Forward[domain.HealthCritical]{Planner: p, Message: domain.HealthCriticalMessage}
 }
 
-// ForwardHealthCritical plans health_score.critical deliveries to the account's subscribers.
-type ForwardHealthCritical struct {
-	Planner Planner
-}
-
-func (h ForwardHealthCritical) Handle(ctx context.Context, cmd ForwardHealthCriticalCommand) error {
-	msg, err := domain.HealthCriticalMessage(cmd.Alert)
+func (h Forward[E]) Handle(ctx context.Context, cmd ForwardCommand[E]) error {
+	msg, err := h.Message(cmd.Event)
 	if err != nil {
 		return err
 	}

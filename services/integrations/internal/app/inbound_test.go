@@ -14,6 +14,7 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain/domaintest"
 )
 
 type fakeSecrets struct{ hashes map[string][]byte } // account -> hash
@@ -56,13 +57,6 @@ func (f *fakeInbox) Publish(_ context.Context, evs ...contracts.Event) error {
 
 func (f *fakeInbox) InTx(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
 
-func raw(t *testing.T, js string) map[string]json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal([]byte(js), &m))
-	return m
-}
-
 func TestReceiveInbound(t *testing.T) {
 	t.Parallel()
 	secret := string(domain.NewAccountSecret())
@@ -71,7 +65,7 @@ func TestReceiveInbound(t *testing.T) {
 		Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
 		Tx:      inbox, Inbox: inbox, Outbox: inbox, Now: func() time.Time { return now },
 	}
-	body := raw(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com"}`)
+	body := domaintest.Body(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com"}`)
 
 	for name, presented := range map[string]string{"missing": "", "wrong": secret + "x", "blank": "   "} {
 		_, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: presented, Body: body})
@@ -79,7 +73,7 @@ func TestReceiveInbound(t *testing.T) {
 	}
 
 	// The secret is checked before the body, so a stranger learns nothing about validation.
-	_, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: "nope", Body: raw(t, `{"event":"x"}`)})
+	_, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: "nope", Body: domaintest.Body(t, `{"event":"x"}`)})
 	require.Equal(t, apperr.KindUnauthenticated, apperr.KindOf(err))
 
 	res, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, IdempotencyKey: "k1", Body: body})
@@ -92,7 +86,7 @@ func TestReceiveInbound(t *testing.T) {
 	require.Equal(t, []contracts.Event{{Type: integrationsevents.InboundNewLead, AccountID: "acc_1",
 		Data: integrationsevents.NewLeadData{InboundID: res.ID, Name: "Jane", Email: "jane@example.com"}}}, inbox.published)
 
-	reordered := raw(t, `{"email":"jane@example.com","name":" Jane ","event":"new_lead"}`)
+	reordered := domaintest.Body(t, `{"email":"jane@example.com","name":" Jane ","event":"new_lead"}`)
 	first := inbox.rec.BodyHash
 	_, err = h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: reordered})
 	require.NoError(t, err)
@@ -121,13 +115,13 @@ func TestInboundPayloadsCarryEveryField(t *testing.T) {
 			"phone":"+15125550101","subject":"Quote","message":"Hello"}`,
 	} {
 		inbox.published = nil
-		res, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: raw(t, body)})
+		res, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: domaintest.Body(t, body)})
 		require.NoError(t, err, typ)
 		require.Len(t, inbox.published, 1, typ)
 		require.Equal(t, typ, inbox.published[0].Type)
 		got, err := json.Marshal(inbox.published[0].Data)
 		require.NoError(t, err)
-		want := raw(t, body)
+		want := domaintest.Body(t, body)
 		delete(want, "event")
 		want["inboundId"] = json.RawMessage(`"` + res.ID + `"`)
 		wantJSON, err := json.Marshal(want)

@@ -8,14 +8,8 @@ import (
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain/domaintest"
 )
-
-func body(t *testing.T, js string) map[string]json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal([]byte(js), &m))
-	return m
-}
 
 func TestParseInboundAcceptsEachEventWithItsFields(t *testing.T) {
 	t.Parallel()
@@ -25,11 +19,11 @@ func TestParseInboundAcceptsEachEventWithItsFields(t *testing.T) {
 		"contact_form": `{"event":"contact_form","name":"Jane","email":"jane@example.com","subject":"Quote","message":"Call me"}`,
 	}
 	for event, js := range cases {
-		in, err := domain.ParseInbound(body(t, js))
+		in, err := domain.ParseInbound(domaintest.Body(t, js))
 		require.NoError(t, err, event)
 		require.Equal(t, domain.InboundEvent(event), in.Event)
 		require.NotContains(t, in.Fields, "event")
-		require.Equal(t, len(body(t, js))-1, len(in.Fields))
+		require.Equal(t, len(domaintest.Body(t, js))-1, len(in.Fields))
 	}
 }
 
@@ -51,7 +45,7 @@ func TestParseInboundRejectsBadInputNamingTheField(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := domain.ParseInbound(body(t, tc.js))
+			_, err := domain.ParseInbound(domaintest.Body(t, tc.js))
 			var e *apperr.Error
 			require.ErrorAs(t, err, &e)
 			require.Equal(t, apperr.KindInvalid, e.Kind)
@@ -66,7 +60,7 @@ func TestSamplesParseAsValidEvents(t *testing.T) {
 	for _, e := range domain.InboundEvents() {
 		raw, err := json.Marshal(domain.Sample(e))
 		require.NoError(t, err)
-		in, err := domain.ParseInbound(body(t, string(raw)))
+		in, err := domain.ParseInbound(domaintest.Body(t, string(raw)))
 		require.NoError(t, err)
 		require.Equal(t, e, in.Event)
 	}

@@ -20,11 +20,11 @@ func EventHandlers(a app.Application) map[string]events.Handler {
 			return a.ProjectAccount.Handle(ctx, app.NewAccount{AccountID: d.AccountID, Email: d.Email, Role: d.Role, OwnerID: d.OwnerID})
 		}),
 		leadsevents.LeadWritten: events.Typed(func(ctx context.Context, e events.Envelope, d leadsevents.LeadWrittenData) error {
-			return a.ForwardLead.Handle(ctx, app.ForwardLeadCommand{AccountID: e.AccountID, Lead: domain.LeadWritten{
+			return a.ForwardLead.Handle(ctx, app.ForwardCommand[domain.LeadWritten]{AccountID: e.AccountID, Event: domain.LeadWritten{
 				LeadID: d.LeadID, Name: d.Name, Email: d.Email, Phone: d.Phone, Source: d.Source, At: d.Timestamp.Time}})
 		}),
 		analyticsevents.HealthCritical: events.Typed(func(ctx context.Context, e events.Envelope, d analyticsevents.HealthCriticalData) error {
-			return a.ForwardHealth.Handle(ctx, app.ForwardHealthCriticalCommand{AccountID: e.AccountID, Alert: domain.HealthCritical{
+			return a.ForwardHealth.Handle(ctx, app.ForwardCommand[domain.HealthCritical]{AccountID: e.AccountID, Event: domain.HealthCritical{
 				Email: d.Email, BusinessName: d.BusinessName, Score: d.Score, Recommendation: d.Recommendation}})
 		}),
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
 )
 
-// baseEnv is the least a config needs to load; no I/O happens here.
-func baseEnv(extra map[string]string) map[string]string {
+// load reads a Config from the least a config needs to load with extra on top; no I/O happens
+// here.
+func load(extra map[string]string) (service.Config, error) {
 	env := map[string]string{
 		"DATABASE_URL": "postgres://x@127.0.0.1/x", "DATABASE_SCHEMA": service.Name,
 		"REDIS_URL": "redis://127.0.0.1:6379/0", "JWT_JWKS_URL": "http://127.0.0.1:1/jwks.json",
@@ -21,49 +22,46 @@ func baseEnv(extra map[string]string) map[string]string {
 	for k, v := range extra {
 		env[k] = v
 	}
-	return env
+	var cfg service.Config
+	err := svc.LoadConfigFrom(&cfg, env)
+	return cfg, err
 }
 
-// The settings that let deliveries reach private addresses or use plain http are refused unless
-// the process is explicitly in development mode, so a production configuration cannot carry them.
-func TestPrivateTargetsNeedDevelopmentMode(t *testing.T) {
+// A configuration out of bounds is refused as it loads. So are the settings that let deliveries
+// reach private addresses or use plain http, unless the process is explicitly in development
+// mode, so a production configuration cannot carry them.
+func TestUnsafeAndOutOfBoundsSettingsAreRefused(t *testing.T) {
 	t.Parallel()
-	for _, extra := range []map[string]string{
-		{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8"},
-		{"INTEGRATIONS_TARGET_ALLOW_HTTP": "true"},
-		{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "10.0.0.0/8", "INTEGRATIONS_DEV_MODE": "false"},
+	for name, tc := range map[string]struct {
+		extra map[string]string
+		want  string // a setting the error names
+	}{
+		"private targets":         {map[string]string{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8"}, "INTEGRATIONS_DEV_MODE"},
+		"plain http":              {map[string]string{"INTEGRATIONS_TARGET_ALLOW_HTTP": "true"}, "INTEGRATIONS_DEV_MODE"},
+		"private, not dev":        {map[string]string{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "10.0.0.0/8", "INTEGRATIONS_DEV_MODE": "false"}, "INTEGRATIONS_DEV_MODE"},
+		"timeout":                 {map[string]string{"INTEGRATIONS_DELIVERY_TIMEOUT": "5m"}, "INTEGRATIONS_DELIVERY_TIMEOUT"},
+		"no account concurrency":  {map[string]string{"INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": "0"}, "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY"},
+		"account share over pool": {map[string]string{"INTEGRATIONS_DELIVERY_CONCURRENCY": "8", "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": "9"}, "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY"},
 	} {
-		var cfg service.Config
-		err := svc.LoadConfigFrom(&cfg, baseEnv(extra))
-		require.ErrorContains(t, err, "INTEGRATIONS_DEV_MODE", "%v", extra)
+		_, err := load(tc.extra)
+		require.ErrorContains(t, err, tc.want, name)
 	}
+}
 
-	var prod service.Config
-	require.NoError(t, svc.LoadConfigFrom(&prod, baseEnv(nil)))
+func TestDefaultsAndDevelopmentTargets(t *testing.T) {
+	t.Parallel()
+	prod, err := load(nil)
+	require.NoError(t, err)
 	policy, err := prod.TargetPolicy()
 	require.NoError(t, err)
 	require.Equal(t, domain.TargetPolicy{}, policy, "production: https to public addresses only")
+	require.Equal(t, 10, prod.DeliveryAccountConcurrency)
 
-	var dev service.Config
-	require.NoError(t, svc.LoadConfigFrom(&dev, baseEnv(map[string]string{
+	dev, err := load(map[string]string{
 		"INTEGRATIONS_DEV_MODE": "true", "INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
-	})))
+	})
+	require.NoError(t, err)
 	policy, err = dev.TargetPolicy()
 	require.NoError(t, err)
 	require.Equal(t, domain.TargetPolicy{AllowHTTP: true, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, policy)
-}
-
-func TestDeliveryBoundsAreChecked(t *testing.T) {
-	t.Parallel()
-	for _, extra := range []map[string]string{
-		{"INTEGRATIONS_DELIVERY_TIMEOUT": "5m"},
-		{"INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": "0"},
-		{"INTEGRATIONS_DELIVERY_CONCURRENCY": "8", "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": "9"},
-	} {
-		var cfg service.Config
-		require.Error(t, svc.LoadConfigFrom(&cfg, baseEnv(extra)), "%v", extra)
-	}
-	var cfg service.Config
-	require.NoError(t, svc.LoadConfigFrom(&cfg, baseEnv(nil)))
-	require.Equal(t, 10, cfg.DeliveryAccountConcurrency)
 }

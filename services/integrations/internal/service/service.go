@@ -90,8 +90,8 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 		RotateSecret:   app.RotateSecret{Secrets: store},
 		ProjectAccount: app.ProjectAccount{Accounts: store},
 		Hooks:          app.Hooks{Store: store, Policy: policy, Now: now},
-		ForwardLead:    app.ForwardLead{Planner: store},
-		ForwardHealth:  app.ForwardHealthCritical{Planner: store},
+		ForwardLead:    app.NewForwardLead(store),
+		ForwardHealth:  app.NewForwardHealthCritical(store),
 		Deliver:        app.Deliver{Store: store, Sender: sender, Policy: cfg.RetryPolicy(), Now: now},
 		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: store, Outbox: outbox, Planner: store},
 	}

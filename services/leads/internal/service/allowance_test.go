@@ -47,8 +47,7 @@ func (h *harness) doInternal(method, path, token string, body string) response {
 func TestLeadFinderStopsAtTheMonthlyLimit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.20")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	for i := range 20 {
 		r := h.do("POST", "/api/lead-finder", free, map[string]any{"industry": "plumbers", "location": "Austin, TX"})
@@ -90,20 +89,19 @@ func TestAllowanceFailsClosed(t *testing.T) {
 
 	require.EqualValues(t, 0, h.do("GET", "/api/leads", tok, nil).json["count"], "no search ran")
 	require.Zero(t, h.outbox("lead.written"))
-	require.Zero(t, h.dns.n.Load(), "no lead was scored")
+	require.Zero(t, h.dns.Lookups(), "no lead was scored")
 }
 
 func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.22")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, batchOf(20, func(i int) string { return fmt.Sprintf("a@first%d.com", i) }))
 	require.Equal(t, 200, r.status, string(r.body))
 	require.EqualValues(t, 5, r.json["remaining"])
 	require.Equal(t, false, r.json["unlimited"])
-	asked := h.dns.n.Load()
+	asked := h.dns.Lookups()
 	require.Positive(t, asked, "scoring asks DNS")
 
 	r = h.do("POST", "/api/lead-quality-batch", free, batchOf(6, func(i int) string { return fmt.Sprintf("b@second%d.com", i) }))
@@ -111,7 +109,7 @@ func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
 	require.EqualValues(t, 5, r.json["remaining"])
 	require.EqualValues(t, 25, r.json["limit"])
 	require.Equal(t, analyticstest.UpgradeURL, r.json["upgradeUrl"])
-	require.Equal(t, asked, h.dns.n.Load(), "a refused batch asks DNS nothing")
+	require.Equal(t, asked, h.dns.Lookups(), "a refused batch asks DNS nothing")
 	require.Equal(t, 20, h.analytics.Used(account, "lead_scoring"))
 }
 
@@ -158,8 +156,7 @@ func TestQualifyIsNotMetered(t *testing.T) {
 func TestInternalRoutesAreNotChargedToTheCallersIP(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.26")
-	account := ids.New("acc")
-	tok := h.tokenFor(account, "growth")
+	account, tok := h.newAccount("growth")
 
 	limited := false
 	for range 200 {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +29,6 @@ import (
 	"github.com/bizassist/bizassist/services/leads/api"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
@@ -58,7 +56,7 @@ type harness struct {
 	ip      string // X-Forwarded-For, so each test has its own rate-limit bucket
 	// analytics is the allowance double; dns counts the questions the loopback DNS server answers.
 	analytics *analyticstest.Server
-	dns       *countingZone
+	dns       *dnstest.CountingZone
 }
 
 // testLimits are analytics' plan limits in these tests: free as seeded; growth as the spec has it
@@ -66,17 +64,6 @@ type harness struct {
 var testLimits = analyticstest.Limits{
 	"free":   analyticstest.Free,
 	"growth": {"chat": 1000, "lead_finder": 300},
-}
-
-// countingZone counts the lookups that reach the DNS server.
-type countingZone struct {
-	dnsserver.Zone
-	n atomic.Int64
-}
-
-func (z *countingZone) Lookup(ctx context.Context, domain string) (dnsserver.Host, bool, error) {
-	z.n.Add(1)
-	return z.Zone.Lookup(ctx, domain)
 }
 
 // newHarness runs the real service in-process on a real socket with the test catalog loaded, a
@@ -94,7 +81,7 @@ func newHarness(t *testing.T, ip string) *harness {
 	require.NoError(t, err)
 	require.Equal(t, 6, rep.Inserted, "%+v", rep.Rejected)
 
-	zone := &countingZone{Zone: service.DNSZone(pool)}
+	zone := &dnstest.CountingZone{Zone: service.DNSZone(pool)}
 	environ["LEADS_DNS_SERVER"] = dnstest.Start(t, zone)
 	environ["LEADS_DNS_TIMEOUT"] = "1s"
 	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
@@ -108,6 +95,12 @@ func newHarness(t *testing.T, ip string) *harness {
 
 func (h *harness) token(plan string) string {
 	return h.tokenFor(ids.New("acc"), plan)
+}
+
+// newAccount makes up an account and returns its id and a token of it claiming plan.
+func (h *harness) newAccount(plan string) (account, token string) {
+	account = ids.New("acc")
+	return account, h.tokenFor(account, plan)
 }
 
 // tokenFor is a token of account claiming plan (analytics may know better).
@@ -176,8 +169,7 @@ func keys(m map[string]any) []string {
 func TestLeadFinder(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.1")
-	account := ids.New("acc")
-	tok := h.tokenFor(account, "growth")
+	account, tok := h.newAccount("growth")
 
 	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Austin, TX"})
 	require.Equal(t, 200, r.status, string(r.body))
@@ -283,8 +275,7 @@ func batchOf(n int, email func(i int) string) map[string]any {
 func TestLeadQualityBatch(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.4")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []map[string]string{
 		{"email": "ann@acmeplumbing.com", "phone": "512-472-3000", "businessName": "Acme Plumbing"},
@@ -316,8 +307,7 @@ func TestLeadQualityBatch(t *testing.T) {
 func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.5")
-	account := ids.New("acc")
-	free := h.tokenFor(account, "free")
+	account, free := h.newAccount("free")
 
 	r := h.do("POST", "/api/lead-quality-batch", free, batchOf(20, func(i int) string { return fmt.Sprintf("a%d@acme.com", i) }))
 	require.Equal(t, 200, r.status)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/events"
@@ -15,12 +16,17 @@ import (
 	"github.com/bizassist/bizassist/services/assistant/migrations"
 )
 
+// setup returns a fresh assistant database and the current time at its precision.
+func setup(t *testing.T) (*pgxpool.Pool, time.Time) {
+	t.Helper()
+	return pgtest.New(t, "assistant", events.Migrations, migrations.Source), time.Now().UTC().Truncate(time.Millisecond)
+}
+
 func TestSessionsRoundTripAndStayWithTheirAccount(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t, "assistant", events.Migrations, migrations.Source)
+	pool, now := setup(t)
 	repo := postgres.NewSessions(pool)
 	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Millisecond)
 
 	s, err := domain.NewSession("acc_a", now)
 	require.NoError(t, err)
@@ -57,10 +63,9 @@ func contents(ms []domain.Message) []string {
 
 func TestFeedKeepsTheWindowNewestFirstAndSkipsRepeats(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t, "assistant", events.Migrations, migrations.Source)
+	pool, now := setup(t)
 	feed := postgres.NewFeed(pool)
 	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Millisecond)
 	ev := func(summary string, ago time.Duration) domain.FeedEvent {
 		return domain.FeedEvent{Module: "Voice", EventType: "CallAnswered", Summary: summary, At: now.Add(-ago)}
 	}

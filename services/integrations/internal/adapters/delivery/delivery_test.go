@@ -104,10 +104,10 @@ func (f *fixture) planLeads(n int) {
 
 func (f *fixture) planLeadsFor(accountID string, n int) {
 	f.t.Helper()
-	forward := app.ForwardLead{Planner: f.store}
+	forward := app.NewForwardLead(f.store)
 	for i := range n {
 		err := pgkit.Transactor{DB: f.pool}.InTx(context.Background(), func(ctx context.Context) error {
-			return forward.Handle(ctx, app.ForwardLeadCommand{AccountID: accountID, Lead: domain.LeadWritten{
+			return forward.Handle(ctx, app.ForwardCommand[domain.LeadWritten]{AccountID: accountID, Event: domain.LeadWritten{
 				LeadID: fmt.Sprintf("lead_%d", i), Name: "Jane", Email: "jane@example.com", Source: "test", At: time.Now(),
 			}})
 		})

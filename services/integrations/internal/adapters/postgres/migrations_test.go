@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -37,6 +38,16 @@ func migratedBefore(t *testing.T, version string) (pool *pgxpool.Pool, upgrade f
 	}
 }
 
+// column returns the one text column sql selects.
+func column(t *testing.T, pool *pgxpool.Pool, sql string) []string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql)
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return got
+}
+
 func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
 	t.Helper()
 	_, err := pool.Exec(context.Background(), sql, args...)
@@ -65,15 +76,7 @@ func TestOldAttemptErrorsAreRewrittenInGenericWords(t *testing.T) {
 	exec(t, pool, `INSERT INTO delivery_attempts (delivery_id, subscription_id, latency_ms, status_code) VALUES ('msg_1', 'hook_1', 1, 200)`)
 	upgrade()
 
-	rows, err := pool.Query(context.Background(), `SELECT error FROM delivery_attempts WHERE error IS NOT NULL`)
-	require.NoError(t, err)
-	var got []string
-	for rows.Next() {
-		var e string
-		require.NoError(t, rows.Scan(&e))
-		got = append(got, e)
-	}
-	require.NoError(t, rows.Err())
+	got := column(t, pool, `SELECT error FROM delivery_attempts WHERE error IS NOT NULL`)
 	var want []string
 	for _, w := range old {
 		want = append(want, w)
@@ -105,20 +108,11 @@ func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
 	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', 'hook_a2', 'new_lead', '{}', 'pending')`)
 	upgrade()
 
-	rows, err := pool.Query(context.Background(), `SELECT id FROM subscriptions ORDER BY id`)
-	require.NoError(t, err)
-	var kept []string
-	for rows.Next() {
-		var id string
-		require.NoError(t, rows.Scan(&id))
-		kept = append(kept, id)
-	}
-	require.NoError(t, rows.Err())
-	require.Equal(t, []string{"hook_a1", "hook_b2", "hook_c1", "hook_d1"}, kept)
+	require.Equal(t, []string{"hook_a1", "hook_b2", "hook_c1", "hook_d1"}, column(t, pool, `SELECT id FROM subscriptions ORDER BY id`))
 
 	var n int
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries`).Scan(&n))
 	require.Zero(t, n, "a folded duplicate's queued copies go with it")
-	_, err = pool.Exec(context.Background(), `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status) VALUES ('hook_a4', 'acc_1', 'new_lead', 'https://a.example/x', 's', 'active')`)
+	_, err := pool.Exec(context.Background(), `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status) VALUES ('hook_a4', 'acc_1', 'new_lead', 'https://a.example/x', 's', 'active')`)
 	require.ErrorContains(t, err, "duplicate key", "the database itself refuses a second copy")
 }

@@ -3,7 +3,6 @@ package dnsresolver_test
 import (
 	"context"
 	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,17 +14,6 @@ import (
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 )
 
-// countingZone counts lookups so the test can see the cache at work.
-type countingZone struct {
-	dnsserver.Static
-	n atomic.Int32
-}
-
-func (z *countingZone) Lookup(ctx context.Context, d string) (dnsserver.Host, bool, error) {
-	z.n.Add(1)
-	return z.Static.Lookup(ctx, d)
-}
-
 func newResolver(t *testing.T, server string) *dnsresolver.Resolver {
 	t.Helper()
 	r, err := dnsresolver.New(dnsresolver.Config{Server: server, Timeout: 300 * time.Millisecond, CacheSize: 100,
@@ -36,7 +24,7 @@ func newResolver(t *testing.T, server string) *dnsresolver.Resolver {
 
 func TestResolverAnswersFromTheLoopbackServer(t *testing.T) {
 	t.Parallel()
-	zone := &countingZone{Static: dnsserver.Static{
+	zone := &dnstest.CountingZone{Zone: dnsserver.Static{
 		"acme.com":     {Mail: true, Web: true},
 		"mailonly.com": {Mail: true},
 		"webonly.com":  {Web: true},
@@ -51,10 +39,10 @@ func TestResolverAnswersFromTheLoopbackServer(t *testing.T) {
 	require.Equal(t, qualify.No, r.MX(ctx, "webonly.com"), "NODATA")
 	require.Equal(t, qualify.No, r.MX(ctx, "nowhere.com"), "NXDOMAIN")
 
-	before := zone.n.Load()
+	before := zone.Lookups()
 	require.Equal(t, qualify.Yes, r.MX(ctx, "acme.com"))
 	require.Equal(t, qualify.No, r.MX(ctx, "nowhere.com"))
-	require.Equal(t, before, zone.n.Load(), "answers, negative ones too, come from the cache")
+	require.Equal(t, before, zone.Lookups(), "answers, negative ones too, come from the cache")
 }
 
 func TestResolverReportsUnknownWhenDNSDoesNotAnswer(t *testing.T) {

@@ -103,7 +103,9 @@ func (s *Server) FailWith(status int) {
 // Stop closes the socket: later calls are refused connections.
 func (s *Server) Stop() { s.srv.Close() }
 
-func (s *Server) caller(w http.ResponseWriter, r *http.Request) (authjwt.Caller, bool) {
+// caller authenticates r and decodes its body into req. It answers a failure itself (an injected
+// one first) and then reports false.
+func (s *Server) caller(w http.ResponseWriter, r *http.Request, req any) (authjwt.Caller, bool) {
 	s.mu.Lock()
 	status := s.failWith
 	s.mu.Unlock()
@@ -115,7 +117,9 @@ func (s *Server) caller(w http.ResponseWriter, r *http.Request) (authjwt.Caller,
 	if err == nil {
 		var c authjwt.Caller
 		if c, err = s.verifier.Verify(r.Context(), token); err == nil {
-			return c, true
+			if err = httpx.Decode(w, r, req, 4<<10); err == nil {
+				return c, true
+			}
 		}
 	}
 	httpx.Fail(w, r, err)
@@ -132,17 +136,13 @@ func kindOf(status int) apperr.Kind {
 }
 
 func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
-	c, ok := s.caller(w, r)
-	if !ok {
-		return
-	}
 	var req struct {
 		Feature string `json:"feature"`
 		Count   int    `json:"count"`
 		Action  string `json:"action"`
 	}
-	if err := httpx.Decode(w, r, &req, 4<<10); err != nil {
-		httpx.Fail(w, r, err)
+	c, ok := s.caller(w, r, &req)
+	if !ok {
 		return
 	}
 	if _, known := Free[req.Feature]; !known {
@@ -188,15 +188,11 @@ func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) release(w http.ResponseWriter, r *http.Request) {
-	c, ok := s.caller(w, r)
-	if !ok {
-		return
-	}
 	var req struct {
 		ReservationID string `json:"reservationId"`
 	}
-	if err := httpx.Decode(w, r, &req, 4<<10); err != nil {
-		httpx.Fail(w, r, err)
+	c, ok := s.caller(w, r, &req)
+	if !ok {
 		return
 	}
 	s.mu.Lock()

@@ -1,9 +1,10 @@
-// Package dnstest starts the loopback DNS server for a test.
+// Package dnstest starts the loopback DNS server for a test and counts the lookups that reach it.
 package dnstest
 
 import (
 	"context"
 	"net"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
@@ -41,3 +42,18 @@ func Start(t testing.TB, zone dnsserver.Zone) string {
 	})
 	return pc.LocalAddr().String()
 }
+
+// CountingZone is Zone counting the lookups that reach it, so a test can see a cache at work or
+// that nothing was asked.
+type CountingZone struct {
+	dnsserver.Zone
+	n atomic.Int64
+}
+
+func (z *CountingZone) Lookup(ctx context.Context, domain string) (dnsserver.Host, bool, error) {
+	z.n.Add(1)
+	return z.Zone.Lookup(ctx, domain)
+}
+
+// Lookups is how many lookups reached the zone so far.
+func (z *CountingZone) Lookups() int64 { return z.n.Load() }
