@@ -290,10 +290,15 @@ func (c *cluster) installMonitoringCRDs(t *testing.T) {
 			}
 		}
 	}
+	// Both kinds: the two CRDs become served independently, and waiting for one raced the other.
 	require.Eventually(t, func() bool {
 		c.mapper.(meta.ResettableRESTMapper).Reset()
-		_, err := c.mapper.RESTMapping(schema.GroupKind{Group: "monitoring.coreos.com", Kind: "ServiceMonitor"}, "v1")
-		return err == nil
+		for _, kind := range []string{"ServiceMonitor", "PrometheusRule"} {
+			if _, err := c.mapper.RESTMapping(schema.GroupKind{Group: "monitoring.coreos.com", Kind: kind}, "v1"); err != nil {
+				return false
+			}
+		}
+		return true
 	}, 30*time.Second, 200*time.Millisecond, "the monitoring CRDs never became served")
 }
 
