@@ -213,9 +213,9 @@ func TestChartRefusesMaxReplicasBelowMin(t *testing.T) {
 }
 
 func TestAlertRules(t *testing.T) {
-	out, err := run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "check", "rules", umbrella+"/rules/alerts.yaml")
+	out, err := run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "check", "rules", umbrella+"/rules/alerts.yaml", umbrella+"/rules/slos.yaml")
 	require.NoError(t, err, out)
-	out, err = run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "test", "rules", "testdata/alerts_test.yaml")
+	out, err = run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "test", "rules", "testdata/alerts_test.yaml", "testdata/slos_test.yaml")
 	require.NoError(t, err, out)
 }
 
