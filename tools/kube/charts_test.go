@@ -59,6 +59,8 @@ var matrix = []renderCase{
 	{name: "tls", values: []string{"testdata/values/tls.yaml"}},
 	{name: "external-databases", values: []string{"testdata/values/external-databases.yaml"}},
 	{name: "kind", values: []string{umbrella + "/values-kind.yaml"}},
+	// No --api-versions: the monitoring objects are forced on, as a GitOps render needs.
+	{name: "gitops", values: []string{"testdata/values/gitops.yaml"}},
 }
 
 func TestMain(m *testing.M) {
@@ -161,6 +163,20 @@ func TestMatrixShape(t *testing.T) {
 		if o.GetKind() == "Deployment" {
 			_, found, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas")
 			require.False(t, found, "%s: replicas set although the HPA owns them", o.GetName())
+		}
+	}
+
+	gitops := byCase["gitops"]
+	require.Equal(t, 5, count(gitops, "ServiceMonitor"), "forced on without .Capabilities")
+	require.Equal(t, 1, count(gitops, "PrometheusRule"), "forced on without .Capabilities")
+	for _, o := range gitops {
+		switch o.GetKind() {
+		case "ServiceMonitor", "PrometheusRule":
+			require.Equal(t, "monitoring", o.GetLabels()["release"], o.GetName())
+		case "ConfigMap":
+			if o.GetLabels()["grafana_dashboard"] == "1" {
+				require.Equal(t, map[string]string{"grafana_folder": "Shop"}, o.GetAnnotations(), o.GetName())
+			}
 		}
 	}
 
