@@ -205,6 +205,8 @@ func TestSchemaRefuses(t *testing.T) {
 		{"encryption key in the ConfigMap", "identity:\n  env: {ENCRYPTION_KEYS: k1:abc}\n", []string{"identity:", `Property name of "ENCRYPTION_KEYS" does not match`}},
 		{"webhook development mode", "integrations:\n  env: {INTEGRATIONS_DEV_MODE: \"true\"}\n", []string{"integrations:", `Property name of "INTEGRATIONS_DEV_MODE" does not match`}},
 		{"private targets through global config", "global:\n  config: {INTEGRATIONS_TARGET_ALLOW_CIDRS: 10.0.0.0/8}\n", []string{"is a local-development setting"}},
+		{"monitoring switch neither bool nor auto", "leads:\n  serviceMonitor: {enabled: \"yes\"}\n", []string{"leads:", `serviceMonitor.enabled must be one of the following: true, false, "auto"`}},
+		{"runbook base that is not a URL", "global:\n  monitoring: {runbookBaseUrl: docs/runbooks}\n", []string{"global.monitoring.runbookBaseUrl: Does not match pattern"}},
 		{"memory limit GOMEMLIMIT cannot follow", "leads:\n  resources: {limits: {cpu: \"1\", memory: 0.5Gi}}\n", []string{"resources.limits.memory", "whole number"}},
 	}
 	for _, c := range cases {
