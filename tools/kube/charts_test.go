@@ -59,6 +59,8 @@ var matrix = []renderCase{
 	{name: "tls", values: []string{"testdata/values/tls.yaml"}},
 	{name: "external-databases", values: []string{"testdata/values/external-databases.yaml"}},
 	{name: "kind", values: []string{umbrella + "/values-kind.yaml"}},
+	// No --api-versions: the monitoring objects are forced on, as a GitOps render needs.
+	{name: "gitops", values: []string{"testdata/values/gitops.yaml"}},
 }
 
 func TestMain(m *testing.M) {
@@ -164,6 +166,20 @@ func TestMatrixShape(t *testing.T) {
 		}
 	}
 
+	gitops := byCase["gitops"]
+	require.Equal(t, 5, count(gitops, "ServiceMonitor"), "forced on without .Capabilities")
+	require.Equal(t, 1, count(gitops, "PrometheusRule"), "forced on without .Capabilities")
+	for _, o := range gitops {
+		switch o.GetKind() {
+		case "ServiceMonitor", "PrometheusRule":
+			require.Equal(t, "monitoring", o.GetLabels()["release"], o.GetName())
+		case "ConfigMap":
+			if o.GetLabels()["grafana_dashboard"] == "1" {
+				require.Equal(t, map[string]string{"grafana_folder": "Shop"}, o.GetAnnotations(), o.GetName())
+			}
+		}
+	}
+
 	for _, o := range byCase["tls"] {
 		if o.GetKind() == "Ingress" {
 			require.Equal(t, "letsencrypt", o.GetAnnotations()["cert-manager.io/cluster-issuer"])
@@ -189,6 +205,8 @@ func TestSchemaRefuses(t *testing.T) {
 		{"encryption key in the ConfigMap", "identity:\n  env: {ENCRYPTION_KEYS: k1:abc}\n", []string{"identity:", `Property name of "ENCRYPTION_KEYS" does not match`}},
 		{"webhook development mode", "integrations:\n  env: {INTEGRATIONS_DEV_MODE: \"true\"}\n", []string{"integrations:", `Property name of "INTEGRATIONS_DEV_MODE" does not match`}},
 		{"private targets through global config", "global:\n  config: {INTEGRATIONS_TARGET_ALLOW_CIDRS: 10.0.0.0/8}\n", []string{"is a local-development setting"}},
+		{"monitoring switch neither bool nor auto", "leads:\n  serviceMonitor: {enabled: \"yes\"}\n", []string{"leads:", `serviceMonitor.enabled must be one of the following: true, false, "auto"`}},
+		{"runbook base that is not a URL", "global:\n  monitoring: {runbookBaseUrl: docs/runbooks}\n", []string{"global.monitoring.runbookBaseUrl: Does not match pattern"}},
 		{"memory limit GOMEMLIMIT cannot follow", "leads:\n  resources: {limits: {cpu: \"1\", memory: 0.5Gi}}\n", []string{"resources.limits.memory", "whole number"}},
 	}
 	for _, c := range cases {
@@ -213,9 +231,9 @@ func TestChartRefusesMaxReplicasBelowMin(t *testing.T) {
 }
 
 func TestAlertRules(t *testing.T) {
-	out, err := run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "check", "rules", umbrella+"/rules/alerts.yaml")
+	out, err := run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "check", "rules", umbrella+"/rules/alerts.yaml", umbrella+"/rules/slos.yaml")
 	require.NoError(t, err, out)
-	out, err = run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "test", "rules", "testdata/alerts_test.yaml")
+	out, err = run(filepath.Join(os.Getenv("KUBE_BIN"), "promtool"), "test", "rules", "testdata/alerts_test.yaml", "testdata/slos_test.yaml")
 	require.NoError(t, err, out)
 }
 

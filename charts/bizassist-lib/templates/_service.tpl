@@ -26,8 +26,14 @@
 ---
 {{ include "bizassist-lib.networkPolicyAllow" . }}
 {{- end }}
-{{- if and $v.serviceMonitor.enabled (.ctx.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/ServiceMonitor") }}
+{{- if include "bizassist-lib.monitoringOn" (dict "enabled" $v.serviceMonitor.enabled "ctx" .ctx "api" "monitoring.coreos.com/v1/ServiceMonitor") }}
 ---
 {{ include "bizassist-lib.serviceMonitor" . }}
 {{- end }}
+{{- $pr := $v.prometheusRule | default dict }}
+{{- if and (include "bizassist-lib.monitoringOn" (dict "enabled" (dig "enabled" "auto" $pr) "ctx" .ctx "api" "monitoring.coreos.com/v1/PrometheusRule")) (or (.ctx.Files.Glob "rules/*.yaml") $pr.extraRules) }}
+---
+{{ include "bizassist-lib.prometheusRule" . }}
+{{- end }}
+{{- include "bizassist-lib.dashboards" . }}
 {{- end -}}

@@ -192,8 +192,8 @@ metadata:
   name: {{ include "bizassist-lib.fullname" . }}
   labels:
     {{- include "bizassist-lib.labels" . | nindent 4 }}
-    {{- with .ctx.Values.serviceMonitor.labels }}
-    {{- toYaml . | nindent 4 }}
+    {{- with include "bizassist-lib.monitoringLabels" (dict "ctx" .ctx "labels" .ctx.Values.serviceMonitor.labels) }}
+    {{- . | nindent 4 }}
     {{- end }}
 spec:
   selector:
