@@ -264,13 +264,18 @@ func (c *cluster) resource(t *testing.T, obj *unstructured.Unstructured, ns stri
 	return c.dyn.Resource(m.Resource)
 }
 
-// ensureNamespace creates ns and waits until objects can be created in it.
+// ensureNamespace creates ns with its "default" ServiceAccount, which a cluster's controller
+// manager would create (there is none here) and which the admission of a bare Pod, such as a
+// helm test Pod, looks up.
 func (c *cluster) ensureNamespace(t *testing.T, ns string) {
 	t.Helper()
 	nsObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
-	_, err := c.resource(t, nsObj, "").Create(context.Background(), nsObj, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
+	saObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "default", "namespace": ns}}}
+	for _, o := range []*unstructured.Unstructured{nsObj, saObj} {
+		_, err := c.resource(t, o, ns).Create(context.Background(), o, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
 	}
 }
 
