@@ -189,6 +189,8 @@ func TestSchemaRefuses(t *testing.T) {
 		{"encryption key in the ConfigMap", "identity:\n  env: {ENCRYPTION_KEYS: k1:abc}\n", []string{"identity:", `Property name of "ENCRYPTION_KEYS" does not match`}},
 		{"webhook development mode", "integrations:\n  env: {INTEGRATIONS_DEV_MODE: \"true\"}\n", []string{"integrations:", `Property name of "INTEGRATIONS_DEV_MODE" does not match`}},
 		{"private targets through global config", "global:\n  config: {INTEGRATIONS_TARGET_ALLOW_CIDRS: 10.0.0.0/8}\n", []string{"is a local-development setting"}},
+		{"image digest without its algorithm", "leads:\n  image: {digest: abc123}\n", []string{"leads:", "image.digest: Does not match pattern"}},
+		{"drain delay through env", "leads:\n  env: {HTTP_DRAIN_DELAY: 1s}\n", []string{"leads:", `Property name of "HTTP_DRAIN_DELAY" does not match`}},
 		{"memory limit GOMEMLIMIT cannot follow", "leads:\n  resources: {limits: {cpu: \"1\", memory: 0.5Gi}}\n", []string{"resources.limits.memory", "whole number"}},
 	}
 	for _, c := range cases {
@@ -210,6 +212,17 @@ func TestChartRefusesMaxReplicasBelowMin(t *testing.T) {
 		"--set", "autoscaling.enabled=true", "--set", "autoscaling.minReplicas=4", "--set", "autoscaling.maxReplicas=2")
 	require.Error(t, err)
 	require.Contains(t, out, "autoscaling.maxReplicas (2) is below autoscaling.minReplicas (4)")
+}
+
+// TestChartRefusesGraceBelowShutdown: the kubelet would kill requests still in flight.
+func TestChartRefusesGraceBelowShutdown(t *testing.T) {
+	out, err := helm("template", "x", filepath.Join(chartsDir, "leads"), "--set", "terminationGracePeriodSeconds=30")
+	require.Error(t, err)
+	require.Contains(t, out, "terminationGracePeriodSeconds (30) is below the shutdown budget (35")
+	out, err = helm("template", "x", filepath.Join(chartsDir, "leads"), "--set", "terminationGracePeriodSeconds=35", "--set", "image.digest=sha256:"+strings.Repeat("ab", 32))
+	require.NoError(t, err, out)
+	require.Contains(t, out, "terminationGracePeriodSeconds: 35")
+	require.Contains(t, out, "image: bizassist/leads@sha256:"+strings.Repeat("ab", 32))
 }
 
 func TestAlertRules(t *testing.T) {
