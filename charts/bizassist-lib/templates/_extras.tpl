@@ -50,7 +50,8 @@ spec:
   containers:
     - name: readyz
       image: {{ $t.image }}
-      imagePullPolicy: {{ include "bizassist-lib.pullPolicy" . }}
+      # Its own policy: the services' may be Never (kind loads their images; not this one).
+      imagePullPolicy: {{ $t.pullPolicy }}
       command: [wget, -q, -O, "-", -T, "5", "http://{{ include "bizassist-lib.fullname" . }}/readyz"]
       resources:
         requests: {cpu: 10m, memory: 16Mi}
