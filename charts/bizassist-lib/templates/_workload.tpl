@@ -139,7 +139,8 @@ spec:
         app.kubernetes.io/component: migrate
     spec:
       restartPolicy: Never
-      serviceAccountName: {{ include "bizassist-lib.serviceAccountName" . }}
+      # No serviceAccountName: this pre-install hook runs before the release's ServiceAccount
+      # exists, so it runs as the namespace's default one (no token is mounted either way).
       {{- include "bizassist-lib.podSecurity" . | nindent 6 }}
       containers:
         - name: migrate
