@@ -68,7 +68,7 @@ chart prints its own). */}}
 {{- $name := include "bizassist-lib.fullname" . -}}
 {{ .component }} {{ .ctx.Chart.AppVersion }} is installed as {{ $name }} in namespace {{ .ctx.Release.Namespace }}.
 In-cluster URL: http://{{ $name }} (Service port 80 -> container port {{ .ctx.Values.containerPort }}).
-It reads its secrets ({{ join ", " .ctx.Values.secretEnv }}) from the Secret {{ include "bizassist-lib.secretName" . }}; create it before the pods can start.
+It reads its secrets ({{ join ", " .ctx.Values.secretEnv }}) from the Secret {{ include "bizassist-lib.secretName" . }}, which must exist before the install (the migration hook reads it).
 
 Watch the rollout:   kubectl -n {{ .ctx.Release.Namespace }} rollout status deployment/{{ $name }}
 Migrations (a hook): kubectl -n {{ .ctx.Release.Namespace }} logs job/{{ $name }}-migrate
