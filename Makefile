@@ -21,6 +21,16 @@ REDOCLY_VERSION := 2.77.0
 REDOCLY_DIR := $(HOME)/.cache/bizassist/redocly/$(REDOCLY_VERSION)
 REDOCLY := $(REDOCLY_DIR)/node_modules/.bin/redocly
 
+# grafana/dashboard-linter, the linter of make test-dashboards (go install, pinned, cached). Not
+# part of make test: this machine's module proxy serves no version of it, so a new machine cannot
+# install it; tools/kube's dashboard tests (variables, narrowed selectors, descriptions) run there.
+# Pinned
+# to the commit before v0.2.0: v0.2.0 adds Grafana's v2 dashboard schema (which these dashboards do
+# not use) through github.com/grafana/grafana/apps/dashboard, a module some proxies do not serve.
+DASHBOARD_LINTER_VERSION := v0.1.2-0.20260514183524-1be3836b83fb
+DASHBOARD_LINTER_DIR := $(HOME)/.cache/bizassist/dashboard-linter/$(DASHBOARD_LINTER_VERSION)
+DASHBOARD_LINTER := $(DASHBOARD_LINTER_DIR)/dashboard-linter
+
 ##@ General
 
 .PHONY: help
@@ -79,6 +89,16 @@ $(REDOCLY):
 	@echo "==> installing @redocly/cli $(REDOCLY_VERSION) into $(REDOCLY_DIR) (once)"
 	@mkdir -p $(REDOCLY_DIR)
 	@npm install --no-audit --no-fund --no-save --prefix $(REDOCLY_DIR) @redocly/cli@$(REDOCLY_VERSION) >/dev/null
+
+.PHONY: test-dashboards
+test-dashboards: $(DASHBOARD_LINTER) ## Lint every Grafana dashboard of the chart with grafana/dashboard-linter --strict (rules disabled with reasons in charts/bizassist/dashboards/.lint)
+	@echo "==> dashboard-linter --strict (charts/bizassist/dashboards/.lint)"
+	@for f in charts/bizassist/dashboards/*.json; do out=$$($(DASHBOARD_LINTER) lint --strict "$$f" 2>&1) || { echo "$$f:"; echo "$$out" | grep -v '^Checks that'; exit 1; }; done
+
+$(DASHBOARD_LINTER):
+	@echo "==> installing grafana/dashboard-linter $(DASHBOARD_LINTER_VERSION) into $(DASHBOARD_LINTER_DIR) (once)"
+	@mkdir -p $(DASHBOARD_LINTER_DIR)
+	@GOBIN=$(DASHBOARD_LINTER_DIR) GOWORK=off GOFLAGS= go install github.com/grafana/dashboard-linter@$(DASHBOARD_LINTER_VERSION)
 
 .PHONY: test-e2e
 test-e2e: up ## make up, then the tools/e2e suite against it

@@ -64,3 +64,18 @@ kind-up: images ## Create a kind cluster, load the images, install ingress-nginx
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster
 	@$$(tools/kube/build.sh kind)/kind delete cluster --name $(KIND_CLUSTER)
+
+# The chart repository: every chart packaged with its dependencies inside, and the index.yaml
+# that helm reads. Upload the directory as is (any static web server, GitHub Pages, an S3 bucket)
+# and install with one command: helm install bizassist bizassist --repo $(CHARTS_REPO_URL).
+CHARTS_DIST := dist/charts
+CHARTS_REPO_URL ?= https://charts.bizassist.example
+
+.PHONY: charts-package
+charts-package: ## Package every chart into dist/charts with its index.yaml: a Helm chart repository (CHARTS_REPO_URL=<where it is served>)
+	@helm=$$(tools/kube/build.sh helm)/helm; rm -rf $(CHARTS_DIST); mkdir -p $(CHARTS_DIST); \
+	for c in bizassist-lib $(KUBE_SERVICES) bizassist; do \
+	  if [ $$c != bizassist-lib ]; then $$helm dependency build --skip-refresh charts/$$c >/dev/null; fi; \
+	  $$helm package charts/$$c --destination $(CHARTS_DIST) >/dev/null || exit 1; done; \
+	$$helm repo index $(CHARTS_DIST) --url $(CHARTS_REPO_URL); \
+	echo "==> $(CHARTS_DIST): $$(cd $(CHARTS_DIST) && ls | tr '\n' ' ')(serve it at $(CHARTS_REPO_URL))"

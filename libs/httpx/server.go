@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -69,7 +70,10 @@ func NewServer(cfg ServerConfig, api http.Handler, checks ...ReadyCheck) *Server
 		writeRaw(w, http.StatusOK, []byte(`{"ok":true}`+"\n"))
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
-	mux.Handle("GET /metrics", promhttp.Handler())
+	// promhttp.Handler() with OpenMetrics offered: a scraper that asks for it (Prometheus does)
+	// gets the histograms' exemplars, which carry trace ids (telemetry.ObserveWithTrace).
+	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(prometheus.DefaultRegisterer,
+		promhttp.HandlerFor(prometheus.DefaultGatherer, promhttp.HandlerOpts{EnableOpenMetrics: true})))
 	mux.Handle("/", api)
 	s.srv = &http.Server{
 		Addr:              cfg.Addr,

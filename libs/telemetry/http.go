@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -84,7 +85,7 @@ func Middleware(service string) func(http.Handler) http.Handler {
 					span.SetStatus(codes.Error, http.StatusText(code))
 				}
 				requestsTotal.WithLabelValues(service, method, route, strconv.Itoa(code)).Inc()
-				requestDuration.WithLabelValues(service, method, route).Observe(elapsed.Seconds())
+				ObserveWithTrace(ctx, requestDuration.WithLabelValues(service, method, route), elapsed.Seconds())
 				slog.LogAttrs(ctx, slog.LevelInfo, "http request",
 					slog.String("method", r.Method),
 					slog.String("route", route),
@@ -98,6 +99,20 @@ func Middleware(service string) func(http.Handler) http.Handler {
 			panicked = false
 		})
 	}
+}
+
+// ObserveWithTrace records v in a histogram (or summary) and, when ctx carries a sampled span,
+// attaches the span's trace id as an exemplar ({trace_id="<32 hex>"}), so a dashboard can go
+// from a latency outlier to its trace. Exemplars are exposed on /metrics in the OpenMetrics
+// format only (libs/httpx serves it to scrapers that ask for it, as Prometheus does). An
+// unsampled span has no trace in the backend to link to, so it records no exemplar.
+func ObserveWithTrace(ctx context.Context, o prometheus.Observer, v float64) {
+	sc := trace.SpanContextFromContext(ctx)
+	if eo, ok := o.(prometheus.ExemplarObserver); ok && sc.IsSampled() && sc.HasTraceID() {
+		eo.ObserveWithExemplar(v, prometheus.Labels{"trace_id": sc.TraceID().String()})
+		return
+	}
+	o.Observe(v)
 }
 
 // sentResponse is what a handler has sent so far.

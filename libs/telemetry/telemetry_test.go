@@ -5,13 +5,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -274,4 +279,74 @@ func TestTracesURL(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, got)
 	}
+}
+
+// TestLatencyExemplarsCarryTheTraceIDOnMetrics goes through the real /metrics of libs/httpx:
+// a sampled request's latency observation carries its trace id as an exemplar in the
+// OpenMetrics exposition (what Prometheus scrapes with exemplar storage on); an unsampled one
+// carries none, since its trace was never recorded.
+func TestLatencyExemplarsCarryTheTraceIDOnMetrics(t *testing.T) {
+	setupForTest(t, Config{SampleRatio: 1, LogLevel: "error"})
+	cfg := httpx.ServerConfig{Addr: "127.0.0.1:0", ReadHeaderTimeout: time.Second, ReadTimeout: time.Second,
+		WriteTimeout: time.Second, IdleTimeout: time.Second, ShutdownTimeout: time.Second}
+	require.NoError(t, cfg.Validate())
+	srv := httpx.NewServer(cfg, Middleware("exemplars")(newRouter()))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	base := "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	const unsampledTraceID = "0af7651916cd43dd8448eb211c80319c"
+	get := func(path string, header http.Header) (*http.Response, string) {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, base+path, nil)
+		require.NoError(t, err)
+		req.Header = header
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp, string(body)
+	}
+	post := func(traceparent string) {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, base+"/api/leads/ld_1", nil)
+		require.NoError(t, err)
+		req.Header.Set("Traceparent", traceparent)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, http.StatusCreated, resp.StatusCode)
+	}
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(base + "/livez") //nolint:gosec,noctx // test-local URL
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 2*time.Second, 10*time.Millisecond)
+
+	post(traceparent)                                             // sampled (flags 01)
+	post("00-" + unsampledTraceID + "-" + incomingSpanID + "-00") // not sampled
+
+	resp, body := get("/metrics", http.Header{"Accept": {"application/openmetrics-text; version=1.0.0"}})
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, resp.Header.Get("Content-Type"), "application/openmetrics-text")
+	var exemplars []string
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "bizassist_http_request_duration_seconds_bucket{") &&
+			strings.Contains(line, `service="exemplars"`) && strings.Contains(line, " # {") {
+			exemplars = append(exemplars, line)
+		}
+	}
+	require.Len(t, exemplars, 1, "one exemplar, from the sampled request:\n%s", body)
+	require.Contains(t, exemplars[0], `# {trace_id="`+incomingTraceID+`"}`)
+	require.NotContains(t, body, unsampledTraceID)
+
+	// The classic text format (what a scraper gets when it does not ask) has no exemplars.
+	_, text := get("/metrics", http.Header{})
+	require.NotContains(t, text, incomingTraceID)
 }

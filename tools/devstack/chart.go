@@ -27,6 +27,8 @@ type chart struct {
 // serviceChart is the part of a service chart's values that becomes the service's environment.
 type serviceChart struct {
 	containerPort     int
+	drainDelay        int               // shutdown.drainDelaySeconds: HTTP_DRAIN_DELAY
+	shutdownTimeout   int               // shutdown.timeoutSeconds: HTTP_SHUTDOWN_TIMEOUT
 	env               map[string]string // env: overrides global.config
 	peers             map[string]string // env name -> peer service
 	secretEnv         []string          // required keys of the service's Secret
@@ -36,6 +38,7 @@ type serviceChart struct {
 // serviceValues is how a service section reads in YAML, in the service chart or the umbrella.
 type serviceValues struct {
 	ContainerPort     *int           `yaml:"containerPort"`
+	Shutdown          shutdownValues `yaml:"shutdown"`
 	Env               map[string]any `yaml:"env"`
 	Peers             map[string]any `yaml:"peers"`
 	SecretEnv         []string       `yaml:"secretEnv"`
@@ -111,6 +114,11 @@ func loadChart(root string) (*chart, error) {
 	return c, nil
 }
 
+type shutdownValues struct {
+	DrainDelaySeconds *int `yaml:"drainDelaySeconds"`
+	TimeoutSeconds    *int `yaml:"timeoutSeconds"`
+}
+
 // coalesce lays the umbrella's section over the service chart's values the way Helm does: maps
 // merge key by key with the umbrella winning, lists and scalars are replaced.
 func coalesce(base, over serviceValues) (serviceChart, error) {
@@ -122,6 +130,16 @@ func coalesce(base, over serviceValues) (serviceChart, error) {
 		return sc, fmt.Errorf("containerPort is missing")
 	}
 	sc.containerPort = *base.ContainerPort
+	if over.Shutdown.DrainDelaySeconds != nil {
+		base.Shutdown.DrainDelaySeconds = over.Shutdown.DrainDelaySeconds
+	}
+	if over.Shutdown.TimeoutSeconds != nil {
+		base.Shutdown.TimeoutSeconds = over.Shutdown.TimeoutSeconds
+	}
+	if base.Shutdown.DrainDelaySeconds == nil || base.Shutdown.TimeoutSeconds == nil {
+		return sc, fmt.Errorf("shutdown.drainDelaySeconds or shutdown.timeoutSeconds is missing")
+	}
+	sc.drainDelay, sc.shutdownTimeout = *base.Shutdown.DrainDelaySeconds, *base.Shutdown.TimeoutSeconds
 	var err error
 	if sc.env, err = envStrings(mergeMaps(base.Env, over.Env)); err != nil {
 		return sc, fmt.Errorf("env: %w", err)
@@ -187,9 +205,11 @@ func envStrings(m map[string]any) (map[string]string, error) {
 func (c *chart) envMap(svc, httpAddr string, peerURL func(peer string) string) map[string]string {
 	sc := c.services[svc]
 	env := map[string]string{
-		"HTTP_ADDR":       httpAddr,
-		"DATABASE_SCHEMA": svc,
-		"JWT_JWKS_URL":    peerURL("identity") + jwksPath,
+		"HTTP_ADDR":             httpAddr,
+		"HTTP_DRAIN_DELAY":      fmt.Sprintf("%ds", sc.drainDelay),
+		"HTTP_SHUTDOWN_TIMEOUT": fmt.Sprintf("%ds", sc.shutdownTimeout),
+		"DATABASE_SCHEMA":       svc,
+		"JWT_JWKS_URL":          peerURL("identity") + jwksPath,
 	}
 	for name, peer := range sc.peers {
 		env[name] = peerURL(peer)

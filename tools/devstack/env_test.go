@@ -151,6 +151,7 @@ var notLocal = map[string]string{
 // what a dev.env sets).
 var localized = map[string]bool{
 	"HTTP_ADDR": true, "JWT_JWKS_URL": true, "TRUSTED_PROXIES": true, "DATABASE_MAX_CONNS": true,
+	"HTTP_DRAIN_DELAY": true, // no load balancer to drain from locally: stop at once
 }
 
 // chartDrift lists what the chart sets that the local environment lacks, or gives another value
@@ -311,19 +312,21 @@ leads:
   env: {EXTRA: "1", OWN: overridden}
   peers: {SCORER_URL: analytics}
   secretEnv: [DATABASE_URL]
+  shutdown: {timeoutSeconds: 30}
 `, `containerPort: 8080
+shutdown: {drainDelaySeconds: 5, timeoutSeconds: 20}
 env: {OWN: own, RATE: 1.5}
 peers: {ANALYTICS_URL: analytics}
 secretEnv: [DATABASE_URL, REDIS_URL, MISSING]
 `)
 	for _, svc := range []string{"identity", "analytics"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, "charts", svc), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, "charts", svc, "values.yaml"), []byte("containerPort: 8080\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(root, "charts", svc, "values.yaml"), []byte("containerPort: 8080\nshutdown: {drainDelaySeconds: 5, timeoutSeconds: 20}\n"), 0o644))
 	}
 	c, err := loadChart(root)
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{
-		"HTTP_ADDR": ":8080", "DATABASE_SCHEMA": "leads", "JWT_JWKS_URL": "http://bizassist-identity/api/auth/jwks.json",
+		"HTTP_ADDR": ":8080", "HTTP_DRAIN_DELAY": "5s", "HTTP_SHUTDOWN_TIMEOUT": "30s", "DATABASE_SCHEMA": "leads", "JWT_JWKS_URL": "http://bizassist-identity/api/auth/jwks.json",
 		"ANALYTICS_URL": "http://bizassist-analytics", "SCORER_URL": "http://bizassist-analytics",
 		"LOG_LEVEL": "info", "DATABASE_MAX_CONNS": "10", "BIG": "1e+06", "FLAG": "true",
 		"EXTRA": "1", "OWN": "overridden", "RATE": "1.5",
@@ -338,10 +341,10 @@ secretEnv: [DATABASE_URL, REDIS_URL, MISSING]
 
 func TestLocalEnvRefuses(t *testing.T) {
 	// A required secret the local stack has no value for.
-	root := writeChart(t, testIngress, "containerPort: 8080\nsecretEnv: [DATABASE_URL, SIGNING_KEY]\n")
+	root := writeChart(t, testIngress, "containerPort: 8080\nshutdown: {drainDelaySeconds: 5, timeoutSeconds: 20}\nsecretEnv: [DATABASE_URL, SIGNING_KEY]\n")
 	for _, svc := range []string{"identity", "analytics"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, "charts", svc), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, "charts", svc, "values.yaml"), []byte("containerPort: 8080\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(root, "charts", svc, "values.yaml"), []byte("containerPort: 8080\nshutdown: {drainDelaySeconds: 5, timeoutSeconds: 20}\n"), 0o644))
 	}
 	c, err := loadChart(root)
 	require.NoError(t, err)
@@ -349,10 +352,10 @@ func TestLocalEnvRefuses(t *testing.T) {
 	require.ErrorContains(t, err, "secretEnv SIGNING_KEY has no value in the local stack")
 
 	// A peer without a local port.
-	root = writeChart(t, testIngress, "containerPort: 8080\npeers: {BILLING_URL: billing}\n")
+	root = writeChart(t, testIngress, "containerPort: 8080\nshutdown: {drainDelaySeconds: 5, timeoutSeconds: 20}\npeers: {BILLING_URL: billing}\n")
 	for _, svc := range []string{"identity", "analytics"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, "charts", svc), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, "charts", svc, "values.yaml"), []byte("containerPort: 8080\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(root, "charts", svc, "values.yaml"), []byte("containerPort: 8080\nshutdown: {drainDelaySeconds: 5, timeoutSeconds: 20}\n"), 0o644))
 	}
 	c, err = loadChart(root)
 	require.NoError(t, err)
@@ -360,7 +363,7 @@ func TestLocalEnvRefuses(t *testing.T) {
 	require.ErrorContains(t, err, `service "billing" has no port`)
 
 	// A service with a port and no chart; a value that is not a scalar.
-	root = writeChart(t, testIngress, "containerPort: 8080\n")
+	root = writeChart(t, testIngress, "containerPort: 8080\nshutdown: {drainDelaySeconds: 5, timeoutSeconds: 20}\n")
 	_, err = loadChart(root)
 	require.ErrorContains(t, err, "has a port in charts/bizassist/values.yaml (ingress.localPorts) but no chart")
 	_, err = envStrings(map[string]any{"LIST": []any{"a"}})

@@ -207,6 +207,8 @@ func TestSchemaRefuses(t *testing.T) {
 		{"private targets through global config", "global:\n  config: {INTEGRATIONS_TARGET_ALLOW_CIDRS: 10.0.0.0/8}\n", []string{"is a local-development setting"}},
 		{"monitoring switch neither bool nor auto", "leads:\n  serviceMonitor: {enabled: \"yes\"}\n", []string{"leads:", `serviceMonitor.enabled must be one of the following: true, false, "auto"`}},
 		{"runbook base that is not a URL", "global:\n  monitoring: {runbookBaseUrl: docs/runbooks}\n", []string{"global.monitoring.runbookBaseUrl: Does not match pattern"}},
+		{"image digest without its algorithm", "leads:\n  image: {digest: abc123}\n", []string{"leads:", "image.digest: Does not match pattern"}},
+		{"drain delay through env", "leads:\n  env: {HTTP_DRAIN_DELAY: 1s}\n", []string{"leads:", `Property name of "HTTP_DRAIN_DELAY" does not match`}},
 		{"memory limit GOMEMLIMIT cannot follow", "leads:\n  resources: {limits: {cpu: \"1\", memory: 0.5Gi}}\n", []string{"resources.limits.memory", "whole number"}},
 	}
 	for _, c := range cases {
@@ -228,6 +230,17 @@ func TestChartRefusesMaxReplicasBelowMin(t *testing.T) {
 		"--set", "autoscaling.enabled=true", "--set", "autoscaling.minReplicas=4", "--set", "autoscaling.maxReplicas=2")
 	require.Error(t, err)
 	require.Contains(t, out, "autoscaling.maxReplicas (2) is below autoscaling.minReplicas (4)")
+}
+
+// TestChartRefusesGraceBelowShutdown: the kubelet would kill requests still in flight.
+func TestChartRefusesGraceBelowShutdown(t *testing.T) {
+	out, err := helm("template", "x", filepath.Join(chartsDir, "leads"), "--set", "terminationGracePeriodSeconds=30")
+	require.Error(t, err)
+	require.Contains(t, out, "terminationGracePeriodSeconds (30) is below the shutdown budget (35")
+	out, err = helm("template", "x", filepath.Join(chartsDir, "leads"), "--set", "terminationGracePeriodSeconds=35", "--set", "image.digest=sha256:"+strings.Repeat("ab", 32))
+	require.NoError(t, err, out)
+	require.Contains(t, out, "terminationGracePeriodSeconds: 35")
+	require.Contains(t, out, "image: bizassist/leads@sha256:"+strings.Repeat("ab", 32))
 }
 
 func TestAlertRules(t *testing.T) {
@@ -282,13 +295,18 @@ func (c *cluster) resource(t *testing.T, obj *unstructured.Unstructured, ns stri
 	return c.dyn.Resource(m.Resource)
 }
 
-// ensureNamespace creates ns and waits until objects can be created in it.
+// ensureNamespace creates ns with its "default" ServiceAccount, which a cluster's controller
+// manager would create (there is none here) and which the admission of a bare Pod, such as a
+// helm test Pod, looks up.
 func (c *cluster) ensureNamespace(t *testing.T, ns string) {
 	t.Helper()
 	nsObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
-	_, err := c.resource(t, nsObj, "").Create(context.Background(), nsObj, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
+	saObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "default", "namespace": ns}}}
+	for _, o := range []*unstructured.Unstructured{nsObj, saObj} {
+		_, err := c.resource(t, o, ns).Create(context.Background(), o, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
 	}
 }
 

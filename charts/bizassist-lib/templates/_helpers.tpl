@@ -29,13 +29,16 @@ app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
 app.kubernetes.io/part-of: bizassist
 {{- end -}}
 
-{{/* Registry and tag come from global.image when set, so one value retags every service. */}}
+{{/* Registry and tag come from global.image when set, so one value retags every service;
+image.digest (sha256:...) pins the image by content and wins over every tag. */}}
 {{- define "bizassist-lib.image" -}}
 {{- $v := .ctx.Values -}}
 {{- $g := (($v.global).image) | default dict -}}
 {{- $registry := $g.registry | default $v.image.registry -}}
 {{- $tag := $g.tag | default $v.image.tag | default .ctx.Chart.AppVersion -}}
-{{- if $registry -}}{{ printf "%s/%s:%s" $registry $v.image.repository $tag }}{{- else -}}{{ printf "%s:%s" $v.image.repository $tag }}{{- end -}}
+{{- $repo := $v.image.repository -}}
+{{- if $registry -}}{{- $repo = printf "%s/%s" $registry $repo -}}{{- end -}}
+{{- if $v.image.digest -}}{{ printf "%s@%s" $repo $v.image.digest }}{{- else -}}{{ printf "%s:%s" $repo $tag }}{{- end -}}
 {{- end -}}
 
 {{- define "bizassist-lib.pullPolicy" -}}
@@ -49,6 +52,8 @@ the service's env. Peers are env names whose value is a peer service's in-cluste
 {{- $v := $ctx.Values -}}
 {{- $env := dict
     "HTTP_ADDR" (printf ":%d" (int $v.containerPort))
+    "HTTP_DRAIN_DELAY" (printf "%ds" (int $v.shutdown.drainDelaySeconds))
+    "HTTP_SHUTDOWN_TIMEOUT" (printf "%ds" (int $v.shutdown.timeoutSeconds))
     "DATABASE_SCHEMA" .component
     "JWT_JWKS_URL" (printf "http://%s-identity/api/auth/jwks.json" $ctx.Release.Name) -}}
 {{- range $name, $peer := $v.peers -}}
@@ -107,8 +112,36 @@ imagePullSecrets:
 {{- end }}
 {{- end -}}
 
+{{- define "bizassist-lib.serviceAccountName" -}}
+{{- if .ctx.Values.serviceAccount.create -}}
+{{- .ctx.Values.serviceAccount.name | default (include "bizassist-lib.fullname" .) -}}
+{{- else -}}
+{{- .ctx.Values.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* What a pod needs from SIGTERM to exit: the preStop sleep, then the server's own drain delay
+(HTTP_DRAIN_DELAY: /readyz fails, requests still served), then up to HTTP_SHUTDOWN_TIMEOUT for
+in-flight requests, plus 5s for the process to exit. */}}
+{{- define "bizassist-lib.shutdownBudget" -}}
+{{- $s := .ctx.Values.shutdown -}}
+{{- add (mul (int $s.drainDelaySeconds) 2) (int $s.timeoutSeconds) 5 -}}
+{{- end -}}
+
+{{/* terminationGracePeriodSeconds: the value when set (validate refuses one below the budget),
+else the shutdown budget. */}}
+{{- define "bizassist-lib.terminationGracePeriodSeconds" -}}
+{{- .ctx.Values.terminationGracePeriodSeconds | default (include "bizassist-lib.shutdownBudget" .) -}}
+{{- end -}}
+
 {{/* Refuses values the schema cannot express (it cannot compare two values). */}}
 {{- define "bizassist-lib.validate" -}}
+{{- $budget := include "bizassist-lib.shutdownBudget" . | int -}}
+{{- with .ctx.Values.terminationGracePeriodSeconds -}}
+{{- if lt (int .) $budget -}}
+{{- fail (printf "terminationGracePeriodSeconds (%d) is below the shutdown budget (%d = 2 x shutdown.drainDelaySeconds + shutdown.timeoutSeconds + 5): the kubelet would kill in-flight requests" (int .) $budget) -}}
+{{- end -}}
+{{- end -}}
 {{- $a := .ctx.Values.autoscaling -}}
 {{- if and $a.enabled (lt (int $a.maxReplicas) (int $a.minReplicas)) -}}
 {{- fail (printf "%s: autoscaling.maxReplicas (%d) is below autoscaling.minReplicas (%d)" .component (int $a.maxReplicas) (int $a.minReplicas)) -}}

@@ -39,6 +39,9 @@ spec:
             matchLabels: {kubernetes.io/metadata.name: {{ $g.ingressNamespace | default "ingress-nginx" }}}
         - namespaceSelector:
             matchLabels: {kubernetes.io/metadata.name: {{ $g.monitoringNamespace | default "monitoring" }}}
+        # helm test's readiness check (bizassist-lib.testReadyz).
+        - podSelector:
+            matchLabels: {app.kubernetes.io/name: {{ .component }}-helm-test, app.kubernetes.io/instance: {{ $ctx.Release.Name }}}
         {{- range $v.networkPolicy.allowFrom }}
         - podSelector:
             matchLabels: {app.kubernetes.io/name: {{ . }}, app.kubernetes.io/instance: {{ $ctx.Release.Name }}}

@@ -4,6 +4,10 @@
 {{- include "bizassist-lib.validate" . -}}
 {{- $v := .ctx.Values -}}
 {{- $g := (($v.global).networkPolicy) | default dict }}
+{{- if $v.serviceAccount.create }}
+---
+{{ include "bizassist-lib.serviceAccount" . }}
+{{- end }}
 ---
 {{ include "bizassist-lib.configmap" . }}
 ---
@@ -15,6 +19,10 @@
 {{- if $v.autoscaling.enabled }}
 ---
 {{ include "bizassist-lib.hpa" . }}
+{{- end }}
+{{- if $v.helmTest.enabled }}
+---
+{{ include "bizassist-lib.testReadyz" . }}
 {{- end }}
 {{- if $v.pdb.enabled }}
 ---

@@ -38,8 +38,9 @@ spec:
         {{- toYaml . | nindent 8 }}
         {{- end }}
     spec:
+      serviceAccountName: {{ include "bizassist-lib.serviceAccountName" . }}
       {{- include "bizassist-lib.podSecurity" . | nindent 6 }}
-      terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
+      terminationGracePeriodSeconds: {{ include "bizassist-lib.terminationGracePeriodSeconds" . }}
       containers:
         - name: {{ .component }}
           image: {{ include "bizassist-lib.image" . }}
@@ -54,6 +55,12 @@ spec:
             - {name: GOMEMLIMIT, value: {{ . | quote }}}
             {{- end }}
             {{- include "bizassist-lib.secretEnv" . | trim | nindent 12 }}
+          # Liveness and readiness start counting once /livez has answered once: up to
+          # startupProbe.periodSeconds x failureThreshold for a slow start (migrations are a Job).
+          startupProbe:
+            httpGet: {path: /livez, port: http}
+            periodSeconds: {{ $v.startupProbe.periodSeconds }}
+            failureThreshold: {{ $v.startupProbe.failureThreshold }}
           livenessProbe:
             httpGet: {path: /livez, port: http}
             periodSeconds: 10
@@ -62,6 +69,12 @@ spec:
             httpGet: {path: /readyz, port: http}
             periodSeconds: 5
             failureThreshold: 2
+          # The endpoints controller, kube-proxy and the ingress controller drop a terminating pod
+          # a little later than it gets SIGTERM: keep serving for the drain delay first. A sleep
+          # handler, not an exec: the image is distroless, with no shell or sleep binary.
+          lifecycle:
+            preStop:
+              sleep: {seconds: {{ $v.shutdown.drainDelaySeconds }}}
           resources:
             {{- toYaml $v.resources | nindent 12 }}
           securityContext:
@@ -83,9 +96,21 @@ spec:
       affinity:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-      {{- with $v.topologySpreadConstraints }}
       topologySpreadConstraints:
+      {{- with $v.topologySpreadConstraints }}
         {{- toYaml . | nindent 8 }}
+      {{- else }}
+        # Default: spread the server pods across nodes and zones when the scheduler can, never
+        # leave one pending for it (ScheduleAnyway); per rollout (pod-template-hash).
+        {{- range list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+        - maxSkew: 1
+          topologyKey: {{ . }}
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "bizassist-lib.serverSelectorLabels" $ | nindent 14 }}
+          matchLabelKeys: [pod-template-hash]
+        {{- end }}
       {{- end }}
 {{- end -}}
 
@@ -114,6 +139,8 @@ spec:
         app.kubernetes.io/component: migrate
     spec:
       restartPolicy: Never
+      # No serviceAccountName: this pre-install hook runs before the release's ServiceAccount
+      # exists, so it runs as the namespace's default one (no token is mounted either way).
       {{- include "bizassist-lib.podSecurity" . | nindent 6 }}
       containers:
         - name: migrate
