@@ -86,6 +86,12 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := s.prepareDatabase(ctx, c.serviceNames()); err != nil {
+		return err
+	}
+	if secrets["ENCRYPTION_KEYS"], err = s.databaseEncryptionKeys(ctx, secrets["ENCRYPTION_KEYS"]); err != nil {
+		return err
+	}
 
 	p, err := s.makePlan(c, present, secrets, opt)
 	if err != nil {
@@ -129,9 +135,6 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 		return err
 	}
 
-	if err := s.prepareDatabase(ctx, c.serviceNames()); err != nil {
-		return err
-	}
 	if err := s.ingress(ctx, c); err != nil {
 		return err
 	}
@@ -362,6 +365,46 @@ func (s *stack) ensureSecrets() (map[string]string, error) {
 		}
 	}
 	return kvMap(lines), nil
+}
+
+// databaseEncryptionKeys returns the key set that sealed this database's secrets, recording
+// proposed (this checkout's) when the database has none yet. The key lives with the data it
+// protects, not with the checkout: a second clone or a new .devstack on the same database must
+// open what the first one sealed, which a key of its own could not. The devstack schema belongs
+// to the superuser; no service role can read it. The state file is brought in line so that
+// .devstack agrees with what the services get.
+func (s *stack) databaseEncryptionKeys(ctx context.Context, proposed string) (string, error) {
+	const sql = `CREATE SCHEMA IF NOT EXISTS devstack;
+REVOKE ALL ON SCHEMA devstack FROM PUBLIC;
+CREATE TABLE IF NOT EXISTS devstack.settings (name text PRIMARY KEY, value text NOT NULL);
+INSERT INTO devstack.settings (name, value) VALUES ('ENCRYPTION_KEYS', :'proposed') ON CONFLICT (name) DO NOTHING;
+SELECT value FROM devstack.settings WHERE name = 'ENCRYPTION_KEYS';
+`
+	out, err := s.psqlAdmin(ctx, sql, "-d", dbName, "-At", "-v", "proposed="+proposed, "-f", "-")
+	if err != nil {
+		return "", err
+	}
+	keys := strings.TrimSpace(out)
+	if keys == "" {
+		return "", errors.New("devstack.settings holds no ENCRYPTION_KEYS")
+	}
+	if keys != proposed {
+		path := filepath.Join(s.state, "secrets.env")
+		lines, err := readKV(path)
+		if err != nil {
+			return "", err
+		}
+		for i := range lines {
+			if lines[i].key == "ENCRYPTION_KEYS" {
+				lines[i].value = keys
+			}
+		}
+		if err := writeKV(path, lines, 0o600); err != nil {
+			return "", err
+		}
+		s.note("using the encryption key recorded in database %s (it sealed the secrets stored there)", dbName)
+	}
+	return keys, nil
 }
 
 func randomHex(n int) string {
