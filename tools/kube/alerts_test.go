@@ -18,40 +18,59 @@ var installLabels = []string{"cluster", "namespace", "service"}
 // the argument (a clause after it would read as no clause and fail the test, never pass it).
 var aggregation = regexp.MustCompile(`\b(sum|max|min|avg|count|group|stddev|stdvar|topk|bottomk|quantile|count_values)\s*(by|without)?\s*(\(([^()]*)\))?\s*\(`)
 
+// rule is one recording or alerting rule of a rules file.
+type rule struct {
+	Record string `json:"record"`
+	Alert  string `json:"alert"`
+	Expr   string `json:"expr"`
+}
+
+func readRules(t *testing.T, file string) []rule {
+	t.Helper()
+	raw, err := os.ReadFile(umbrella + "/rules/" + file)
+	require.NoError(t, err)
+	var doc struct {
+		Groups []struct {
+			Rules []rule `json:"rules"`
+		} `json:"groups"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &doc))
+	var out []rule
+	for _, g := range doc.Groups {
+		out = append(out, g.Rules...)
+	}
+	return out
+}
+
+// requireKept fails unless every aggregation of r is "by" a list holding each of labels, and
+// returns how many aggregations it checked.
+func requireKept(t *testing.T, r rule, labels ...string) int {
+	t.Helper()
+	found := aggregation.FindAllStringSubmatch(r.Expr, -1)
+	for _, m := range found {
+		require.Equal(t, "by", m[2], "%s%s: %q must aggregate by (%s, ...)", r.Record, r.Alert, strings.TrimSpace(m[0]), strings.Join(labels, ", "))
+		kept := map[string]bool{}
+		for _, l := range strings.Split(m[4], ",") {
+			kept[strings.TrimSpace(l)] = true
+		}
+		for _, l := range labels {
+			require.True(t, kept[l], "%s%s: %q does not keep %s", r.Record, r.Alert, strings.TrimSpace(m[0]), l)
+		}
+	}
+	return len(found)
+}
+
 // Every aggregation in every alert keeps cluster, namespace and service (promtool's
 // two-namespace test in testdata/alerts_test.yaml shows why).
 func TestAlertsAggregatePerInstall(t *testing.T) {
-	raw, err := os.ReadFile(umbrella + "/rules/alerts.yaml")
-	require.NoError(t, err)
-	var rules struct {
-		Groups []struct {
-			Rules []struct {
-				Alert string `json:"alert"`
-				Expr  string `json:"expr"`
-			} `json:"rules"`
-		} `json:"groups"`
-	}
-	require.NoError(t, yaml.Unmarshal(raw, &rules))
 	n := 0
-	for _, g := range rules.Groups {
-		for _, r := range g.Rules {
-			if r.Alert == "" || r.Alert == "BizassistMetricsAbsent" {
-				continue // absent() of the whole selection has no labels to keep
-			}
-			n++
-			found := aggregation.FindAllStringSubmatch(r.Expr, -1)
-			require.NotEmpty(t, found, "%s aggregates nothing: %s", r.Alert, r.Expr)
-			for _, m := range found {
-				require.Equal(t, "by", m[2], "%s: %q must aggregate by (cluster, namespace, service, ...)", r.Alert, strings.TrimSpace(m[0]))
-				labels := map[string]bool{}
-				for _, l := range strings.Split(m[4], ",") {
-					labels[strings.TrimSpace(l)] = true
-				}
-				for _, l := range installLabels {
-					require.True(t, labels[l], "%s: %q does not keep %s", r.Alert, strings.TrimSpace(m[0]), l)
-				}
-			}
+	for _, r := range readRules(t, "alerts.yaml") {
+		if r.Alert == "" || r.Alert == "BizassistMetricsAbsent" {
+			continue // absent() of the whole selection has no labels to keep
 		}
+		checked := requireKept(t, r, installLabels...)
+		require.NotZero(t, checked, "%s aggregates nothing: %s", r.Alert, r.Expr)
+		n++
 	}
 	require.NotZero(t, n)
 }
@@ -59,31 +78,9 @@ func TestAlertsAggregatePerInstall(t *testing.T) {
 // The SLO rules (slos.yaml) keep cluster and namespace in every aggregation, so each install has
 // its own SLIs, budgets and burn-rate alerts; the windows over them keep every label.
 func TestSLORulesAggregatePerInstall(t *testing.T) {
-	raw, err := os.ReadFile(umbrella + "/rules/slos.yaml")
-	require.NoError(t, err)
-	var rules struct {
-		Groups []struct {
-			Rules []struct {
-				Record string `json:"record"`
-				Alert  string `json:"alert"`
-				Expr   string `json:"expr"`
-			} `json:"rules"`
-		} `json:"groups"`
-	}
-	require.NoError(t, yaml.Unmarshal(raw, &rules))
 	n := 0
-	for _, g := range rules.Groups {
-		for _, r := range g.Rules {
-			for _, m := range aggregation.FindAllStringSubmatch(r.Expr, -1) {
-				n++
-				require.Equal(t, "by", m[2], "%s%s: %q", r.Record, r.Alert, strings.TrimSpace(m[0]))
-				labels := map[string]bool{}
-				for _, l := range strings.Split(m[4], ",") {
-					labels[strings.TrimSpace(l)] = true
-				}
-				require.True(t, labels["cluster"] && labels["namespace"], "%s%s: %q drops cluster or namespace", r.Record, r.Alert, strings.TrimSpace(m[0]))
-			}
-		}
+	for _, r := range readRules(t, "slos.yaml") {
+		n += requireKept(t, r, "cluster", "namespace")
 	}
 	require.NotZero(t, n)
 }
