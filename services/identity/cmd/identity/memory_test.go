@@ -43,7 +43,8 @@ func TestSignInBurstKeepsMemoryBounded(t *testing.T) {
 	environ["HTTP_ADDR"] = addr // TRUSTED_PROXIES keeps its default, which trusts 127.0.0.1
 	bin, env := buildAndMigrate(t, environ)
 
-	var logs syncBuffer
+	// One writer for both pipes: exec then writes from one goroutine, and it is read after Wait.
+	var logs bytes.Buffer
 	serve := exec.Command(bin, "serve")
 	serve.Env, serve.Stdout, serve.Stderr = env, &logs, &logs
 	require.NoError(t, serve.Start())
@@ -141,22 +142,4 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 	require.NoError(t, sc.Err())
 	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
-}
-
-// syncBuffer collects the child's output from two pipes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
