@@ -139,6 +139,7 @@ func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Hand
 		httpx.ReadyCheck{Name: "postgres", Check: rt.Pool.Ping})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx, ln) })
+	g.Go(func() error { return httpx.ServeDebug(gctx, rt.Config.HTTP.DebugAddr) })
 	all := append([]Worker{{Name: "outbox relay", Run: events.NewRelay(rt.Pool, rt.Redis, rt.Config.Relay).Run}}, workers...)
 	if len(handlers) > 0 {
 		cc := rt.Config.Consumer
