@@ -39,6 +39,7 @@ func run() error {
 	concurrency := flag.Int("concurrency", 0, "override every scenario's concurrency")
 	maxRequests := flag.Int("max-requests", 200000, "upper bound on requests per scenario")
 	http1 := flag.Bool("http1", false, "use HTTP/1.1 (one connection per worker) instead of HTTP/2")
+	profileDir := flag.String("profile", "", "write each service's CPU profile per scenario to this directory and print PostgreSQL and Redis counts per unit of work")
 	flag.Parse()
 
 	env, err := devenv.Load(*envPath)
@@ -68,6 +69,12 @@ func run() error {
 	defer stop()
 	fmt.Printf("==> load against %s from %s\n", env["BASE_URL"], source)
 	meter := NewCPUMeter(filepath.Dir(*envPath))
+	var prof *Profiler
+	if *profileDir != "" {
+		if prof, err = NewProfiler(*profileDir, filepath.Dir(*envPath), env["REDIS_URL"]); err != nil {
+			return err
+		}
+	}
 	var (
 		results  []Result
 		webhooks []WebhookResult
@@ -84,18 +91,39 @@ func run() error {
 		if *concurrency > 0 {
 			sc.Concurrency = *concurrency
 		}
-		var err error
+		var (
+			err         error
+			stopProfile func() (counters, error)
+			unit        = "request"
+			units       int
+		)
+		if prof != nil {
+			if stopProfile, err = prof.Start(ctx, sc.Name, sc.Duration); err != nil {
+				return err
+			}
+		}
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
 			var res WebhookResult
 			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter); err == nil {
 				webhooks = append(webhooks, res)
+				unit, units = "delivery", res.Delivered
 			}
 		} else {
 			fmt.Printf("    %s: %s %s, %d workers for %s\n", sc.Name, sc.Method, sc.Path, sc.Concurrency, sc.Duration)
 			var res Result
 			if res, err = Run(ctx, hc, env["BASE_URL"], sc, *maxRequests, logins, meter); err == nil {
 				results = append(results, res)
+				units = res.Requests - res.Errors
+			}
+		}
+		if stopProfile != nil {
+			c, perr := stopProfile()
+			if perr != nil {
+				return perr
+			}
+			if err := reportCounters(os.Stdout, sc.Name, unit, units, c); err != nil {
+				return err
 			}
 		}
 		if err != nil {
