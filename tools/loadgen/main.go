@@ -39,7 +39,7 @@ func run() error {
 	concurrency := flag.Int("concurrency", 0, "override every scenario's concurrency")
 	maxRequests := flag.Int("max-requests", 200000, "upper bound on requests per scenario")
 	http1 := flag.Bool("http1", false, "use HTTP/1.1 (one connection per worker) instead of HTTP/2")
-	profileDir := flag.String("profile", "", "write each service's CPU profile per scenario to this directory and print PostgreSQL and Redis counts per unit of work")
+	profileDir := flag.String("profile", "", "also write each service's CPU profile per scenario to this directory (<scenario>.<service>.pprof)")
 	flag.Parse()
 
 	env, err := devenv.Load(*envPath)
@@ -69,15 +69,14 @@ func run() error {
 	defer stop()
 	fmt.Printf("==> load against %s from %s\n", env["BASE_URL"], source)
 	meter := NewCPUMeter(filepath.Dir(*envPath))
-	var prof *Profiler
-	if *profileDir != "" {
-		if prof, err = NewProfiler(*profileDir, filepath.Dir(*envPath), env["REDIS_URL"]); err != nil {
-			return err
-		}
+	prof, err := NewProfiler(*profileDir, filepath.Dir(*envPath), env["REDIS_URL"])
+	if err != nil {
+		return err
 	}
 	var (
 		results  []Result
 		webhooks []WebhookResult
+		counts   []countRow
 		failed   []string
 	)
 	logins := &Logins{}
@@ -97,10 +96,8 @@ func run() error {
 			unit        = "request"
 			units       int
 		)
-		if prof != nil {
-			if stopProfile, err = prof.Start(ctx, sc.Name, sc.Duration); err != nil {
-				return err
-			}
+		if stopProfile, err = prof.Start(ctx, sc.Name, sc.Duration); err != nil {
+			return err
 		}
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
@@ -117,12 +114,13 @@ func run() error {
 				units = res.Requests - res.Errors
 			}
 		}
-		if stopProfile != nil {
-			c, perr := stopProfile()
-			if perr != nil {
-				return perr
-			}
-			if err := reportCounters(os.Stdout, sc.Name, unit, units, c); err != nil {
+		c, perr := stopProfile()
+		if perr != nil {
+			return perr
+		}
+		if err == nil {
+			counts = append(counts, countRow{sc.Name, unit, units, c})
+			if err := prof.writeCounts(sc.Name, unit, units, c); err != nil {
 				return err
 			}
 		}
@@ -141,6 +139,9 @@ func run() error {
 		return fmt.Errorf("no scenario matches -run %q", *filter)
 	}
 	if err := report(os.Stdout, results, webhooks); err != nil {
+		return err
+	}
+	if err := reportCounts(os.Stdout, counts); err != nil {
 		return err
 	}
 	if len(failed) > 0 {

@@ -22,21 +22,24 @@ import (
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
-// Profiler records, around one scenario, where the work went: a CPU profile of every service
-// (from its DEBUG_ADDR), PostgreSQL's commits, WAL and row changes per table, and Redis's calls
-// per command. It writes the profiles to dir and prints the counters per unit of work.
+// Profiler records, around one scenario, where the work went: PostgreSQL's commits, WAL and row
+// changes and scans per table, Redis's calls per command and, when it has a directory, a CPU
+// profile of every service (from its DEBUG_ADDR), written there.
 type Profiler struct {
-	dir      string
+	dir      string // "" for counts only
 	debug    map[string]string // service -> its DEBUG_ADDR
 	database string
 	rdb      *redis.Client
 }
 
-// NewProfiler profiles the stack whose state is in devstackDir into dir, reading each service's
-// DEBUG_ADDR and the database from the environments make up gave the services.
+// NewProfiler profiles the stack whose state is in devstackDir (CPU profiles into dir unless it
+// is empty), reading each service's DEBUG_ADDR and the database from the environments make up
+// gave the services.
 func NewProfiler(dir, devstackDir, redisURL string) (*Profiler, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
@@ -64,8 +67,8 @@ func NewProfiler(dir, devstackDir, redisURL string) (*Profiler, error) {
 			p.database = strings.TrimPrefix(u.Path, "/")
 		}
 	}
-	if len(p.debug) == 0 || p.database == "" {
-		return nil, fmt.Errorf("no service environment in %s names DEBUG_ADDR and DATABASE_URL (run make up)", runDir)
+	if p.database == "" || (dir != "" && len(p.debug) == 0) {
+		return nil, fmt.Errorf("no service environment in %s names DATABASE_URL and DEBUG_ADDR (run make up)", runDir)
 	}
 	return p, nil
 }
@@ -73,8 +76,9 @@ func NewProfiler(dir, devstackDir, redisURL string) (*Profiler, error) {
 // counters are cumulative server-side counts by name, e.g. "pg commits" or "redis xadd".
 type counters map[string]int64
 
-// Start snapshots the counters and starts the services' CPU profiles for d; stop (called when the
-// scenario ends) collects the profiles and returns the counters' increase.
+// Start snapshots the counters and starts the services' CPU profiles for d (when the profiler has
+// a directory); stop, called when the scenario ends, collects the profiles and returns the
+// counters' increase.
 func (p *Profiler) Start(ctx context.Context, name string, d time.Duration) (stop func() (counters, error), err error) {
 	before, err := p.snapshot(ctx)
 	if err != nil {
@@ -83,6 +87,9 @@ func (p *Profiler) Start(ctx context.Context, name string, d time.Duration) (sto
 	var wg sync.WaitGroup
 	errs := make(chan error, len(p.debug))
 	for svc, addr := range p.debug {
+		if p.dir == "" {
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -185,21 +192,72 @@ func (p *Profiler) snapshot(ctx context.Context) (counters, error) {
 	return c, nil
 }
 
-// reportCounters prints each counter's increase per unit of work, largest first.
-func reportCounters(w io.Writer, name, unit string, units int, c counters) error {
+// countRow is one scenario's server-side counts, to be divided by its units.
+type countRow struct {
+	name, unit string
+	units      int
+	c          counters
+}
+
+// reportCounts prints, per unit of work, what PostgreSQL and Redis did: commits (every
+// transaction, read-only ones included), rows written, table scans (index or sequential), WAL
+// bytes, and Redis commands with the three most frequent.
+func reportCounts(w io.Writer, rows []countRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "PostgreSQL and Redis work per unit (the servers are the machine's: other clients' work is counted too)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tper\tpg commits\tpg rows written\tpg scans\tpg WAL bytes\tredis commands\tmost frequent\t")
+	for _, r := range rows {
+		if r.units == 0 {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t\t\n", r.name, r.unit)
+			continue
+		}
+		per := func(v int64) float64 { return float64(v) / float64(r.units) }
+		var rowsWritten, scans, redisCalls int64
+		var cmds []string
+		for k, v := range r.c {
+			switch {
+			case strings.HasPrefix(k, "pg rows "):
+				rowsWritten += v
+			case strings.HasPrefix(k, "pg scans "):
+				scans += v
+			case strings.HasPrefix(k, "redis "):
+				redisCalls += v
+				cmds = append(cmds, k)
+			}
+		}
+		sort.Slice(cmds, func(i, j int) bool { return r.c[cmds[i]] > r.c[cmds[j]] })
+		var top []string
+		for _, k := range cmds[:min(3, len(cmds))] {
+			top = append(top, fmt.Sprintf("%s %.2f", strings.TrimPrefix(k, "redis "), per(r.c[k])))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%.0f\t%.2f\t%s\t\n", r.name, r.unit, per(r.c["pg commits"]),
+			per(rowsWritten), per(scans), per(r.c["pg wal bytes"]), per(redisCalls), strings.Join(top, ", "))
+	}
+	return tw.Flush()
+}
+
+// writeCounts saves every counter of a scenario per unit, largest first, next to its profiles.
+func (p *Profiler) writeCounts(name, unit string, units int, c counters) error {
+	if p.dir == "" {
+		return nil
+	}
 	keys := make([]string, 0, len(c))
 	for k := range c {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return c[keys[i]] > c[keys[j]] })
-	fmt.Fprintf(w, "\n%s: server-side counts per %s (%d)\n", name, unit, units)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: server-side counts per %s (%d)\n", name, unit, units)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, k := range keys {
-		if units == 0 {
-			fmt.Fprintf(tw, "%s\t%d\t\n", k, c[k])
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%.2f\t\n", k, float64(c[k])/float64(units))
+		fmt.Fprintf(tw, "%s\t%.2f\t\n", k, float64(c[k])/float64(max(units, 1)))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(p.dir, name+".counts.txt"), []byte(b.String()), 0o644)
 }
