@@ -86,11 +86,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 func TestPasswordPolicy(t *testing.T) {
 	t.Parallel()
-	require.Error(t, account.ValidateNewPassword("short"))
-	require.NoError(t, account.ValidateNewPassword("long enough password"))
+	require.Error(t, account.ValidateNewPassword("password", "short"))
+	require.NoError(t, account.ValidateNewPassword("password", "long enough password"))
 	long := make([]byte, account.MaxPasswordLength+1)
 	for i := range long {
 		long[i] = 'a'
 	}
-	require.Error(t, account.ValidateNewPassword(string(long)))
+	require.Error(t, account.ValidateNewPassword("password", string(long)))
 }
