@@ -102,6 +102,6 @@ func (r *APIKeyRepository) ByHash(ctx context.Context, hash string) (*apikey.Key
 
 func (r *APIKeyRepository) Touch(ctx context.Context, id string, now time.Time) error {
 	_, err := pgkit.Q(ctx, r.pool).Exec(ctx, `UPDATE api_keys SET last_used_at = $2
-		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2 - interval '1 minute')`, id, now)
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, id, now)
 	return err
 }
