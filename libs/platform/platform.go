@@ -142,6 +142,7 @@ func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Hand
 		httpx.ReadyCheck{Name: "postgres", Check: rt.Pool.Ping})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx, ln) })
+	g.Go(func() error { return httpx.ServeDebug(gctx, rt.Config.HTTP.DebugAddr) })
 	revocations := cmp.Or(rt.Config.Relay.StreamPrefix, "bizassist") + ":" + identityevents.AccountRevoked
 	all := append([]Worker{
 		{Name: "outbox relay", Run: events.NewRelay(rt.Pool, rt.Redis, rt.Config.Relay).Run},
