@@ -22,7 +22,7 @@ func NewAPIKeyRepository(pool *pgxpool.Pool) *APIKeyRepository {
 	return &APIKeyRepository{pool: pool}
 }
 
-const apiKeyColumns = `id, account_id, name, prefix, key_hash, created_at, last_used_at`
+const apiKeyColumns = `id, account_id, name, prefix, key_hash, created_at, last_used_at` //nolint:gosec // column names, not a credential
 
 func scanAPIKey(row pgx.Row) (*apikey.Key, error) {
 	var (
