@@ -95,6 +95,19 @@ func (r *APIKeyRepository) Delete(ctx context.Context, accountID, id string, now
 	return nil
 }
 
+func (r *APIKeyRepository) DeleteAll(ctx context.Context, accountID string, now time.Time) ([]string, error) {
+	rows, err := pgkit.Q(ctx, r.pool).Query(ctx, `UPDATE api_keys SET deleted_at = $2
+		WHERE account_id = $1 AND deleted_at IS NULL RETURNING id`, accountID, now)
+	if err != nil {
+		return nil, fmt.Errorf("delete api keys: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("delete api keys: %w", err)
+	}
+	return ids, nil
+}
+
 func (r *APIKeyRepository) ByHash(ctx context.Context, hash string) (*apikey.Key, error) {
 	return scanAPIKey(pgkit.Q(ctx, r.pool).QueryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys
 		WHERE key_hash = $1 AND deleted_at IS NULL`, hash))
