@@ -146,15 +146,6 @@ func unixOf(t *time.Time) *int64 {
 	return &u
 }
 
-// OptionalTime formats t as a payload timestamp, or nil when there is no time.
-func OptionalTime(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := isotime.Format(*t)
-	return &s
-}
-
 func encode(event string, body any) (Message, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
