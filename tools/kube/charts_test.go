@@ -40,7 +40,7 @@ const (
 	release   = "bizassist"
 )
 
-var services = []string{"identity", "leads", "assistant", "analytics", "integrations"}
+var services = []string{"identity", "leads", "assistant", "analytics", "integrations", "console"}
 
 // monitoringAPIs is what a cluster with the Prometheus operator serves; renders that pass it get
 // the ServiceMonitors and the PrometheusRule.
