@@ -131,7 +131,7 @@ func TestSignInEveryPageAccessibleAtPhoneWidthAndSignOut(t *testing.T) {
 }
 
 func TestSecurityHeadersCookieFlagsAndCSRF(t *testing.T) {
-	if allocCtx == nil {
+	if browserOpts == nil {
 		t.Skip(skipReason)
 	}
 	c := apiClient(t)

@@ -33,7 +33,7 @@ const flowTimeout = 90 * time.Second
 var (
 	env        map[string]string
 	skipReason string
-	allocCtx   context.Context
+	browserOpts []chromedp.ExecAllocatorOption // nil when the suite is skipped
 	nextIP     atomic.Int32
 	axeSource  string
 )
@@ -79,17 +79,13 @@ func run(m *testing.M) (int, error) {
 	if _, err := os.Stat(browser); err != nil {
 		return 0, fmt.Errorf("no Chromium at %s (apt-get install chromium; make deps installs it): %w", browser, err)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+	browserOpts = append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
-		chromedp.Flag("headless", "new"),
-		// The stack's CA is not in the browser's store; the proxy below is the only peer.
+		// The stack's CA is not in the browser's store; the relay below is the only peer.
 		chromedp.Flag("ignore-certificate-errors", true),
 		chromedp.NoSandbox,
 		chromedp.WindowSize(1280, 900),
 	)
-	var cancel context.CancelFunc
-	allocCtx, cancel = chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
 	return m.Run(), nil
 }
 
@@ -104,12 +100,15 @@ type browser struct {
 // newBrowser opens an isolated browser context behind a proxy from a fresh source address.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	if allocCtx == nil {
+	if browserOpts == nil {
 		t.Skip(skipReason)
 	}
 	ip := fmt.Sprintf("%s%d", sourcePrefix, 10+nextIP.Add(1))
 	base := proxy(t, ip)
-	bctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithNewBrowserContext())
+	// A browser process each: its own profile, so its own cookies (a second person).
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browserOpts...)
+	t.Cleanup(cancelAlloc)
+	bctx, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(cancel)
 	ctx, cancelT := context.WithTimeout(bctx, flowTimeout)
 	t.Cleanup(cancelT)
@@ -245,7 +244,6 @@ func (b *browser) download(link string) []byte {
 	})
 	b.run(chromedp.ActionFunc(func(ctx context.Context) error {
 		return cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName).
-			WithBrowserContextID(chromedp.FromContext(ctx).BrowserContextID).
 			WithDownloadPath(dir).WithEventsEnabled(true).Do(browserLevel(ctx))
 	}), chromedp.Click(link, chromedp.ByQuery))
 	select {
