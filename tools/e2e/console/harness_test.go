@@ -16,8 +16,8 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/bizassist/bizassist/tools/internal/devenv"
@@ -31,11 +31,11 @@ const sourcePrefix = "127.0.7."
 const flowTimeout = 90 * time.Second
 
 var (
-	env        map[string]string
-	skipReason string
+	env         map[string]string
+	skipReason  string
 	browserOpts []chromedp.ExecAllocatorOption // nil when the suite is skipped
-	nextIP     atomic.Int32
-	axeSource  string
+	nextIP      atomic.Int32
+	axeSource   string
 )
 
 func TestMain(m *testing.M) {

@@ -83,10 +83,10 @@ var funcs = template.FuncMap{
 		}
 		return b.String()
 	},
-	"plan": func(p string) string { return strings.ReplaceAll(p, "_", " ") },
+	"plan":  func(p string) string { return strings.ReplaceAll(p, "_", " ") },
 	"ok2xx": func(code *int) bool { return code != nil && *code >= 200 && *code < 300 },
-	"inc":  func(i int) int { return i + 1 },
-	"list": func(s ...string) []string { return s },
+	"inc":   func(i int) int { return i + 1 },
+	"list":  func(s ...string) []string { return s },
 	"words": func(err error) *problem {
 		_, p := describe(err)
 		return &p

@@ -84,7 +84,7 @@ type Chart struct {
 	// Dots mark each day's score, with a title for people who hover or read it out.
 	Dots []Dot
 	// Bands shade the tiers: critical below 30, at risk below 70, healthy above.
-	Bands []Band
+	Bands          []Band
 	XTicks, YTicks []Tick
 	// Summary says what the chart shows, for its accessible name.
 	Summary string
