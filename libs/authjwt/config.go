@@ -24,6 +24,9 @@ type Config struct {
 	// a flood of forged kids cannot turn into a flood of requests to identity.
 	MinRefreshInterval time.Duration `env:"JWT_JWKS_MIN_REFRESH" envDefault:"30s"`
 	HTTPTimeout        time.Duration `env:"JWT_JWKS_TIMEOUT" envDefault:"5s"`
+	// MaxKeyAge is the longest a fetched JWKS is used before it is fetched again; the JWKS's own
+	// Cache-Control max-age may shorten it (never below MinRefreshInterval).
+	MaxKeyAge time.Duration `env:"JWT_JWKS_MAX_AGE" envDefault:"5m"`
 	// Leeway absorbs clock skew between identity and this service on exp, nbf and iat.
 	Leeway time.Duration `env:"JWT_LEEWAY" envDefault:"30s"`
 	// VerifiedCacheSize is how many verified tokens are remembered so that a token seen again
@@ -44,8 +47,9 @@ func (c Config) Validate() error {
 	if c.Audience == "" {
 		return errors.New("JWT_AUDIENCE must not be empty")
 	}
-	if c.MinRefreshInterval <= 0 || c.HTTPTimeout <= 0 {
-		return fmt.Errorf("JWT_JWKS_MIN_REFRESH (%s) and JWT_JWKS_TIMEOUT (%s) must be positive", c.MinRefreshInterval, c.HTTPTimeout)
+	if c.MinRefreshInterval <= 0 || c.HTTPTimeout <= 0 || c.MaxKeyAge <= 0 {
+		return fmt.Errorf("JWT_JWKS_MIN_REFRESH (%s), JWT_JWKS_TIMEOUT (%s) and JWT_JWKS_MAX_AGE (%s) must be positive",
+			c.MinRefreshInterval, c.HTTPTimeout, c.MaxKeyAge)
 	}
 	if c.Leeway < 0 {
 		return fmt.Errorf("JWT_LEEWAY must not be negative, got %s", c.Leeway)

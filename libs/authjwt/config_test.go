@@ -15,7 +15,7 @@ func TestConfigValidate(t *testing.T) {
 	t.Parallel()
 	good := authjwt.Config{
 		JWKSURL: "http://127.0.0.1:8081/api/auth/jwks.json", Issuer: "bizassist-identity", Audience: "bizassist-api",
-		MinRefreshInterval: 30 * time.Second, HTTPTimeout: 5 * time.Second, Leeway: 30 * time.Second,
+		MinRefreshInterval: 30 * time.Second, MaxKeyAge: 5 * time.Minute, HTTPTimeout: 5 * time.Second, Leeway: 30 * time.Second,
 	}
 	require.NoError(t, good.Validate())
 

@@ -8,5 +8,5 @@ func NewVerifierAt(cfg Config, now func() time.Time) (*Verifier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return newVerifier(cfg, now), nil
+	return newVerifier(cfg, now)
 }

@@ -13,6 +13,8 @@ type Claims struct {
 	jwt.RegisteredClaims
 	Email string `json:"email"`
 	Plan  string `json:"plan"`
+	// KeyID is set in the short-lived tokens identity mints for an API key: the key's id.
+	KeyID string `json:"akid,omitempty"`
 }
 
 // JWK is one public key in the RFC 8037 OKP form used for Ed25519.

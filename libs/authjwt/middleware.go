@@ -46,14 +46,34 @@ func BearerToken(r *http.Request) (string, error) {
 	return token, nil
 }
 
-// Middleware lets a request through only with a valid bearer token, and puts its caller in the
-// request context. It has the shape of a gorilla/mux MiddlewareFunc.
+// APIKeyHeader is the header an API key may be sent in instead of Authorization: Bearer.
+const APIKeyHeader = "X-API-Key"
+
+// Credential returns what the request authenticates with: the X-API-Key header when present,
+// otherwise the bearer token (an access token or an API key).
+func Credential(r *http.Request) (string, error) {
+	if k := r.Header.Get(APIKeyHeader); k != "" {
+		return strings.TrimSpace(k), nil
+	}
+	return BearerToken(r)
+}
+
+// Authenticate returns the caller of credential: an API key (bza_...) or an access token.
+func (v *Verifier) Authenticate(ctx context.Context, credential string) (Caller, error) {
+	if strings.HasPrefix(credential, APIKeyPrefix) {
+		return v.VerifyAPIKey(ctx, credential)
+	}
+	return v.Verify(ctx, credential)
+}
+
+// Middleware lets a request through only with a valid access token or API key, and puts its
+// caller in the request context. It has the shape of a gorilla/mux MiddlewareFunc.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, err := BearerToken(r)
+		cred, err := Credential(r)
 		if err == nil {
 			var c Caller
-			if c, err = v.Verify(r.Context(), token); err == nil {
+			if c, err = v.Authenticate(r.Context(), cred); err == nil {
 				next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), c)))
 				return
 			}

@@ -27,14 +27,23 @@ func invalidToken(msg string) *apperr.Error {
 	return apperr.Unauthenticated(apperr.CodeInvalidToken, msg)
 }
 
+// MaxTokenLifetime is the longest exp - iat a token may have: identity's sessions last 24 hours,
+// and a revocation is remembered only that long.
+const MaxTokenLifetime = 24 * time.Hour
+
 // Caller is the authenticated account a request acts for.
 type Caller struct {
 	AccountID string
 	Email     string
 	Plan      string
 	TokenID   string
-	IssuedAt  time.Time // zero when the token has no iat
+	// KeyID is the API key the caller authenticated with (its minted token's akid), or "".
+	KeyID     string
+	IssuedAt  time.Time
 	ExpiresAt time.Time
+	// Token is the access token that authenticated the caller, or the one minted for its API
+	// key: what a service presents to another on the caller's behalf.
+	Token string
 }
 
 // Verifier checks access tokens against identity's published keys. It is safe for concurrent use.
@@ -42,6 +51,9 @@ type Verifier struct {
 	keys     *keyCache
 	parser   *jwt.Parser
 	verified *verifiedCache
+	revoked  *revocations
+	apiKeys  *apiKeyCache
+	leeway   time.Duration
 	now      func() time.Time
 }
 
@@ -51,18 +63,27 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return newVerifier(cfg, time.Now), nil
+	return newVerifier(cfg, time.Now)
 }
 
-func newVerifier(cfg Config, now func() time.Time) *Verifier {
+func newVerifier(cfg Config, now func() time.Time) (*Verifier, error) {
+	client := &http.Client{Timeout: cfg.HTTPTimeout}
+	exchanger, err := newHTTPExchanger(cfg.JWKSURL, client)
+	if err != nil {
+		return nil, err
+	}
 	return &Verifier{
 		keys: &keyCache{
 			url:         cfg.JWKSURL,
-			client:      &http.Client{Timeout: cfg.HTTPTimeout},
+			client:      client,
 			minInterval: cfg.MinRefreshInterval,
+			maxAge:      cfg.MaxKeyAge,
 			now:         now,
 		},
 		verified: newVerifiedCache(cfg.VerifiedCacheSize, cfg.VerifiedCacheTTL),
+		revoked:  newRevocations(),
+		apiKeys:  newAPIKeyCache(exchanger, cfg.VerifiedCacheSize),
+		leeway:   cfg.Leeway,
 		now:      now,
 		parser: jwt.NewParser(
 			jwt.WithValidMethods([]string{Algorithm}),
@@ -73,19 +94,31 @@ func newVerifier(cfg Config, now func() time.Time) *Verifier {
 			jwt.WithLeeway(cfg.Leeway),
 			jwt.WithTimeFunc(now),
 		),
-	}
+	}, nil
 }
 
 // Verify checks token and returns its caller. Failures are Unauthenticated with code
 // invalid_token and a message saying what is wrong, or Unavailable (auth_unavailable) when the
-// key the token names could not be fetched.
+// key the token names could not be fetched. A remembered token is checked against the
+// revocations too, on every call.
 func (v *Verifier) Verify(ctx context.Context, token string) (Caller, error) {
+	c, err := v.verify(ctx, token)
+	if err != nil {
+		return Caller{}, err
+	}
+	if err := v.revoked.check(c); err != nil {
+		return Caller{}, err
+	}
+	return c, nil
+}
+
+func (v *Verifier) verify(ctx context.Context, token string) (Caller, error) {
 	if len(token) > maxTokenBytes {
 		return Caller{}, invalidToken("token is too long")
 	}
 	now := v.now()
 	if e, ok := v.verified.get(token, now); ok {
-		if _, published := v.keys.lookup(e.kid); published {
+		if _, published := v.keys.current(ctx, e.kid); published {
 			return e.caller, nil
 		}
 	}
@@ -106,15 +139,21 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Caller, error) {
 	if claims.Subject == "" {
 		return Caller{}, invalidToken("token has no subject (sub)")
 	}
+	if claims.IssuedAt == nil {
+		return Caller{}, invalidToken("token has no issue time (iat)")
+	}
+	if claims.ExpiresAt.Sub(claims.IssuedAt.Time) > MaxTokenLifetime {
+		return Caller{}, invalidToken("token lifetime exceeds 24 hours")
+	}
 	c := Caller{
 		AccountID: claims.Subject,
 		Email:     claims.Email,
 		Plan:      claims.Plan,
 		TokenID:   claims.ID,
+		KeyID:     claims.KeyID,
+		IssuedAt:  claims.IssuedAt.Time,
 		ExpiresAt: claims.ExpiresAt.Time,
-	}
-	if claims.IssuedAt != nil {
-		c.IssuedAt = claims.IssuedAt.Time
+		Token:     token,
 	}
 	v.verified.add(token, kid, c, now)
 	return c, nil

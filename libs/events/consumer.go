@@ -212,14 +212,24 @@ func (c *Consumer) Poll(ctx context.Context) (int, error) {
 	if err != nil {
 		return n, c.readFailed(err)
 	}
+	var batch []delivery
 	for _, s := range res {
 		typ := strings.TrimPrefix(s.Stream, c.cfg.StreamPrefix+":")
 		for _, m := range s.Messages {
-			c.handle(ctx, typ, m, 1)
-			n++
+			batch = append(batch, delivery{typ: typ, msg: m, attempts: 1})
 		}
 	}
-	return n, nil
+	c.handleBatch(ctx, batch)
+	return n + len(batch), nil
+}
+
+// delivery is a message read from the stream of its event type, and how many times it has been
+// delivered so far.
+type delivery struct {
+	typ      string
+	msg      redis.XMessage
+	attempts int64
+	env      Envelope
 }
 
 // createGroups starts each group at the beginning of its stream ("0"), so events published before
@@ -265,38 +275,105 @@ func (c *Consumer) claim(ctx context.Context, typ string) (int, error) {
 		if len(pending) == 1 {
 			attempts = pending[0].RetryCount
 		}
-		c.handle(ctx, typ, m, attempts)
+		c.handle(ctx, delivery{typ: typ, msg: m, attempts: attempts})
 	}
 	return len(msgs), nil
 }
 
-// handle processes one message and acknowledges it unless the handler failed.
-func (c *Consumer) handle(ctx context.Context, typ string, m redis.XMessage, attempts int64) {
-	raw, _ := m.Values["envelope"].(string)
-	env, err := parseEnvelope(raw, typ)
-	if err != nil {
-		c.deadLetter(ctx, typ, m, raw, attempts, err.Error())
+// handleBatch processes newly read messages in one transaction, which records them all as
+// processed with their handlers' writes (one commit for the batch, not one per message), and
+// acknowledges them together. When a handler fails, the batch rolls back and each message is
+// processed alone, so only the failing one is left for redelivery.
+func (c *Consumer) handleBatch(ctx context.Context, batch []delivery) {
+	valid := batch[:0]
+	for _, d := range batch {
+		if d, ok := c.admit(ctx, d); ok {
+			valid = append(valid, d)
+		}
+	}
+	if len(valid) == 0 {
 		return
 	}
-	if attempts > c.cfg.MaxAttempts {
-		c.deadLetter(ctx, typ, m, raw, attempts, fmt.Sprintf("handler failed %d times", c.cfg.MaxAttempts))
+	// The batch finishes even during shutdown (see handle).
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.HandlerTimeout)
+	defer cancel()
+	results, err := c.process(hctx, valid)
+	if err != nil {
+		if len(valid) > 1 {
+			slog.WarnContext(hctx, "events consumer: a handler failed in a batch; processing its messages one by one",
+				"group", c.cfg.Group, "messages", len(valid), "err", err)
+			for _, d := range valid {
+				c.handle(ctx, d)
+			}
+			return
+		}
+		c.failed(hctx, valid[0], err)
 		return
+	}
+	byStream := map[string][]string{}
+	for i, d := range valid {
+		consumed.WithLabelValues(c.cfg.Group, d.typ, results[i]).Inc()
+		byStream[d.typ] = append(byStream[d.typ], d.msg.ID)
+	}
+	c.ack(hctx, byStream)
+}
+
+// handle processes one message in its own transaction and acknowledges it unless the handler
+// failed.
+func (c *Consumer) handle(ctx context.Context, d delivery) {
+	if d.env.ID == "" {
+		var ok bool
+		if d, ok = c.admit(ctx, d); !ok {
+			return
+		}
 	}
 	// The message in hand finishes even during shutdown. If it outlives ClaimIdle and another
 	// replica claims it, that replica's insert into processed_events waits for this transaction and
 	// then sees a duplicate.
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.HandlerTimeout)
 	defer cancel()
-	result, err := c.process(hctx, typ, env)
-	consumed.WithLabelValues(c.cfg.Group, typ, result).Inc()
+	results, err := c.process(hctx, []delivery{d})
 	if err != nil {
-		slog.ErrorContext(hctx, "events consumer: handler failed; will retry", "group", c.cfg.Group,
-			"type", typ, "eventId", env.ID, "attempt", attempts, "err", err)
+		c.failed(hctx, d, err)
 		return
 	}
-	if err := c.rdb.XAck(hctx, streamKey(c.cfg.StreamPrefix, typ), c.cfg.Group, m.ID).Err(); err != nil {
-		slog.WarnContext(hctx, "events consumer: ack failed; the message will come back as a duplicate",
-			"group", c.cfg.Group, "type", typ, "eventId", env.ID, "err", err)
+	consumed.WithLabelValues(c.cfg.Group, d.typ, results[0]).Inc()
+	c.ack(hctx, map[string][]string{d.typ: {d.msg.ID}})
+}
+
+// admit decodes a message's envelope, or dead-letters a message that can never succeed: one that
+// does not decode, or that has failed MaxAttempts times.
+func (c *Consumer) admit(ctx context.Context, d delivery) (delivery, bool) {
+	raw, _ := d.msg.Values["envelope"].(string)
+	env, err := parseEnvelope(raw, d.typ)
+	if err != nil {
+		c.deadLetter(ctx, d.typ, d.msg, raw, d.attempts, err.Error())
+		return d, false
+	}
+	if d.attempts > c.cfg.MaxAttempts {
+		c.deadLetter(ctx, d.typ, d.msg, raw, d.attempts, fmt.Sprintf("handler failed %d times", c.cfg.MaxAttempts))
+		return d, false
+	}
+	d.env = env
+	return d, true
+}
+
+func (c *Consumer) failed(ctx context.Context, d delivery, err error) {
+	consumed.WithLabelValues(c.cfg.Group, d.typ, "error").Inc()
+	slog.ErrorContext(ctx, "events consumer: handler failed; will retry", "group", c.cfg.Group,
+		"type", d.typ, "eventId", d.env.ID, "attempt", d.attempts, "err", err)
+}
+
+// ack acknowledges handled messages, one XACK per stream in one round trip. A failed ack only
+// means the messages come back and are recognised as duplicates.
+func (c *Consumer) ack(ctx context.Context, byStream map[string][]string) {
+	pipe := c.rdb.Pipeline()
+	for typ, ids := range byStream {
+		pipe.XAck(ctx, streamKey(c.cfg.StreamPrefix, typ), c.cfg.Group, ids...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		slog.WarnContext(ctx, "events consumer: ack failed; the messages will come back as duplicates",
+			"group", c.cfg.Group, "err", err)
 	}
 }
 
@@ -312,39 +389,64 @@ func parseEnvelope(raw, typ string) (Envelope, error) {
 	return env, nil
 }
 
-// process runs the handler in the transaction that records env as processed by the group, inside
-// a consumer span that continues the producer's trace.
-func (c *Consumer) process(ctx context.Context, typ string, env Envelope) (string, error) {
-	ctx, span := tracer.Start(env.Context(ctx), typ+" process",
+// process runs the handlers of ds, in order, in one transaction that records their events as
+// processed by the group; an event already recorded (a redelivery) is skipped as a duplicate.
+// Each handler runs inside a consumer span that continues its producer's trace. It returns each
+// message's result, or the first handler error, which rolls everything back.
+func (c *Consumer) process(ctx context.Context, ds []delivery) ([]string, error) {
+	results := make([]string, len(ds))
+	err := pgkit.InTx(ctx, c.pool, func(tx pgx.Tx) error {
+		ids := make([]string, len(ds))
+		for i, d := range ds {
+			ids[i] = d.env.ID
+		}
+		rows, err := tx.Query(ctx, `INSERT INTO processed_events (consumer_group, event_id)
+			SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`, c.cfg.Group, ids)
+		if err != nil {
+			return fmt.Errorf("record processed events: %w", err)
+		}
+		fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("record processed events: %w", err)
+		}
+		todo := make(map[string]bool, len(fresh))
+		for _, id := range fresh {
+			todo[id] = true
+		}
+		for i, d := range ds {
+			if !todo[d.env.ID] {
+				results[i] = "duplicate" // recorded before, or earlier in this batch
+				continue
+			}
+			delete(todo, d.env.ID)
+			if err := c.run(ctx, tx, d); err != nil {
+				return err
+			}
+			results[i] = "ok"
+		}
+		return nil
+	})
+	return results, err
+}
+
+// run calls the handler of d inside a consumer span that continues the producer's trace.
+func (c *Consumer) run(ctx context.Context, tx pgx.Tx, d delivery) error {
+	ctx, span := tracer.Start(d.env.Context(ctx), d.typ+" process",
 		trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(
 			attribute.String("messaging.system", "redis"),
-			attribute.String("messaging.destination.name", streamKey(c.cfg.StreamPrefix, typ)),
+			attribute.String("messaging.destination.name", streamKey(c.cfg.StreamPrefix, d.typ)),
 			attribute.String("messaging.consumer.group.name", c.cfg.Group),
-			attribute.String("messaging.message.id", env.ID),
+			attribute.String("messaging.message.id", d.env.ID),
 		))
 	defer span.End()
-
-	result := "ok"
-	err := pgkit.InTx(ctx, c.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO processed_events (consumer_group, event_id) VALUES ($1, $2)
-			ON CONFLICT DO NOTHING`, c.cfg.Group, env.ID)
-		if err != nil {
-			return fmt.Errorf("record processed event: %w", err)
-		}
-		if tag.RowsAffected() == 0 {
-			result = "duplicate"
-			return nil
-		}
-		return c.handlers[typ](pgkit.WithTx(ctx, tx), env)
-	})
-	if err != nil {
+	if err := c.handlers[d.typ](pgkit.WithTx(ctx, tx), d.env); err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-		return "error", err
+		return fmt.Errorf("event %s (%s): %w", d.env.ID, d.typ, err)
 	}
-	span.SetAttributes(attribute.String("bizassist.events.result", result))
-	return result, nil
+	span.SetAttributes(attribute.String("bizassist.events.result", "ok"))
+	return nil
 }
 
 // deadLetter parks a message that cannot succeed in <prefix>:deadletter:<group> and acknowledges

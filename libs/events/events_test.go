@@ -419,3 +419,45 @@ func TestHousekeepingDeletesOnlyExpiredRows(t *testing.T) {
 	require.Equal(t, 1, count(t, pool, "SELECT count(*) FROM outbox WHERE id = 'evt_recent'"))
 	require.Equal(t, 2, count(t, pool, "SELECT count(*) FROM processed_events"), "recent ids and other groups' ids stay")
 }
+
+// A read batch commits in one transaction (one commit for many events), and a failing handler
+// in it costs only its own message: the batch rolls back and each message is handled alone.
+func TestBatchCommitsOnceAndIsolatesAFailingHandler(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ids, stream := publish(t, pool, rdb, prefix, "lead.written", 8)
+	poison := ids[5]
+
+	var calls atomic.Int32
+	handler := func(ctx context.Context, e Envelope) error {
+		calls.Add(1)
+		if e.ID == poison {
+			return errors.New("cannot apply this one")
+		}
+		tx, _ := pgkit.TxFrom(ctx)
+		_, err := tx.Exec(ctx, "INSERT INTO seen (event_id, type) VALUES ($1, txid_current()::text)", e.ID)
+		return err
+	}
+	group := uniq("batch", prefix)
+	c := testConsumer(pool, rdb, prefix, group, map[string]Handler{"lead.written": handler})
+	c.cfg.ClaimIdle = time.Hour // the poison message stays pending for this test
+	n, err := c.Poll(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 8, n)
+
+	good := append(append([]string{}, ids[:5]...), ids[6:]...)
+	require.ElementsMatch(t, good, seenIDs(t, pool), "every other event exactly once")
+	require.EqualValues(t, 6+8, calls.Load(), "the failed batch ran six handlers, then each message ran alone")
+	require.Equal(t, 7, count(t, pool, "SELECT count(DISTINCT type) FROM seen"), "alone after the failure: one transaction each")
+	require.Equal(t, 7.0, testutil.ToFloat64(consumed.WithLabelValues(group, "lead.written", "ok")))
+	require.Equal(t, 1.0, testutil.ToFloat64(consumed.WithLabelValues(group, "lead.written", "error")))
+	require.EqualValues(t, 1, pending(t, rdb, stream, group), "only the failing message waits for redelivery")
+	require.Zero(t, count(t, pool, "SELECT count(*) FROM processed_events WHERE event_id = $1", poison))
+
+	// Without a failure, the whole batch is one transaction.
+	more, _ := publish(t, pool, rdb, prefix, "lead.written", 6)
+	_, err = c.Poll(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, count(t, pool, "SELECT count(DISTINCT type) FROM seen WHERE event_id = ANY($1)", more))
+	require.Equal(t, 6, count(t, pool, "SELECT count(*) FROM seen WHERE event_id = ANY($1)", more))
+}

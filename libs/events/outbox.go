@@ -52,15 +52,16 @@ func Enqueue(ctx context.Context, tx pgx.Tx, envs ...Envelope) error {
 		}
 		eventIDs[i], types[i], accounts[i], payloads[i] = e.ID, e.Type, e.AccountID, string(raw)
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO outbox (id, type, account_id, payload)
-		SELECT id, type, account_id, payload::jsonb
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS r(id, type, account_id, payload)`,
-		eventIDs, types, accounts, payloads)
+	// One statement, one round trip: the insert and the notification.
+	_, err := tx.Exec(ctx, `WITH inserted AS (
+			INSERT INTO outbox (id, type, account_id, payload)
+			SELECT id, type, account_id, payload::jsonb
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS r(id, type, account_id, payload)
+			RETURNING 1)
+		SELECT pg_notify($5, current_schema()) WHERE EXISTS (SELECT FROM inserted)`,
+		eventIDs, types, accounts, payloads, notifyChannel)
 	if err != nil {
 		return fmt.Errorf("enqueue: insert outbox: %w", err)
-	}
-	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, current_schema())", notifyChannel); err != nil {
-		return fmt.Errorf("enqueue: notify: %w", err)
 	}
 	return nil
 }

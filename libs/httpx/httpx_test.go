@@ -239,3 +239,29 @@ func TestNotModifiedAnswers304OnlyWhenIfNoneMatchNamesTheTag(t *testing.T) {
 		}
 	}
 }
+
+func TestDebugServerIsLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	ok := httpx.ServerConfig{Addr: ":8080", ReadHeaderTimeout: time.Second, ReadTimeout: time.Second,
+		WriteTimeout: time.Second, IdleTimeout: time.Second, ShutdownTimeout: time.Second}
+	for _, addr := range []string{"", "127.0.0.1:6060", "localhost:6060", "[::1]:6060"} {
+		ok.DebugAddr = addr
+		require.NoError(t, ok.Validate(), addr)
+	}
+	for _, addr := range []string{":6060", "0.0.0.0:6060", "10.0.0.5:6060", "127.0.0.1"} {
+		ok.DebugAddr = addr
+		require.Error(t, ok.Validate(), addr)
+	}
+	require.Error(t, httpx.ServeDebug(context.Background(), "0.0.0.0:0"))
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- httpx.ServeDebug(ctx, addr) }()
+	require.Eventually(t, func() bool { return statusOf("http://"+addr+"/debug/pprof/goroutine?debug=1") == 200 }, 2*time.Second, 10*time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+}

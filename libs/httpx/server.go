@@ -26,6 +26,8 @@ type ServerConfig struct {
 	// balancers stop sending new requests first.
 	DrainDelay      time.Duration `env:"HTTP_DRAIN_DELAY" envDefault:"5s"`
 	ShutdownTimeout time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// DebugAddr, when set, serves net/http/pprof there; it must be a loopback address.
+	DebugAddr string `env:"DEBUG_ADDR"`
 }
 
 // Validate reports a config that cannot work.
@@ -45,7 +47,7 @@ func (c ServerConfig) Validate() error {
 	if c.DrainDelay < 0 {
 		return fmt.Errorf("HTTP_DRAIN_DELAY must not be negative, got %s", c.DrainDelay)
 	}
-	return nil
+	return validDebugAddr(c.DebugAddr)
 }
 
 // ReadyCheck reports whether a dependency the service needs is reachable.

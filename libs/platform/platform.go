@@ -5,6 +5,7 @@
 package platform
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -121,7 +123,7 @@ func (rt *Runtime) RateLimit(p ratelimit.Policy) mux.MiddlewareFunc {
 	return mux.MiddlewareFunc(rt.Limiter.Middleware(p))
 }
 
-// Authenticated is the middleware that requires a valid bearer token.
+// Authenticated is the middleware that requires a valid access token or API key.
 func (rt *Runtime) Authenticated() mux.MiddlewareFunc {
 	return rt.Verifier.Middleware
 }
@@ -132,14 +134,22 @@ type Worker struct {
 	Run  func(ctx context.Context) error
 }
 
-// Serve runs the HTTP server, the outbox relay, the event consumer (when handlers are given) and
-// the workers until ctx ends or one of them fails; then everything stops and drains.
+// Serve runs the HTTP server, the outbox relay, the follower of identity's revocations (so the
+// verifier refuses revoked tokens and keys within seconds), the event consumer (when handlers are
+// given) and the workers until ctx ends or one of them fails; then everything stops and drains.
 func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Handler, handlers map[string]events.Handler, workers ...Worker) error {
 	srv := httpx.NewServer(rt.Config.HTTP, telemetry.Middleware(rt.Name)(handler),
 		httpx.ReadyCheck{Name: "postgres", Check: rt.Pool.Ping})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx, ln) })
-	all := append([]Worker{{Name: "outbox relay", Run: events.NewRelay(rt.Pool, rt.Redis, rt.Config.Relay).Run}}, workers...)
+	g.Go(func() error { return httpx.ServeDebug(gctx, rt.Config.HTTP.DebugAddr) })
+	revocations := cmp.Or(rt.Config.Relay.StreamPrefix, "bizassist") + ":" + identityevents.AccountRevoked
+	all := append([]Worker{
+		{Name: "outbox relay", Run: events.NewRelay(rt.Pool, rt.Redis, rt.Config.Relay).Run},
+		{Name: "revocation follower", Run: func(ctx context.Context) error {
+			return rt.Verifier.FollowRevocations(ctx, rt.Redis, revocations)
+		}},
+	}, workers...)
 	if len(handlers) > 0 {
 		cc := rt.Config.Consumer
 		cc.Group = rt.Name

@@ -13,3 +13,13 @@ demo-free@bizassist.local free Demo Free Bakery
 demo-growth@bizassist.local growth Demo Growth Plumbing
 demo-fullstack@bizassist.local full_stack Demo Full Stack Dental
 ACCOUNTS
+
+# One API key for the growth demo account, for make bench (credentials.yaml): the previous one is
+# deleted, so repeated runs keep one. The key goes only to DEVSTACK_ENV_OUT (.devstack/env).
+growth=demo-growth@bizassist.local
+"$DEVSTACK_BIN/identity" accounts keys list "$growth" | awk '$2 == "demo-bench" {print $1}' |
+  while read -r id; do "$DEVSTACK_BIN/identity" accounts keys delete "$growth" "$id" >/dev/null; done
+key=$("$DEVSTACK_BIN/identity" accounts keys create "$growth" --name demo-bench | tail -n 1)
+if [[ -n "${DEVSTACK_ENV_OUT:-}" ]]; then
+  printf 'DEMO_API_KEY=%s\n' "$key" >>"$DEVSTACK_ENV_OUT"
+fi

@@ -107,6 +107,8 @@ func (c *chart) localEnv(svc string, in envInput) (serviceEnv, error) {
 	}
 	port := c.routes.LocalPorts[svc]
 	httpAddr := fmt.Sprintf("127.0.0.1:%d", port)
+	// pprof (libs/httpx ServeDebug) a thousand ports above the service: make bench profiles it.
+	debugAddr := fmt.Sprintf("127.0.0.1:%d", port+debugPortOffset)
 
 	local := *c
 	local.global = map[string]string{}
@@ -141,6 +143,7 @@ func (c *chart) localEnv(svc string, in envInput) (serviceEnv, error) {
 		"JWT_JWKS_URL":     peerURL("identity") + jwksPath,
 		"TRUSTED_PROXIES":  trustedLocal,
 		"HTTP_DRAIN_DELAY": "0s",
+		"DEBUG_ADDR":       debugAddr,
 	})
 	// A peer is always the local instance, whatever the chart's env says about the name.
 	peers := map[string]string{}

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/bizassist/bizassist/tools/internal/devenv"
@@ -42,7 +43,24 @@ func main() {
 	}
 }
 
+// closeInheritedOnExec marks every descriptor this process inherited above stderr close-on-exec.
+// Go passes a child only what it is given, but an inherited descriptor without the flag (a
+// `flock` lock held by the shell that ran make up, say) would otherwise stay open in every
+// long-lived service and helper the stack starts, holding that lock until make down.
+func closeInheritedOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return // not Linux: nothing is known to leak
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}
+
 func run(args []string) error {
+	closeInheritedOnExec()
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

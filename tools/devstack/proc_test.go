@@ -454,3 +454,19 @@ func TestDown(t *testing.T) {
 	require.Equal(t, fmt.Sprintf("==> stopping bizassist\n    stopping untracked processes of this stack (pid %d)\n==> bizassist is down\n", pid), log.String())
 	require.Empty(t, stackPids(s.root, true))
 }
+
+// A descriptor inherited without close-on-exec (a flock held by make's shell) must not reach the
+// services: devstack marks every descriptor above stderr close-on-exec before it starts any.
+func TestInheritedDescriptorsAreClosedOnExec(t *testing.T) {
+	fd, err := syscall.Open(filepath.Join(t.TempDir(), "lock"), syscall.O_CREAT|syscall.O_RDWR, 0o600)
+	require.NoError(t, err)
+	defer syscall.Close(fd)
+	flags := func() int {
+		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		require.Zero(t, errno)
+		return int(r)
+	}
+	require.Zero(t, flags()&syscall.FD_CLOEXEC, "opened without close-on-exec, as an inherited lock is")
+	closeInheritedOnExec()
+	require.NotZero(t, flags()&syscall.FD_CLOEXEC)
+}

@@ -20,6 +20,8 @@ const (
 	dbName    = "bizassist"
 	redisAddr = "127.0.0.1:6379"
 	redisURL  = "redis://" + redisAddr + "/0"
+	// debugPortOffset puts each service's pprof listener (DEBUG_ADDR) above its HTTP port.
+	debugPortOffset = 1000
 )
 
 // serviceOrder is the start order: identity first, since the others fetch its JWKS.

@@ -48,6 +48,7 @@ func TestMain(m *testing.M) {
 
 // Stack is the running local stack, as described by .devstack/env.
 type Stack struct {
+	Root    string // the repository checkout that runs the stack
 	Env     map[string]string
 	BaseURL string // https ingress
 	HTTPURL string // plain-HTTP port that redirects
@@ -80,7 +81,7 @@ func loadStack() (*Stack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the stack's settings (run make up first): %w", err)
 	}
-	s := &Stack{Env: env, BaseURL: env["BASE_URL"], HTTPURL: env["HTTP_URL"], CACert: env["CA_CERT"], tokens: map[string]string{}}
+	s := &Stack{Root: root, Env: env, BaseURL: env["BASE_URL"], HTTPURL: env["HTTP_URL"], CACert: env["CA_CERT"], tokens: map[string]string{}}
 	for k, v := range map[string]string{"BASE_URL": s.BaseURL, "HTTP_URL": s.HTTPURL, "CA_CERT": s.CACert} {
 		if v == "" {
 			return nil, fmt.Errorf("%s has no %s", path, k)

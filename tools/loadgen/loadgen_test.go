@@ -78,7 +78,7 @@ func TestLoadDirRejectsDuplicateNames(t *testing.T) {
 func TestShippedScenariosParse(t *testing.T) {
 	stackEnv := map[string]string{}
 	for _, k := range []string{"DEMO_PASSWORD", "DEMO_FREE_EMAIL", "DEMO_GROWTH_EMAIL", "DEMO_FULL_STACK_EMAIL",
-		"EXT_SECRET", "ADMIN_SECRET", "STRIPE_WEBHOOK_SECRET", "CONSOLE_BENCH_COOKIE"} {
+		"EXT_SECRET", "ADMIN_SECRET", "STRIPE_WEBHOOK_SECRET", "CONSOLE_BENCH_COOKIE", "DEMO_API_KEY"} {
 		stackEnv[k] = "x"
 	}
 	list, err := LoadDir("scenarios", stackEnv)
@@ -120,7 +120,8 @@ func TestRunCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
 	require.NoError(t, sc.normalize())
 	sc.Concurrency = 3
 	tokens := &Logins{}
-	res, err := Run(context.Background(), srv.Client(), srv.URL, sc, 40, tokens)
+	meter := selfMeter(t)
+	res, err := Run(context.Background(), srv.Client(), srv.URL, sc, 40, tokens, meter)
 	require.NoError(t, err)
 	require.Equal(t, 40, res.Requests)
 	require.Equal(t, 20, res.Errors)
@@ -129,7 +130,7 @@ func TestRunCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
 	require.Positive(t, res.RPS())
 
 	// A second scenario with the same account reuses the token.
-	_, err = Run(context.Background(), srv.Client(), srv.URL, sc, 2, tokens)
+	_, err = Run(context.Background(), srv.Client(), srv.URL, sc, 2, tokens, meter)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), logins.Load())
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -38,6 +39,7 @@ func run() error {
 	concurrency := flag.Int("concurrency", 0, "override every scenario's concurrency")
 	maxRequests := flag.Int("max-requests", 200000, "upper bound on requests per scenario")
 	http1 := flag.Bool("http1", false, "use HTTP/1.1 (one connection per worker) instead of HTTP/2")
+	profileDir := flag.String("profile", "", "also write each service's CPU profile per scenario to this directory (<scenario>.<service>.pprof)")
 	flag.Parse()
 
 	env, err := devenv.Load(*envPath)
@@ -66,8 +68,17 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Printf("==> load against %s from %s\n", env["BASE_URL"], source)
-	var results []Result
-	var failed []string
+	meter := NewCPUMeter(filepath.Dir(*envPath))
+	prof, err := NewProfiler(*profileDir, filepath.Dir(*envPath), env["REDIS_URL"])
+	if err != nil {
+		return err
+	}
+	var (
+		results  []Result
+		webhooks []WebhookResult
+		counts   []countRow
+		failed   []string
+	)
 	logins := &Logins{}
 	for _, sc := range scenarios {
 		if !match.MatchString(sc.Name) {
@@ -79,24 +90,58 @@ func run() error {
 		if *concurrency > 0 {
 			sc.Concurrency = *concurrency
 		}
-		fmt.Printf("    %s: %s %s, %d workers for %s\n", sc.Name, sc.Method, sc.Path, sc.Concurrency, sc.Duration)
-		res, err := Run(ctx, hc, env["BASE_URL"], sc, *maxRequests, logins)
+		var (
+			err         error
+			stopProfile func() (counters, error)
+			unit        = "request"
+			units       int
+		)
+		if stopProfile, err = prof.Start(ctx, sc.Name, sc.Duration); err != nil {
+			return err
+		}
+		if sc.Webhook != nil {
+			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
+			var res WebhookResult
+			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter); err == nil {
+				webhooks = append(webhooks, res)
+				unit, units = "delivery", res.Delivered
+			}
+		} else {
+			fmt.Printf("    %s: %s %s, %d workers for %s\n", sc.Name, sc.Method, sc.Path, sc.Concurrency, sc.Duration)
+			var res Result
+			if res, err = Run(ctx, hc, env["BASE_URL"], sc, *maxRequests, logins, meter); err == nil {
+				results = append(results, res)
+				units = res.Requests - res.Errors
+			}
+		}
+		c, perr := stopProfile()
+		if perr != nil {
+			return perr
+		}
+		if err == nil {
+			counts = append(counts, countRow{sc.Name, unit, units, c})
+			if err := prof.writeCounts(sc.Name, unit, units, c); err != nil {
+				return err
+			}
+		}
 		if err != nil {
 			// One broken scenario should not hide the others' numbers.
 			fmt.Printf("    %s: %v\n", sc.Name, err)
 			failed = append(failed, sc.Name)
 			continue
 		}
-		results = append(results, res)
 		tr.CloseIdleConnections()
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	if len(results) == 0 && len(failed) == 0 {
+	if len(results)+len(webhooks) == 0 && len(failed) == 0 {
 		return fmt.Errorf("no scenario matches -run %q", *filter)
 	}
-	if err := report(os.Stdout, results); err != nil {
+	if err := report(os.Stdout, results, webhooks); err != nil {
+		return err
+	}
+	if err := reportCounts(os.Stdout, counts); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
@@ -105,14 +150,34 @@ func run() error {
 	return nil
 }
 
-func report(w io.Writer, results []Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\trequests/s\tp50\tp99\terrors\trequests\t")
-	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%d\t%d\t\n", r.Name, r.RPS(),
-			r.Percentile(50).Round(10*time.Microsecond), r.Percentile(99).Round(10*time.Microsecond), r.Errors, r.Requests)
+func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
+	var cpu []cpuRow
+	if len(results) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "scenario\trequests/s\tp50\tp99\terrors\trequests\t")
+		for _, r := range results {
+			fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%d\t%d\t\n", r.Name, r.RPS(),
+				round(r.Percentile(50)), round(r.Percentile(99)), r.Errors, r.Requests)
+			cpu = append(cpu, cpuRow{r.Name, "request", r.Requests - r.Errors, r.CPU})
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	if err := tw.Flush(); err != nil {
+	if len(webhooks) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "webhook scenario\tinbound/s\tsubs\taccepted\tdeliveries/s\tp50\tp99\tmax\tundelivered\tduplicates\trejected\tinbound errors\t")
+		for _, r := range webhooks {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n", r.Name, r.Rate, r.Subs, r.Accepted, r.PerSecond(),
+				round(r.Percentile(50)), round(r.Percentile(99)), round(r.Percentile(100)), r.Undelivered(), r.Duplicates, r.Rejected, r.InboundErrors)
+			cpu = append(cpu, cpuRow{r.Name, "delivery", r.Delivered, r.CPU})
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := reportCPU(w, cpu); err != nil {
 		return err
 	}
 	for _, r := range results {
@@ -120,5 +185,49 @@ func report(w io.Writer, results []Result) error {
 			fmt.Fprintf(w, "%s: first error: %s\n", r.Name, r.FirstError)
 		}
 	}
+	for _, r := range webhooks {
+		if r.FirstError != "" {
+			fmt.Fprintf(w, "%s: first inbound error: %s\n", r.Name, r.FirstError)
+		}
+	}
 	return nil
 }
+
+// cpuRow is one scenario's CPU time, to be divided by its units (successful requests, or
+// deliveries).
+type cpuRow struct {
+	name, unit string
+	units      int
+	cpu        CPUSample
+}
+
+// reportCPU prints the CPU time each process group spent per unit of work, in microseconds: the
+// cost of a route or of a delivery, for capacity planning (docs/capacity.md).
+func reportCPU(w io.Writer, rows []cpuRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	cols := cpuColumns(rows[0].cpu)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "CPU per unit of work, microseconds (stack = ingress + services + postgres + redis; machine includes loadgen and anything else running)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "scenario\tper\t")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t", r.name, r.unit)
+		for _, c := range cols {
+			if r.units == 0 {
+				fmt.Fprint(tw, "-\t")
+				continue
+			}
+			fmt.Fprintf(tw, "%.0f\t", float64(r.cpu[c].Microseconds())/float64(r.units))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+func round(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }

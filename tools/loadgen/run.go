@@ -24,6 +24,8 @@ type Result struct {
 	Latencies []time.Duration
 	// FirstError describes the first failed request, to show why errors happened.
 	FirstError string
+	// CPU is what the stack's processes spent during the run.
+	CPU CPUSample
 }
 
 // RPS is completed requests (failed ones included) per second.
@@ -71,7 +73,7 @@ func (ls *Logins) Token(ctx context.Context, hc *http.Client, base string, l Log
 
 // Run sends sc's request from sc.Concurrency workers until sc.Duration has passed or maxRequests
 // have been sent, whichever comes first.
-func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequests int, logins *Logins) (Result, error) {
+func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequests int, logins *Logins, meter *CPUMeter) (Result, error) {
 	headers := http.Header{}
 	for k, v := range sc.Headers {
 		headers.Set(k, v)
@@ -87,6 +89,10 @@ func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequ
 		headers.Set("Authorization", "Bearer "+tok)
 	}
 
+	before, err := meter.Sample()
+	if err != nil {
+		return Result{}, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, sc.Duration)
 	defer cancel()
 	var (
@@ -131,6 +137,11 @@ func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequ
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(start)
+	after, err := meter.Sample()
+	if err != nil {
+		return Result{}, err
+	}
+	res.CPU = after.Sub(before)
 	slices.Sort(res.Latencies)
 	return res, nil
 }

@@ -27,6 +27,9 @@ type Scenario struct {
 	Expect      int           `yaml:"expect"`
 	Concurrency int           `yaml:"concurrency"`
 	Duration    time.Duration `yaml:"duration"`
+	// Webhook makes the scenario an end-to-end webhook measurement (webhook.go) instead of
+	// Concurrency workers repeating one request.
+	Webhook *WebhookLoad `yaml:"webhook"`
 
 	body []byte
 	file string
@@ -162,6 +165,9 @@ func (s *Scenario) normalize() error {
 	if s.Login != nil && (s.Login.Email == "" || s.Login.Password == "") {
 		return errors.New("login needs email and password")
 	}
+	if s.Webhook != nil {
+		return s.normalizeWebhook()
+	}
 	switch b := s.Body.(type) {
 	case nil:
 	case string:
@@ -172,6 +178,31 @@ func (s *Scenario) normalize() error {
 			return fmt.Errorf("body: %w", err)
 		}
 		s.body = buf
+	}
+	return nil
+}
+
+func (s *Scenario) normalizeWebhook() error {
+	w := s.Webhook
+	switch {
+	case s.Login == nil:
+		return errors.New("webhook: login is required (it subscribes the receivers)")
+	case s.Body != nil:
+		return errors.New("webhook: body is generated (one new lead per event); remove it")
+	case s.Method != http.MethodPost:
+		return errors.New("webhook: method must be POST")
+	case w.Rate < 1 || w.Rate > 10_000:
+		return errors.New("webhook: rate must be between 1 and 10000 events per second")
+	case w.Subscriptions < 1 || w.Subscriptions > 100:
+		return errors.New("webhook: subscriptions must be between 1 and 100 (an account's limit)")
+	case w.Drain < 0 || w.MaxInFlight < 0:
+		return errors.New("webhook: drain and maxInFlight must not be negative")
+	}
+	if w.Drain == 0 {
+		w.Drain = 30 * time.Second
+	}
+	if w.MaxInFlight == 0 {
+		w.MaxInFlight = 1000
 	}
 	return nil
 }

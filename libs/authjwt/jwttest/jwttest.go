@@ -58,6 +58,7 @@ func (iss *Issuer) serveJWKS(w http.ResponseWriter, _ *http.Request) {
 	}
 	iss.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=60")
 	_ = json.NewEncoder(w).Encode(set)
 }
 
@@ -68,6 +69,7 @@ func (iss *Issuer) Config() authjwt.Config {
 		Issuer:             DefaultIssuer,
 		Audience:           DefaultAudience,
 		MinRefreshInterval: 30 * time.Second,
+		MaxKeyAge:          5 * time.Minute,
 		HTTPTimeout:        5 * time.Second,
 		Leeway:             30 * time.Second,
 	}

@@ -35,3 +35,15 @@ type UsageRecordedData struct {
 	Count     int          `json:"count"`
 	At        isotime.Time `json:"at"`
 }
+
+// HealthScored is published whenever an account's health score or tier changes (the moments
+// analytics keeps in its history); identity keeps the latest for the owner's client list.
+const HealthScored = "health.scored"
+
+// HealthScoredData is the payload of health.scored.
+type HealthScoredData struct {
+	AccountID string       `json:"accountId"`
+	Score     int          `json:"score"`
+	Tier      string       `json:"tier"`
+	At        isotime.Time `json:"at"`
+}

@@ -44,3 +44,23 @@ type AccountPlanChangedData struct {
 	PreviousPlan string       `json:"previousPlan"`
 	At           isotime.Time `json:"at"`
 }
+
+// AccountRevoked is published when earlier credentials of an account stop being valid; every
+// verifier follows its stream (libs/authjwt) and refuses them within seconds.
+const AccountRevoked = "account.revoked"
+
+// Reasons in AccountRevokedData.Reason.
+const (
+	RevokedKeyDeleted      = "key_deleted"
+	RevokedPasswordChanged = "password_changed"
+	RevokedAccountDisabled = "account_disabled"
+)
+
+// AccountRevokedData is the payload of account.revoked. With KeyID, the tokens minted for that
+// API key are refused; without it, every token of the account issued before NotBefore is.
+type AccountRevokedData struct {
+	AccountID string       `json:"accountId"`
+	KeyID     string       `json:"keyId,omitempty"`
+	NotBefore isotime.Time `json:"notBefore"`
+	Reason    string       `json:"reason"`
+}

@@ -73,8 +73,9 @@ type AccountFacts struct {
 	Email        string
 	BusinessName string
 	Facts        health.Facts
-	// PreviousTier is the tier of the last stored score; empty when there is none.
-	PreviousTier health.Tier
+	// PreviousTier and PreviousScore are the last stored score; the tier is empty when there is none.
+	PreviousTier  health.Tier
+	PreviousScore int
 }
 
 // ScoreUpdate is a new score for one account and, when it just entered critical, the alert.

@@ -151,13 +151,13 @@ func TestCheckPQL(t *testing.T) {
 	require.Equal(t, apperr.KindInvalid, apperr.KindOf(err))
 }
 
-func TestRecomputeAlertsOnlyForClientsDroppingIntoCritical(t *testing.T) {
+func TestRecomputeAlertsOnlyForClientsEnteringCritical(t *testing.T) {
 	t.Parallel()
 	quiet := health.Facts{CreatedAt: now.AddDate(-1, 0, 0)}
 	s := &store{facts: []app.AccountFacts{
 		{AccountID: "acc_c1", OwnerID: "acc_o", Email: "c1@x.test", BusinessName: "C1", Facts: quiet, PreviousTier: health.AtRisk},
-		{AccountID: "acc_c2", OwnerID: "acc_o", Facts: quiet, PreviousTier: health.Critical},
-		{AccountID: "acc_c3", OwnerID: "acc_o", Facts: quiet},
+		{AccountID: "acc_c2", OwnerID: "acc_o", Facts: quiet, PreviousTier: health.Critical, PreviousScore: 14},
+		{AccountID: "acc_c3", OwnerID: "acc_o", Email: "c3@x.test", BusinessName: "C3", Facts: quiet},
 		{AccountID: "acc_o", Facts: quiet, PreviousTier: health.Healthy},
 	}}
 	out := &outbox{}
@@ -171,11 +171,21 @@ func TestRecomputeAlertsOnlyForClientsDroppingIntoCritical(t *testing.T) {
 		Score: s.updates[0].Score.Value, Recommendation: health.Recommendation(s.updates[0].Score.Signals),
 		At: clock()}, *s.updates[0].Alert)
 	require.Nil(t, s.updates[1].Alert, "already critical")
-	require.Nil(t, s.updates[2].Alert, "first score")
+	require.NotNil(t, s.updates[2].Alert, "a first score that is critical enters critical")
 	require.Nil(t, s.updates[3].Alert, "owners do not alert")
-	require.Equal(t, []contracts.Event{{Type: analyticsevents.HealthCritical, AccountID: "acc_o", Data: analyticsevents.HealthCriticalData{
-		ClientAccountID: "acc_c1", Email: "c1@x.test", BusinessName: "C1", Score: s.updates[0].Score.Value,
-		Recommendation: s.updates[0].Alert.Recommendation, At: isotime.Of(clock())}}}, out.published, "one health.critical, to the owner")
+	score := s.updates[0].Score.Value
+	require.Equal(t, 14, s.updates[1].Score.Value, "the quiet client c2 keeps its score, so no health.scored for it")
+	scored := func(id string) contracts.Event {
+		return contracts.Event{Type: analyticsevents.HealthScored, AccountID: "acc_o", Data: analyticsevents.HealthScoredData{
+			AccountID: id, Score: score, Tier: "critical", At: isotime.Of(clock())}}
+	}
+	critical := func(id, email, business string) contracts.Event {
+		return contracts.Event{Type: analyticsevents.HealthCritical, AccountID: "acc_o", Data: analyticsevents.HealthCriticalData{
+			ClientAccountID: id, Email: email, BusinessName: business, Score: score,
+			Recommendation: s.updates[0].Alert.Recommendation, At: isotime.Of(clock())}}
+	}
+	require.Equal(t, []contracts.Event{critical("acc_c1", "c1@x.test", "C1"), scored("acc_c1"), critical("acc_c3", "c3@x.test", "C3"), scored("acc_c3")},
+		out.published, "health.critical to the owner on entry, health.scored for clients whose score changed")
 }
 
 func TestLogUsageValidatesTheIdempotencyKey(t *testing.T) {

@@ -12,8 +12,9 @@ import (
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 )
 
-// Recompute scores accounts from their current facts, stores the scores and raises
-// health.critical for each client that has just entered the critical tier.
+// Recompute scores accounts from their current facts, stores the scores, raises
+// health.critical for each client that has just entered the critical tier, and tells identity
+// (health.scored) each client's score whenever it or its tier changed.
 type Recompute struct {
 	Store  HealthStore
 	Models ChurnModels
@@ -35,18 +36,21 @@ func (h Recompute) Handle(ctx context.Context, ids []string) error {
 	now := h.Now()
 	return h.Store.Update(ctx, ids, now, func(ctx context.Context, accounts []AccountFacts) ([]ScoreUpdate, error) {
 		out := make([]ScoreUpdate, 0, len(accounts))
-		var alerts []contracts.Event
+		var evs []contracts.Event
 		for _, a := range accounts {
 			u := score(a, now, model)
 			out = append(out, u)
 			if u.Alert != nil {
-				alerts = append(alerts, healthCritical(*u.Alert))
+				evs = append(evs, healthCritical(*u.Alert))
+			}
+			if a.OwnerID != "" && (a.PreviousTier != u.Score.Tier || a.PreviousScore != u.Score.Value) {
+				evs = append(evs, healthScored(a.OwnerID, u))
 			}
 		}
-		if len(alerts) == 0 {
+		if len(evs) == 0 {
 			return out, nil
 		}
-		return out, h.Outbox.Publish(ctx, alerts...)
+		return out, h.Outbox.Publish(ctx, evs...)
 	})
 }
 
@@ -55,6 +59,13 @@ func healthCritical(a CriticalAlert) contracts.Event {
 	return contracts.Event{Type: analyticsevents.HealthCritical, AccountID: a.OwnerID, Data: analyticsevents.HealthCriticalData{
 		ClientAccountID: a.ClientAccountID, Email: a.Email, BusinessName: a.BusinessName, Score: a.Score,
 		Recommendation: a.Recommendation, At: isotime.Of(a.At),
+	}}
+}
+
+// healthScored tells identity a client's new score; its envelope names the owner.
+func healthScored(ownerID string, u ScoreUpdate) contracts.Event {
+	return contracts.Event{Type: analyticsevents.HealthScored, AccountID: ownerID, Data: analyticsevents.HealthScoredData{
+		AccountID: u.AccountID, Score: u.Score.Value, Tier: string(u.Score.Tier), At: isotime.Of(u.Score.ComputedAt),
 	}}
 }
 

@@ -60,14 +60,13 @@ func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, apperr.MissingField("message"))
 		return
 	}
-	caller, ok := authjwt.CallerFrom(r.Context())
-	token, err := authjwt.BearerToken(r)
-	if !ok || err != nil {
-		httpx.Fail(w, r, apperr.Unauthenticated(apperr.CodeUnauthenticated, "a bearer token is required"))
+	caller, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
 		return
 	}
 	res, err := h.Chat.Handle(r.Context(), app.ChatCommand{
-		AccountID: caller.AccountID, Plan: caller.Plan, Token: token,
+		AccountID: caller.AccountID, Plan: caller.Plan, Token: caller.Token,
 		Message: *body.Message, SessionID: body.SessionID, Context: body.Context,
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 	"github.com/bizassist/bizassist/services/identity/internal/service"
 )
 
@@ -23,7 +24,7 @@ import (
 // parses its own arguments and calls the service's use cases.
 type verb func(ctx context.Context, s *service.Service, args []string) error
 
-const accountVerbNames = "create, list, set-plan, set-password or disable"
+const accountVerbNames = "create, list, set-plan, set-password, disable, invite or keys"
 
 var accountVerbs = map[string]verb{
 	"create":       createAccount,
@@ -31,12 +32,21 @@ var accountVerbs = map[string]verb{
 	"set-plan":     setPlan,
 	"set-password": setPassword,
 	"disable":      disableAccount,
+	"invite":       inviteClient,
+	"keys":         apiKeys,
 }
 
 var keyVerbs = map[string]verb{
 	"rotate": rotateSigningKey,
 	"list":   listSigningKeys,
 	"reseal": resealSigningKeys,
+	"revoke": withdrawSigningKey,
+}
+
+var apiKeyVerbs = map[string]verb{
+	"create": createAPIKey,
+	"list":   listAPIKeys,
+	"delete": deleteAPIKey,
 }
 
 func accounts(ctx context.Context, args []string) error {
@@ -51,10 +61,18 @@ func accounts(ctx context.Context, args []string) error {
 }
 
 func keys(ctx context.Context, args []string) error {
-	if len(args) != 1 || keyVerbs[args[0]] == nil {
-		return svc.Usagef("usage: keys rotate|list|reseal")
+	if len(args) == 0 || keyVerbs[args[0]] == nil || (args[0] == "revoke") != (len(args) == 2) || len(args) > 2 {
+		return svc.Usagef("usage: keys rotate|list|reseal|revoke KID")
 	}
-	return withService(ctx, keyVerbs[args[0]], nil)
+	return withService(ctx, keyVerbs[args[0]], args[1:])
+}
+
+// apiKeys dispatches `accounts keys create|list|delete`, an account's API keys.
+func apiKeys(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) == 0 || apiKeyVerbs[args[0]] == nil {
+		return svc.Usagef("usage: accounts keys create <id|email> --name NAME | list <id|email> | delete <id|email> <key id>")
+	}
+	return apiKeyVerbs[args[0]](ctx, s, args[1:])
 }
 
 // withService builds the service as serve would and runs v with it.
@@ -108,11 +126,7 @@ func listAccounts(ctx context.Context, s *service.Service, args []string) error 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEMAIL\tPLAN\tROLE\tSTATUS\tBUSINESS\tCREATED")
 	for _, a := range list {
-		st := "active"
-		if !a.Active() {
-			st = "disabled"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID(), a.Email(), a.Plan(), a.Role(), st, a.BusinessName(), a.CreatedAt().Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID(), a.Email(), a.Plan(), a.Role(), a.Status(), a.BusinessName(), a.CreatedAt().Format(time.RFC3339))
 	}
 	return tw.Flush()
 }
@@ -166,6 +180,95 @@ func disableAccount(ctx context.Context, s *service.Service, args []string) erro
 	return nil
 }
 
+func inviteClient(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
+		return svc.Usagef("usage: accounts invite <owner id|email> --email EMAIL --business NAME [--owner-name NAME] [--phone PHONE] [--plan PLAN]")
+	}
+	fs := flag.NewFlagSet("accounts invite", flag.ContinueOnError)
+	email := fs.String("email", "", "the client's email (required)")
+	business := fs.String("business", "", "the client's business name (required)")
+	ownerName := fs.String("owner-name", "", "the client's owner's name")
+	phone := fs.String("phone", "", "the client's phone")
+	plan := fs.String("plan", "", "the client's plan (default free)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return svc.Usagef("%v", err)
+	}
+	owner, err := find(ctx, s, args[0])
+	if err != nil {
+		return err
+	}
+	inv, err := s.InviteClient.Handle(ctx, app.InviteClientCommand{OwnerID: owner.ID(), ClientDetails: account.ClientDetails{
+		Email: *email, BusinessName: *business, OwnerName: *ownerName, Phone: *phone, Plan: *plan}})
+	if err != nil {
+		return explain(err)
+	}
+	// The token goes to standard output only, for the operator to pass on; it is never logged.
+	fmt.Printf("invited %s %s; invitation token (valid until %s):\n%s\n", inv.Client.ID(), inv.Client.Email(),
+		inv.ExpiresAt.Format(time.RFC3339), inv.Token)
+	return nil
+}
+
+func createAPIKey(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
+		return svc.Usagef("usage: accounts keys create <id|email> --name NAME")
+	}
+	fs := flag.NewFlagSet("accounts keys create", flag.ContinueOnError)
+	name := fs.String("name", "", "what the key is for (required)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return svc.Usagef("%v", err)
+	}
+	acc, err := find(ctx, s, args[0])
+	if err != nil {
+		return err
+	}
+	k, secret, err := s.CreateKey.Handle(ctx, acc.ID(), *name)
+	if err != nil {
+		return explain(err)
+	}
+	// The key goes to standard output only, once; it is never logged or stored.
+	fmt.Printf("created API key %s (%s) for %s; it is shown only now:\n%s\n", k.ID(), k.Name(), acc.Email(), secret)
+	return nil
+}
+
+func listAPIKeys(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) != 1 {
+		return svc.Usagef("usage: accounts keys list <id|email>")
+	}
+	acc, err := find(ctx, s, args[0])
+	if err != nil {
+		return err
+	}
+	list, err := s.ListKeys.Handle(ctx, acc.ID())
+	if err != nil {
+		return explain(err)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tCREATED\tLAST USED")
+	for _, k := range list {
+		used := "-"
+		if !k.LastUsedAt().IsZero() {
+			used = k.LastUsedAt().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID(), k.Name(), k.Prefix(), k.CreatedAt().Format(time.RFC3339), used)
+	}
+	return tw.Flush()
+}
+
+func deleteAPIKey(ctx context.Context, s *service.Service, args []string) error {
+	if len(args) != 2 {
+		return svc.Usagef("usage: accounts keys delete <id|email> <key id>")
+	}
+	acc, err := find(ctx, s, args[0])
+	if err != nil {
+		return err
+	}
+	if err := s.DeleteKey.Handle(ctx, acc.ID(), args[1]); err != nil {
+		return explain(err)
+	}
+	fmt.Printf("API key %s deleted; every service refuses it within seconds\n", args[1])
+	return nil
+}
+
 // find resolves the account a verb's first argument names, by id or email.
 func find(ctx context.Context, s *service.Service, idOrEmail string) (*account.Account, error) {
 	acc, err := s.FindAccount.Handle(ctx, idOrEmail)
@@ -181,6 +284,14 @@ func rotateSigningKey(ctx context.Context, s *service.Service, _ []string) error
 		return err
 	}
 	fmt.Printf("new signing key %s; older keys stay published until their tokens expire\n", kid)
+	return nil
+}
+
+func withdrawSigningKey(ctx context.Context, s *service.Service, args []string) error {
+	if err := s.WithdrawSigningKey.Handle(ctx, args[0]); err != nil {
+		return explain(err)
+	}
+	fmt.Printf("signing key %s withdrawn: no longer published; tokens it signed stop verifying as verifiers refetch the JWKS (within a minute)\n", args[0])
 	return nil
 }
 
@@ -228,6 +339,9 @@ func readPassword(r io.Reader) (string, error) {
 func explain(err error) error {
 	if errors.Is(err, account.ErrNotFound) {
 		return svc.Usagef("no such account")
+	}
+	if errors.Is(err, apikey.ErrNotFound) {
+		return svc.Usagef("no such API key")
 	}
 	var ae *apperr.Error
 	if errors.As(err, &ae) && ae.Kind != apperr.KindInternal {

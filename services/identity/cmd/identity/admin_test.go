@@ -133,8 +133,44 @@ func TestAccountVerbs(t *testing.T) {
 		require.Equal(t, map[string]string{"ann@example.com": "active", "bob@example.com": "disabled"}[r[1]], r[4])
 	}
 
-	c.usage(t, "", "accounts needs a verb: create, list, set-plan, set-password or disable", "accounts")
-	c.usage(t, "", `unknown verb "frob": want create, list, set-plan, set-password or disable`, "accounts", "frob")
+	c.usage(t, "", "accounts needs a verb: create, list, set-plan, set-password, disable, invite or keys", "accounts")
+	c.usage(t, "", `unknown verb "frob": want create, list, set-plan, set-password, disable, invite or keys`, "accounts", "frob")
+}
+
+// TestInviteAndAPIKeyVerbs pins the operators' client invitation and API key verbs: secrets go
+// to standard output once and never into arguments or standard error.
+func TestInviteAndAPIKeyVerbs(t *testing.T) {
+	t.Parallel()
+	bin, env := buildAndMigrate(t, platformtest.Env(t, service.Name, "http://127.0.0.1:1/jwks.json"))
+	c := cli{bin, env}
+	c.ok(t, password, "accounts", "create", "--email", "ann@example.com", "--plan", "growth")
+
+	out, errOut, code := c.run(t, "", "accounts", "invite", "ann@example.com", "--email", "Shop@Example.com", "--business", "Shop")
+	require.Zero(t, code, errOut)
+	require.Regexp(t, `^invited acc_\w+ shop@example.com; invitation token \(valid until \S+\):\nbzi_[\w-]{43}\n$`, out)
+	require.NotContains(t, errOut, "bzi_")
+	rows := table(c.ok(t, "", "accounts", "list", "--clients-of", "ann@example.com"))
+	require.Equal(t, []string{"shop@example.com", "free", "client", "invited", "Shop"}, rows[1][1:6])
+	c.usage(t, "", "usage: accounts invite <owner id|email> --email EMAIL --business NAME [--owner-name NAME] [--phone PHONE] [--plan PLAN]", "accounts", "invite")
+	c.usage(t, "", "no such account", "accounts", "invite", "nobody@example.com", "--email", "x@example.com", "--business", "X")
+
+	out, errOut, code = c.run(t, "", "accounts", "keys", "create", "ann@example.com", "--name", "zapier")
+	require.Zero(t, code, errOut)
+	require.Regexp(t, `^created API key apk_\w+ \(zapier\) for ann@example.com; it is shown only now:\nbza_[0-9A-Za-z]{36}\n$`, out)
+	require.NotContains(t, errOut, "bza_")
+	keyID := strings.Fields(out)[3]
+	secret := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+
+	rows = table(c.ok(t, "", "accounts", "keys", "list", "ann@example.com"))
+	require.Equal(t, []string{"ID", "NAME", "PREFIX", "CREATED", "LAST USED"}, rows[0])
+	require.Equal(t, []string{keyID, "zapier", secret[:8]}, rows[1][:3])
+	require.Equal(t, "-", rows[1][4])
+	c.usage(t, "", "name is required", "accounts", "keys", "create", "ann@example.com")
+
+	require.Equal(t, "API key "+keyID+" deleted; every service refuses it within seconds\n", c.ok(t, "", "accounts", "keys", "delete", "ann@example.com", keyID))
+	c.usage(t, "", "no such API key", "accounts", "keys", "delete", "ann@example.com", keyID)
+	require.Len(t, table(c.ok(t, "", "accounts", "keys", "list", "ann@example.com")), 1)
+	c.usage(t, "", "usage: accounts keys create <id|email> --name NAME | list <id|email> | delete <id|email> <key id>", "accounts", "keys")
 }
 
 // TestKeyVerbs pins the keys verbs the README documents.
@@ -161,7 +197,16 @@ func TestKeyVerbs(t *testing.T) {
 	require.Equal(t, map[string]string{first: "false", kid: "true"}, signing)
 
 	require.Equal(t, "resealed 0 signing keys; every key is sealed with ENCRYPTION_KEY_ID now\n", c.ok(t, "", "keys", "reseal"))
-	for _, args := range [][]string{{"keys"}, {"keys", "frob"}, {"keys", "list", "extra"}} {
-		c.usage(t, "", "usage: keys rotate|list|reseal", args...)
+
+	require.Equal(t, "signing key "+kid+" withdrawn: no longer published; tokens it signed stop verifying as verifiers refetch the JWKS (within a minute)\n",
+		c.ok(t, "", "keys", "revoke", kid))
+	rows = table(c.ok(t, "", "keys", "list"))
+	require.Len(t, rows, 3, "the withdrawn key is gone and a new one signs")
+	for _, r := range rows[1:] {
+		require.NotEqual(t, kid, r[0])
+	}
+	c.usage(t, "", "no such signing key (or it was withdrawn already)", "keys", "revoke", kid)
+	for _, args := range [][]string{{"keys"}, {"keys", "frob"}, {"keys", "list", "extra"}, {"keys", "revoke"}} {
+		c.usage(t, "", "usage: keys rotate|list|reseal|revoke KID", args...)
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 func main() {
 	cmds := platform.Commands(service.New)
-	cmds["accounts"] = svc.Command{Summary: "create|list|set-plan|set-password|disable accounts (passwords on stdin)", Run: accounts}
-	cmds["keys"] = svc.Command{Summary: "rotate|list token signing keys; reseal them with ENCRYPTION_KEY_ID", Run: keys}
+	cmds["accounts"] = svc.Command{Summary: "create|list|set-plan|set-password|disable|invite accounts; keys create|list|delete their API keys (passwords on stdin)", Run: accounts}
+	cmds["keys"] = svc.Command{Summary: "rotate|list|revoke KID token signing keys; reseal them with ENCRYPTION_KEY_ID", Run: keys}
 	svc.Main(service.Name, cmds)
 }
 

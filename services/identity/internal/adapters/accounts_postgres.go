@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -26,12 +27,17 @@ func NewAccountRepository(pool *pgxpool.Pool) *AccountRepository {
 }
 
 const accountColumns = `id, email, coalesce(password_hash, ''), plan, role, coalesce(owner_id, ''),
-	business_name, owner_name, phone, status, created_at, updated_at`
+	business_name, owner_name, phone, status, created_at, updated_at, tokens_not_before, last_login_at,
+	coalesce(invite_hash, ''), invite_expires_at, coalesce(health_score, 0), coalesce(health_tier, ''), health_at`
 
 func scanAccount(row pgx.Row) (*account.Account, error) {
-	var s account.Snapshot
+	var (
+		s                            account.Snapshot
+		nbf, login, invite, healthAt *time.Time
+	)
 	err := row.Scan(&s.ID, &s.Email, &s.PasswordHash, &s.Plan, &s.Role, &s.OwnerID,
-		&s.BusinessName, &s.OwnerName, &s.Phone, &s.Status, &s.CreatedAt, &s.UpdatedAt)
+		&s.BusinessName, &s.OwnerName, &s.Phone, &s.Status, &s.CreatedAt, &s.UpdatedAt, &nbf, &login,
+		&s.InviteHash, &invite, &s.HealthScore, &s.HealthTier, &healthAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, account.ErrNotFound
 	}
@@ -39,19 +45,41 @@ func scanAccount(row pgx.Row) (*account.Account, error) {
 		return nil, err
 	}
 	s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
+	s.TokensNotBefore, s.LastLoginAt, s.InviteExpiresAt = utcOrZero(nbf), utcOrZero(login), utcOrZero(invite)
+	s.HealthAt = utcOrZero(healthAt)
 	return account.FromSnapshot(s), nil
+}
+
+func utcOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// nullTime stores a zero time as NULL.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// uniqueViolation reports a unique index refusing a row: here always an email in use.
+func uniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }
 
 func (r *AccountRepository) Create(ctx context.Context, a *account.Account) error {
 	s := a.Snapshot()
 	return pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, password_hash, plan, role, owner_id,
-			business_name, owner_name, phone, status, created_at, updated_at)
-			VALUES ($1, $2, nullif($3, ''), $4, $5, nullif($6, ''), $7, $8, $9, $10, $11, $12)`,
+			business_name, owner_name, phone, status, created_at, updated_at, invite_hash, invite_expires_at)
+			VALUES ($1, $2, nullif($3, ''), $4, $5, nullif($6, ''), $7, $8, $9, $10, $11, $12, nullif($13, ''), $14)`,
 			s.ID, s.Email, s.PasswordHash, s.Plan, s.Role, s.OwnerID, s.BusinessName, s.OwnerName,
-			s.Phone, s.Status, s.CreatedAt, s.UpdatedAt)
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+			s.Phone, s.Status, s.CreatedAt, s.UpdatedAt, s.InviteHash, nullTime(s.InviteExpiresAt))
+		if uniqueViolation(err) {
 			return account.ErrEmailTaken
 		}
 		if err != nil {
@@ -70,6 +98,25 @@ func (r *AccountRepository) OwnerByEmail(ctx context.Context, email string) (*ac
 		`SELECT `+accountColumns+` FROM accounts WHERE email = $1 AND role = 'owner'`, email))
 }
 
+func (r *AccountRepository) SignInByEmail(ctx context.Context, email string) (*account.Account, error) {
+	return scanAccount(pgkit.Q(ctx, r.pool).QueryRow(ctx,
+		`SELECT `+accountColumns+` FROM accounts WHERE email = $1 AND password_hash IS NOT NULL`, email))
+}
+
+func (r *AccountRepository) ClientByEmail(ctx context.Context, ownerID, email string) (*account.Account, error) {
+	return scanAccount(pgkit.Q(ctx, r.pool).QueryRow(ctx,
+		`SELECT `+accountColumns+` FROM accounts WHERE owner_id = $1 AND email = $2`, ownerID, email))
+}
+
+func (r *AccountRepository) IDByInvitation(ctx context.Context, inviteHash string) (string, error) {
+	var id string
+	err := pgkit.Q(ctx, r.pool).QueryRow(ctx, `SELECT id FROM accounts WHERE invite_hash = $1`, inviteHash).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", account.ErrNotFound
+	}
+	return id, err
+}
+
 // Update hands fn a ctx carrying the row-locking transaction, so what fn publishes commits with
 // the change.
 func (r *AccountRepository) Update(ctx context.Context, id string, fn func(context.Context, *account.Account) error) (*account.Account, error) {
@@ -84,8 +131,15 @@ func (r *AccountRepository) Update(ctx context.Context, id string, fn func(conte
 		}
 		s := a.Snapshot()
 		_, err = tx.Exec(ctx, `UPDATE accounts SET password_hash = nullif($2, ''), plan = $3, status = $4,
-			business_name = $5, owner_name = $6, phone = $7, updated_at = $8 WHERE id = $1`,
-			s.ID, s.PasswordHash, s.Plan, s.Status, s.BusinessName, s.OwnerName, s.Phone, s.UpdatedAt)
+			business_name = $5, owner_name = $6, phone = $7, updated_at = $8, tokens_not_before = $9,
+			last_login_at = $10, invite_hash = nullif($11, ''), invite_expires_at = $12,
+			health_score = $13, health_tier = nullif($14, ''), health_at = $15 WHERE id = $1`,
+			s.ID, s.PasswordHash, s.Plan, s.Status, s.BusinessName, s.OwnerName, s.Phone, s.UpdatedAt,
+			nullTime(s.TokensNotBefore), nullTime(s.LastLoginAt), s.InviteHash, nullTime(s.InviteExpiresAt),
+			s.HealthScore, s.HealthTier, nullTime(s.HealthAt))
+		if uniqueViolation(err) {
+			return account.ErrEmailTaken
+		}
 		if err != nil {
 			return fmt.Errorf("update account: %w", err)
 		}

@@ -95,7 +95,7 @@ func TestClientEmailsAreUniquePerOwner(t *testing.T) {
 	ctx := context.Background()
 
 	client := func(id string, o *account.Account) *account.Account {
-		c, err := account.NewClient(id, o, account.ClientDetails{Email: "shop@example.com", BusinessName: "Shop"}, now)
+		c, err := account.NewClient(id, o, account.ClientDetails{Email: "shop@example.com", BusinessName: "Shop"}, "hash-"+id, now)
 		require.NoError(t, err)
 		return c
 	}

@@ -28,9 +28,10 @@ func NewKeyStore(pool *pgxpool.Pool, box *sealbox.Box) *KeyStore {
 	return &KeyStore{pool: pool, box: box}
 }
 
-// Ring loads every key.
+// Ring loads every key but the withdrawn ones.
 func (s *KeyStore) Ring(ctx context.Context) (signing.Ring, error) {
-	rows, err := s.pool.Query(ctx, `SELECT kid, private_key, sealed_private_key, created_at, retired_at FROM signing_keys`)
+	rows, err := s.pool.Query(ctx, `SELECT kid, private_key, sealed_private_key, created_at, retired_at FROM signing_keys
+		WHERE withdrawn_at IS NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("load signing keys: %w", err)
 	}
@@ -87,6 +88,37 @@ func (s *KeyStore) Rotate(ctx context.Context, now time.Time) (string, error) {
 		return "", err
 	}
 	return kid, tx.Commit(ctx)
+}
+
+// Withdraw stops signing with and publishing kid at once, whatever it signed; when it was the
+// signing key a new one takes over. It fails with signing.ErrUnknownKey for a kid not in the ring.
+func (s *KeyStore) Withdraw(ctx context.Context, kid string, now time.Time) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, `UPDATE signing_keys SET withdrawn_at = $2, retired_at = coalesce(retired_at, $2)
+		WHERE kid = $1 AND withdrawn_at IS NULL`, kid, now)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return signing.ErrUnknownKey
+	}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := s.insert(ctx, tx, now); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
 }
 
 // EnsureKey creates the first key when there is none; concurrent replicas agree on one key.

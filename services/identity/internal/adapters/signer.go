@@ -61,6 +61,17 @@ func (s *Signer) current(ctx context.Context, now time.Time) (signing.Ring, erro
 
 // Issue signs a 24-hour token for a.
 func (s *Signer) Issue(ctx context.Context, a *account.Account, now time.Time) (app.IssuedToken, error) {
+	return s.sign(ctx, a, "", signing.TokenLifetime, now)
+}
+
+// IssueForKey signs a short-lived token for a's API key keyID.
+func (s *Signer) IssueForKey(ctx context.Context, a *account.Account, keyID string, now time.Time) (app.IssuedToken, error) {
+	return s.sign(ctx, a, keyID, signing.KeyTokenLifetime, now)
+}
+
+// sign issues a token no earlier than a's not-before time, so it survives the revocation that
+// set it.
+func (s *Signer) sign(ctx context.Context, a *account.Account, keyID string, lifetime time.Duration, now time.Time) (app.IssuedToken, error) {
 	ring, err := s.current(ctx, now)
 	if err != nil {
 		return app.IssuedToken{}, err
@@ -69,8 +80,8 @@ func (s *Signer) Issue(ctx context.Context, a *account.Account, now time.Time) (
 	if !ok {
 		return app.IssuedToken{}, errors.New("no active signing key (run `identity keys rotate`)")
 	}
-	iat := now.UTC().Truncate(time.Second)
-	exp := iat.Add(signing.TokenLifetime)
+	iat := a.TokenIssuedAt(now.UTC().Truncate(time.Second))
+	exp := iat.Add(lifetime)
 	claims := authjwt.Claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    s.issuer,
@@ -82,6 +93,7 @@ func (s *Signer) Issue(ctx context.Context, a *account.Account, now time.Time) (
 		},
 		Email: a.Email(),
 		Plan:  string(a.Plan()),
+		KeyID: keyID,
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	tok.Header["kid"] = key.Kid

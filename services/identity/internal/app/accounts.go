@@ -36,7 +36,7 @@ func (h *CreateAccount) Handle(ctx context.Context, cmd CreateAccountCommand) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := account.ValidateNewPassword(cmd.Password); err != nil {
+	if err := account.ValidateNewPassword("password", cmd.Password); err != nil {
 		return nil, err
 	}
 	hash, err := h.Hasher.Hash(ctx, cmd.Password)
@@ -85,37 +85,38 @@ func changePlan(ctx context.Context, outbox Outbox, a *account.Account, p accoun
 		Data: identityevents.AccountPlanChangedData{AccountID: a.ID(), Plan: string(p), PreviousPlan: string(previous), At: isotime.Of(at)}})
 }
 
-// SetPassword replaces an owner's password.
+// SetPassword replaces an account's password (the operator's command) and, like a change by
+// the account itself, revokes its earlier tokens.
 type SetPassword struct {
 	Accounts account.Repository
+	Outbox   Outbox
 	Hasher   PasswordHasher
 	Now      Clock
 }
 
 func (h *SetPassword) Handle(ctx context.Context, accountID, password string) error {
-	if err := account.ValidateNewPassword(password); err != nil {
+	if err := account.ValidateNewPassword("password", password); err != nil {
 		return err
 	}
 	hash, err := h.Hasher.Hash(ctx, password)
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	_, err = h.Accounts.Update(ctx, accountID, func(_ context.Context, a *account.Account) error {
-		return a.SetPasswordHash(hash, h.Now())
-	})
-	return err
+	return setPassword(ctx, h.Accounts, h.Outbox, accountID, hash, h.Now())
 }
 
-// Disable stops an account from signing in and makes its tokens fail verification.
+// Disable stops an account from signing in and revokes its tokens and keys: identity refuses to
+// exchange its keys, and account.revoked makes every service refuse its tokens within seconds.
 type Disable struct {
 	Accounts account.Repository
+	Outbox   Outbox
 	Now      Clock
 }
 
 func (h *Disable) Handle(ctx context.Context, accountID string) error {
-	_, err := h.Accounts.Update(ctx, accountID, func(_ context.Context, a *account.Account) error {
-		a.Disable(h.Now())
-		return nil
+	_, err := h.Accounts.Update(ctx, accountID, func(ctx context.Context, a *account.Account) error {
+		nbf := a.Disable(h.Now())
+		return h.Outbox.Publish(ctx, revoked(a.ID(), "", nbf, identityevents.RevokedAccountDisabled))
 	})
 	return err
 }

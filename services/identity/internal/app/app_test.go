@@ -84,6 +84,39 @@ func (r *memRepo) OwnerByEmail(_ context.Context, email string) (*account.Accoun
 	return nil, account.ErrNotFound
 }
 
+func (r *memRepo) SignInByEmail(_ context.Context, email string) (*account.Account, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.accounts {
+		if s.Email == email && s.PasswordHash != "" {
+			return account.FromSnapshot(s), nil
+		}
+	}
+	return nil, account.ErrNotFound
+}
+
+func (r *memRepo) ClientByEmail(_ context.Context, ownerID, email string) (*account.Account, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.accounts {
+		if s.Email == email && s.OwnerID == ownerID {
+			return account.FromSnapshot(s), nil
+		}
+	}
+	return nil, account.ErrNotFound
+}
+
+func (r *memRepo) IDByInvitation(_ context.Context, hash string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.accounts {
+		if s.InviteHash == hash {
+			return s.ID, nil
+		}
+	}
+	return "", account.ErrNotFound
+}
+
 func (r *memRepo) Update(ctx context.Context, id string, fn func(context.Context, *account.Account) error) (*account.Account, error) {
 	a, err := r.ByID(ctx, id)
 	if err != nil {
@@ -94,6 +127,11 @@ func (r *memRepo) Update(ctx context.Context, id string, fn func(context.Context
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for other, s := range r.accounts {
+		if other != id && s.PasswordHash != "" && s.Email == a.Email() && a.PasswordHash() != "" {
+			return nil, account.ErrEmailTaken
+		}
+	}
 	r.accounts[id] = a.Snapshot()
 	return a, nil
 }
@@ -147,7 +185,11 @@ func (h *plainHasher) Outdated(hash string) bool { return !strings.HasPrefix(has
 type fixedIssuer struct{}
 
 func (fixedIssuer) Issue(_ context.Context, a *account.Account, at time.Time) (app.IssuedToken, error) {
-	return app.IssuedToken{Value: "token-for-" + a.ID(), ExpiresAt: at.Add(24 * time.Hour)}, nil
+	return app.IssuedToken{Value: "token-for-" + a.ID(), ExpiresAt: a.TokenIssuedAt(at).Add(24 * time.Hour)}, nil
+}
+
+func (fixedIssuer) IssueForKey(_ context.Context, a *account.Account, keyID string, at time.Time) (app.IssuedToken, error) {
+	return app.IssuedToken{Value: "token-for-" + a.ID() + "-" + keyID, ExpiresAt: a.TokenIssuedAt(at).Add(10 * time.Minute)}, nil
 }
 
 // throttle refuses everything when refuse is set and counts what it is told.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
@@ -22,8 +23,9 @@ type CreateClientCommand struct {
 	Plan         string
 }
 
-// CreateClient turns an inbound new_client event into a client account of the owner whose
-// webhook secret received it. Redelivery is harmless: a client that exists is left as it is.
+// CreateClient turns an inbound new_client event into an invited client of the owner whose
+// webhook secret received it, as POST /api/clients does (the owner renews the invitation there
+// to get a token to pass on). Redelivery is harmless: a client that exists is left as it is.
 type CreateClient struct {
 	Tx       Transactor
 	Accounts account.Repository
@@ -46,9 +48,13 @@ func (h *CreateClient) Handle(ctx context.Context, d CreateClientCommand) error 
 			d.Plan = ""
 		}
 	}
+	_, hash, err := newInvitation()
+	if err != nil {
+		return err
+	}
 	client, err := account.NewClient(ids.New("acc"), owner, account.ClientDetails{
 		Email: d.Email, BusinessName: d.BusinessName, OwnerName: d.OwnerName, Phone: d.Phone, Plan: d.Plan,
-	}, h.Now())
+	}, hash, h.Now())
 	if err != nil {
 		// Integrations validated the event already; a client we cannot build is dropped, not retried.
 		slog.WarnContext(ctx, "new_client rejected", "owner_id", d.OwnerID, "error", err)
@@ -113,4 +119,28 @@ func (h *ApplyPayment) Handle(ctx context.Context, d ApplyPaymentCommand) error 
 		return fmt.Errorf("apply %s: %w", d.Type, err)
 	}
 	return nil
+}
+
+// RecordHealthCommand is a client's health as analytics computed it at At.
+type RecordHealthCommand struct {
+	AccountID string
+	Score     int
+	Tier      string
+	At        time.Time
+}
+
+// RecordHealth keeps a client's latest health (analytics' health.scored) for its owner's list.
+type RecordHealth struct {
+	Accounts account.Repository
+}
+
+func (h *RecordHealth) Handle(ctx context.Context, d RecordHealthCommand) error {
+	_, err := h.Accounts.Update(ctx, d.AccountID, func(_ context.Context, a *account.Account) error {
+		a.RecordHealth(d.Score, d.Tier, d.At)
+		return nil
+	})
+	if errors.Is(err, account.ErrNotFound) {
+		return nil // an account identity does not know (deleted) has no list to be in
+	}
+	return err
 }

@@ -14,6 +14,8 @@ type SigningKeys interface {
 	Rotate(ctx context.Context, now time.Time) (string, error)
 	// Reseal seals the keys stored in plaintext or under an older encryption key, and says how many.
 	Reseal(ctx context.Context) (int, error)
+	// Withdraw stops signing with and publishing kid at once (signing.ErrUnknownKey if unknown).
+	Withdraw(ctx context.Context, kid string, now time.Time) error
 }
 
 // ListSigningKeys returns every signing key identity knows, retired ones included.
@@ -40,3 +42,14 @@ type ResealSigningKeys struct {
 }
 
 func (h *ResealSigningKeys) Handle(ctx context.Context) (int, error) { return h.Keys.Reseal(ctx) }
+
+// WithdrawSigningKey withdraws a signing key at once (a leaked key): it leaves the JWKS, so every
+// token it signed stops verifying as each verifier refetches the JWKS (within its max-age).
+type WithdrawSigningKey struct {
+	Keys SigningKeys
+	Now  Clock
+}
+
+func (h *WithdrawSigningKey) Handle(ctx context.Context, kid string) error {
+	return h.Keys.Withdraw(ctx, kid, h.Now())
+}

@@ -9,16 +9,13 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/contracts"
-	"github.com/bizassist/bizassist/libs/contracts/identityevents"
-	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
 // ErrInvalidCredentials is the one answer to a failed login: it never says which part was wrong.
 var ErrInvalidCredentials = apperr.Unauthenticated("invalid_credentials", "email or password is incorrect")
 
-// Login exchanges an email and password for a token.
+// Login exchanges an email and password for a token: an owner's, or an active client's.
 type Login struct {
 	Accounts account.Repository
 	Outbox   Outbox
@@ -73,7 +70,7 @@ func (h *Login) Handle(ctx context.Context, cmd LoginCommand) (LoginResult, erro
 		return LoginResult{}, err
 	}
 
-	acc, err := h.Accounts.OwnerByEmail(ctx, email)
+	acc, err := h.Accounts.SignInByEmail(ctx, email)
 	if errors.Is(err, account.ErrNotFound) {
 		if _, err := h.Hasher.Verify(ctx, cmd.Password, h.dummyHash); err != nil {
 			return LoginResult{}, err
@@ -104,8 +101,8 @@ func (h *Login) Handle(ctx context.Context, cmd LoginCommand) (LoginResult, erro
 				return err
 			}
 		}
-		return h.Outbox.Publish(ctx, contracts.Event{Type: identityevents.AccountLogin, AccountID: a.ID(),
-			Data: identityevents.AccountLoginData{AccountID: a.ID(), Email: a.Email(), At: isotime.Of(now)}})
+		a.RecordLogin(now)
+		return h.Outbox.Publish(ctx, loggedIn(a, now))
 	})
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("record login: %w", err)

@@ -35,14 +35,17 @@ type IssuedToken struct {
 	ExpiresAt time.Time
 }
 
-// TokenIssuer signs tokens for accounts.
+// TokenIssuer signs tokens for accounts, never issued before the account's not-before time.
 type TokenIssuer interface {
+	// Issue signs a 24-hour session token.
 	Issue(ctx context.Context, a *account.Account, now time.Time) (IssuedToken, error)
+	// IssueForKey signs a short-lived token for a's API key keyID (its akid claim).
+	IssueForKey(ctx context.Context, a *account.Account, keyID string, now time.Time) (IssuedToken, error)
 }
 
-// TokenVerifier checks a token's signature and claims.
+// TokenVerifier checks a credential (an access token or an API key) and returns its caller.
 type TokenVerifier interface {
-	Verify(ctx context.Context, token string) (authjwt.Caller, error)
+	Authenticate(ctx context.Context, credential string) (authjwt.Caller, error)
 }
 
 // LoginThrottle limits sign-in attempts per client address, and failed attempts per email: per

@@ -25,10 +25,14 @@ type VerifyResult struct {
 	ExpiresAt time.Time
 }
 
+var errTokenRevoked = apperr.Unauthenticated("invalid_token", "token was revoked")
+
 var errAccountInactive = apperr.Unauthenticated("invalid_token", "token's account is disabled or no longer exists")
 
-func (h *VerifyToken) Handle(ctx context.Context, token string) (VerifyResult, error) {
-	caller, err := h.Tokens.Verify(ctx, token)
+// Handle checks a token or an API key; the account's revocation applies here at once, before
+// any other service hears of it.
+func (h *VerifyToken) Handle(ctx context.Context, credential string) (VerifyResult, error) {
+	caller, err := h.Tokens.Authenticate(ctx, credential)
 	if err != nil {
 		return VerifyResult{}, err
 	}
@@ -41,6 +45,9 @@ func (h *VerifyToken) Handle(ctx context.Context, token string) (VerifyResult, e
 	}
 	if !acc.CanSignIn() {
 		return VerifyResult{}, errAccountInactive
+	}
+	if acc.TokenRevoked(caller.IssuedAt) {
+		return VerifyResult{}, errTokenRevoked
 	}
 	return VerifyResult{Email: acc.Email(), Plan: acc.Plan(), ExpiresAt: caller.ExpiresAt}, nil
 }

@@ -27,18 +27,48 @@ type JWKSProvider interface {
 
 // HTTP serves identity's routes.
 type HTTP struct {
-	Login    *app.Login
-	Verify   *app.VerifyToken
-	Keys     JWKSProvider
-	ClientIP func(*http.Request) netip.Addr
-	Now      app.Clock
+	Login          *app.Login
+	Verify         *app.VerifyToken
+	SignUp         *app.SignUp
+	ChangePassword *app.ChangePassword
+	CreateKey      *app.CreateAPIKey
+	ListKeys       *app.ListAPIKeys
+	DeleteKey      *app.DeleteAPIKey
+	ExchangeKey    *app.ExchangeAPIKey
+	InviteClient   *app.InviteClient
+	AcceptInvite   *app.AcceptInvitation
+	ListClients    *app.ListClients
+	Keys           JWKSProvider
+	ClientIP       func(*http.Request) netip.Addr
+	Now            app.Clock
 }
 
-// Routes registers identity's routes on r; mw wraps the API routes (rate limit, telemetry).
-func (h *HTTP) Routes(r *mux.Router, apiLimit mux.MiddlewareFunc) {
+// Middleware is what Routes wraps routes in: the general API limit, the stricter limits of
+// sign-up and of password attempts, and authentication.
+type Middleware struct {
+	API, SignUp, Attempts, Authenticated mux.MiddlewareFunc
+}
+
+// Routes registers identity's routes on r.
+func (h *HTTP) Routes(r *mux.Router, mw Middleware) {
+	apiLimit := mw.API
 	api := r.PathPrefix("/api/auth").Subrouter()
 	api.Use(apiLimit)
 	api.HandleFunc("", h.auth).Methods(http.MethodPost)
+	api.Handle("/password", mw.Authenticated(mw.Attempts(http.HandlerFunc(h.changePassword)))).Methods(http.MethodPost)
+	r.Handle("/api/accounts", apiLimit(mw.SignUp(http.HandlerFunc(h.signUp)))).Methods(http.MethodPost)
+	r.Handle("/api/invitations/accept", apiLimit(mw.Attempts(http.HandlerFunc(h.acceptInvitation)))).Methods(http.MethodPost)
+
+	authed := r.NewRoute().Subrouter()
+	authed.Use(apiLimit, mw.Authenticated)
+	authed.HandleFunc("/api/keys", h.createKey).Methods(http.MethodPost)
+	authed.HandleFunc("/api/keys", h.listKeys).Methods(http.MethodGet)
+	authed.HandleFunc("/api/keys/{id}", h.deleteKey).Methods(http.MethodDelete)
+	authed.HandleFunc("/api/clients", h.inviteClient).Methods(http.MethodPost)
+	authed.HandleFunc("/api/clients", h.listClients).Methods(http.MethodGet)
+
+	// Verifiers trade API keys for short-lived tokens here; the ingress never routes /internal.
+	r.HandleFunc(authjwt.APIKeyTokenPath, h.exchangeKey).Methods(http.MethodPost)
 	r.HandleFunc("/api/auth/jwks.json", h.jwks).Methods(http.MethodGet)
 	// The merged API reference of every service; identity serves it because it is always deployed.
 	r.Handle("/api/openapi.json", apiLimit(apidocs.JSON())).Methods(http.MethodGet, http.MethodHead)
@@ -95,7 +125,7 @@ func (h *HTTP) verify(w http.ResponseWriter, r *http.Request, req authRequest) {
 		httpx.Fail(w, r, apperr.Invalid("unexpected_credentials", `email and password are not accepted with action "verify"`))
 		return
 	}
-	token, err := authjwt.BearerToken(r)
+	token, err := authjwt.Credential(r)
 	if err == nil {
 		var res app.VerifyResult
 		if res, err = h.Verify.Handle(r.Context(), token); err == nil {
@@ -118,7 +148,8 @@ func (h *HTTP) jwks(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "public, max-age=300")
+	// Verifiers refetch at this max-age, so a withdrawn key stops verifying within a minute.
+	w.Header().Set("Cache-Control", "public, max-age=60")
 	httpx.Respond(w, http.StatusOK, set)
 }
 

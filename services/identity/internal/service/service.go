@@ -86,9 +86,19 @@ type Service struct {
 	HashBudget *adapters.HashBudget
 	Hasher     *adapters.Argon2Hasher
 
-	Login         *app.Login
-	Verify        *app.VerifyToken
-	CreateAccount *app.CreateAccount
+	Login          *app.Login
+	Verify         *app.VerifyToken
+	SignUp         *app.SignUp
+	ChangePassword *app.ChangePassword
+	CreateKey      *app.CreateAPIKey
+	ListKeys       *app.ListAPIKeys
+	DeleteKey      *app.DeleteAPIKey
+	ExchangeKey    *app.ExchangeAPIKey
+	InviteClient   *app.InviteClient
+	AcceptInvite   *app.AcceptInvitation
+	ListClients    *app.ListClients
+	RecordHealth   *app.RecordHealth
+	CreateAccount  *app.CreateAccount
 	SetPlan       *app.SetPlan
 	SetPassword   *app.SetPassword
 	Disable       *app.Disable
@@ -99,7 +109,8 @@ type Service struct {
 	ListAccounts      *app.ListAccounts
 	ListSigningKeys   *app.ListSigningKeys
 	RotateSigningKey  *app.RotateSigningKey
-	ResealSigningKeys *app.ResealSigningKeys
+	ResealSigningKeys  *app.ResealSigningKeys
+	WithdrawSigningKey *app.WithdrawSigningKey
 
 	now app.Clock
 }
@@ -128,14 +139,27 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		rt.Close()
 		return nil, err
 	}
+	apiKeys := adapters.NewAPIKeyRepository(rt.Pool)
+	exchange := &app.ExchangeAPIKey{Keys: apiKeys, Accounts: accounts, Tokens: signer, Now: now}
+	rt.Verifier.UseKeyExchanger(exchange) // identity's own routes take keys without calling itself
 	return &Service{
 		Runtime: rt, Accounts: accounts, Keys: keys, Signer: signer, HashBudget: budget, Hasher: hasher,
-		Login:         login,
-		Verify:        &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
-		CreateAccount: &app.CreateAccount{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
-		SetPlan:       &app.SetPlan{Accounts: accounts, Outbox: outbox, Now: now},
-		SetPassword:   &app.SetPassword{Accounts: accounts, Hasher: hasher, Now: now},
-		Disable:       &app.Disable{Accounts: accounts, Now: now},
+		Login:          login,
+		Verify:         &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
+		SignUp:         &app.SignUp{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: signer, Now: now},
+		ChangePassword: &app.ChangePassword{Accounts: accounts, Outbox: outbox, Hasher: hasher, Throttle: throttle, Now: now},
+		CreateKey:      &app.CreateAPIKey{Keys: apiKeys, Now: now},
+		ListKeys:       &app.ListAPIKeys{Keys: apiKeys},
+		DeleteKey:      &app.DeleteAPIKey{Tx: uow, Keys: apiKeys, Outbox: outbox, Now: now},
+		ExchangeKey:    exchange,
+		InviteClient:   &app.InviteClient{Tx: uow, Accounts: accounts, Outbox: outbox, Now: now},
+		AcceptInvite:   &app.AcceptInvitation{Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: signer, Now: now},
+		ListClients:    &app.ListClients{Accounts: accounts},
+		RecordHealth:   &app.RecordHealth{Accounts: accounts},
+		CreateAccount:  &app.CreateAccount{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
+		SetPlan:        &app.SetPlan{Accounts: accounts, Outbox: outbox, Now: now},
+		SetPassword:    &app.SetPassword{Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
+		Disable:        &app.Disable{Accounts: accounts, Outbox: outbox, Now: now},
 		CreateClient:  &app.CreateClient{Tx: uow, Accounts: accounts, Outbox: outbox, Now: now},
 		ApplyPayment:  &app.ApplyPayment{Accounts: accounts, Outbox: outbox, Now: now},
 
@@ -143,8 +167,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		ListAccounts:      &app.ListAccounts{Accounts: accounts},
 		ListSigningKeys:   &app.ListSigningKeys{Keys: keys},
 		RotateSigningKey:  &app.RotateSigningKey{Keys: keys, Now: now},
-		ResealSigningKeys: &app.ResealSigningKeys{Keys: keys},
-		now:               now,
+		ResealSigningKeys:  &app.ResealSigningKeys{Keys: keys},
+		WithdrawSigningKey: &app.WithdrawSigningKey{Keys: keys, Now: now},
+		now:                now,
 	}, nil
 }
 
@@ -178,14 +203,26 @@ func (s *Service) prepareKeys(ctx context.Context) error {
 // Handler returns identity's HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
-	h := &ports.HTTP{Login: s.Login, Verify: s.Verify, Keys: s.Signer, ClientIP: s.Runtime.Limiter.ClientIP, Now: s.now}
-	h.Routes(r, s.Runtime.RateLimit(ratelimit.API))
+	h := &ports.HTTP{Login: s.Login, Verify: s.Verify, SignUp: s.SignUp, ChangePassword: s.ChangePassword,
+		CreateKey: s.CreateKey, ListKeys: s.ListKeys, DeleteKey: s.DeleteKey, ExchangeKey: s.ExchangeKey,
+		InviteClient: s.InviteClient, AcceptInvite: s.AcceptInvite, ListClients: s.ListClients,
+		Keys: s.Signer, ClientIP: s.Runtime.Limiter.ClientIP, Now: s.now}
+	h.Routes(r, ports.Middleware{
+		API:           s.Runtime.RateLimit(ratelimit.API),
+		SignUp:        s.Runtime.RateLimit(signUpPolicy),
+		Attempts:      s.Runtime.RateLimit(ratelimit.Login),
+		Authenticated: s.Runtime.Authenticated(),
+	})
 	return r
 }
 
+// signUpPolicy throttles registration per client address: a few accounts an hour is plenty for
+// people and little for a script.
+var signUpPolicy = ratelimit.Policy{Name: "signup", Rate: 5, Period: time.Hour}
+
 // EventHandlers are the events identity consumes.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.CreateClient, s.ApplyPayment)
+	return ports.EventHandlers(s.CreateClient, s.ApplyPayment, s.RecordHealth)
 }
 
 // Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.

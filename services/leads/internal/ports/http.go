@@ -45,15 +45,14 @@ func (h HTTP) Routes(r *mux.Router) {
 	r.Handle("/internal/leads", internal(h.listSheet)).Methods(http.MethodGet)
 }
 
-// actor is the authenticated caller and the bearer token it acts with, which the allowance
-// reservation presents to analytics on its behalf.
+// actor is the authenticated caller and the access token it acts with (for an API key, the one
+// minted for it), which the allowance reservation presents to analytics on its behalf.
 func actor(r *http.Request) (authjwt.Caller, string, error) {
 	c, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		return authjwt.Caller{}, "", err
 	}
-	token, err := authjwt.BearerToken(r)
-	return c, token, err
+	return c, c.Token, nil
 }
 
 type findRequest struct {

@@ -74,7 +74,7 @@ func BenchmarkRecompute100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	store := postgres.NewHealth(pool)
-	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}, BatchSize: 1000}
+	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}, BatchSize: 1000}
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()

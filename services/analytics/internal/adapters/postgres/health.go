@@ -138,9 +138,9 @@ func loadAccounts(ctx context.Context, tx pgx.Tx, ids []string) (*gathered, erro
 		if login != nil {
 			a.Facts.LastLoginAt = *login
 		}
-		a.PreviousTier = ""
+		a.PreviousTier, a.PreviousScore = "", 0
 		if tier != nil {
-			a.PreviousTier = health.Tier(*tier)
+			a.PreviousTier, a.PreviousScore = health.Tier(*tier), int(*score)
 			g.previous[a.AccountID] = stored{score: int(*score), tier: a.PreviousTier}
 		}
 		g.index[a.AccountID] = len(g.facts)

@@ -218,6 +218,35 @@ func alerts(t *testing.T, pool *pgxpool.Pool) []events.Envelope {
 	return envs
 }
 
+// A client invited and never active is critical from its first score: that is an entry too,
+// told once however often it is recomputed.
+func TestAFirstScoreAlreadyCriticalFiresOnce(t *testing.T) {
+	t.Parallel()
+	pool := newPool(t)
+	ctx := context.Background()
+	clk := clocktest.New(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
+	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
+	recompute := app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: clk.Now}
+	project(t, pool, func(ctx context.Context) error {
+		if err := accounts.Created(ctx, app.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
+			return err
+		}
+		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_quiet", OwnerID: "acc_owner",
+			Email: "quiet@x.test", BusinessName: "Quiet Co", Plan: "free", CreatedAt: clk.Now().AddDate(0, -2, 0)})
+	})
+	for range 3 {
+		require.NoError(t, recompute.Handle(ctx, []string{"acc_quiet"}))
+		clk.Advance(time.Hour)
+	}
+	s, ok, err := store.Current(ctx, "acc_quiet")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, health.Critical, s.Tier)
+	got := alerts(t, pool)
+	require.Len(t, got, 1)
+	require.Equal(t, "acc_owner", got[0].AccountID)
+}
+
 func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
 	t.Parallel()
 	pool := newPool(t)
@@ -305,7 +334,7 @@ func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"acc_c1", "acc_c2", "acc_c3"}, unscored)
 
-	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}, BatchSize: 2}
+	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}, BatchSize: 2}
 	n, err := w.RecomputeDirty(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 4, n)
@@ -347,7 +376,7 @@ func TestPaymentEventsMoveThePaymentSignal(t *testing.T) {
 		// An older event arriving late changes nothing.
 		return pay.Handle(ctx, app.PaymentCommand{AccountID: "acc_p", Event: health.PaymentEvent{Type: "invoice.paid"}, At: now.Add(-time.Hour)})
 	})
-	require.NoError(t, app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_p"}))
+	require.NoError(t, app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_p"}))
 	s, _, err := store.Current(ctx, "acc_p")
 	require.NoError(t, err)
 	require.Equal(t, 40, s.Signals[health.PaymentHealth])
@@ -404,7 +433,7 @@ func TestChurnModelIsFittedFromObservedCancellations(t *testing.T) {
 	project(t, pool, func(ctx context.Context) error {
 		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_new", Plan: "growth", CreatedAt: now.AddDate(-1, 0, 0)})
 	})
-	require.NoError(t, app.Recompute{Store: store, Models: models, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_new"}))
+	require.NoError(t, app.Recompute{Store: store, Models: models, Outbox: events.Outbox{}, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_new"}))
 	s, _, err := store.Current(ctx, "acc_new")
 	require.NoError(t, err)
 	require.Equal(t, stored.Probability(s.Signals), s.Churn)
@@ -418,7 +447,7 @@ func TestDemoSeedGivesTheOwnerASpreadOfClientsOnce(t *testing.T) {
 	now := time.Date(2026, 5, 20, 15, 0, 0, 0, time.UTC)
 	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
 	seed := app.SeedDemo{Store: postgres.NewDemo(pool), Now: func() time.Time { return now },
-		Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Now: func() time.Time { return now }}}
+		Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}}
 
 	_, err := seed.Handle(ctx, "demo-growth@bizassist.local")
 	require.ErrorIs(t, err, app.ErrDemoOwnerUnknown, "the owner has not been projected yet")

@@ -180,7 +180,8 @@ func TestAnIdleAccountDriftsDownTheTiers(t *testing.T) {
 
 func TestEntersCritical(t *testing.T) {
 	t.Parallel()
-	require.False(t, health.EntersCritical("", health.Critical), "a first score is not a drop")
+	require.True(t, health.EntersCritical("", health.Critical), "a first score that is critical enters critical")
+	require.False(t, health.EntersCritical("", health.AtRisk))
 	require.True(t, health.EntersCritical(health.AtRisk, health.Critical))
 	require.True(t, health.EntersCritical(health.Healthy, health.Critical))
 	require.False(t, health.EntersCritical(health.Critical, health.Critical))

@@ -66,11 +66,11 @@ func Restore(v Values, value int, tier Tier, churn int, at time.Time) Score {
 }
 
 // EntersCritical reports whether moving from previous (empty when there was no earlier score)
-// to next is a drop into the critical tier, the moment health.critical fires. A first score
-// that is already critical is not a drop: a new account, a seed or a first sweep over old data
-// would otherwise alert on every quiet account at once.
+// to next is an entry into the critical tier, the moment health.critical fires. A first score
+// that is already critical is an entry too: a client invited and never active is exactly the
+// client its owner must hear about, and it is told once, since the next score has a previous tier.
 func EntersCritical(previous, next Tier) bool {
-	return next == Critical && previous != "" && previous != Critical
+	return next == Critical && previous != Critical
 }
 
 // actions says what an account manager should do about each signal when it is the weakest.

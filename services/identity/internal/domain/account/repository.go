@@ -18,6 +18,12 @@ type Repository interface {
 	Create(ctx context.Context, a *Account) error
 	ByID(ctx context.Context, id string) (*Account, error)
 	OwnerByEmail(ctx context.Context, email string) (*Account, error)
+	// SignInByEmail is the account that signs in with email (an owner or an active client).
+	SignInByEmail(ctx context.Context, email string) (*Account, error)
+	// ClientByEmail is owner's client with email.
+	ClientByEmail(ctx context.Context, ownerID, email string) (*Account, error)
+	// IDByInvitation is the client whose pending invitation token hashes to inviteHash.
+	IDByInvitation(ctx context.Context, inviteHash string) (string, error)
 	Update(ctx context.Context, id string, fn func(ctx context.Context, a *Account) error) (*Account, error)
 	List(ctx context.Context, f ListFilter) ([]*Account, error)
 }

@@ -6,7 +6,16 @@ import (
 	"crypto/ed25519"
 	"sort"
 	"time"
+
+	"github.com/bizassist/bizassist/libs/apperr"
 )
+
+// ErrUnknownKey names a signing key that does not exist or was withdrawn already.
+var ErrUnknownKey = apperr.NotFound("signing_key_not_found", "no such signing key (or it was withdrawn already)")
+
+// KeyTokenLifetime is how long a token minted for an API key lives: verifiers reuse it for half
+// of that, so a key costs identity one exchange per verifier every few minutes.
+const KeyTokenLifetime = 10 * time.Minute
 
 // TokenLifetime is how long an issued token is valid (spec §5: 24 hours).
 const TokenLifetime = 24 * time.Hour

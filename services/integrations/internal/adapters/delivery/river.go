@@ -158,7 +158,7 @@ type worker struct {
 
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	// Runs that logged no error were snoozes: this job's deferrals so far, plus one.
-	release, wait := w.slots.take(job.Args.AccountID, job.Attempt-len(job.Errors))
+	release, wait := w.slots.acquire(ctx, job.Args.AccountID, job.Attempt-len(job.Errors))
 	if release == nil {
 		deferrals.Inc()
 		return river.JobSnooze(wait)

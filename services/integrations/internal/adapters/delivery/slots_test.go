@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -49,4 +50,54 @@ func TestTheWaitFollowsHowLongTheSlotsHaveBeenHeld(t *testing.T) {
 	_, wait = slots.take("acc_a", 10)
 	require.GreaterOrEqual(t, wait, maxDeferral/2, "up to the cap")
 	require.LessOrEqual(t, wait, maxDeferral)
+}
+
+// Behind a fast receiver a job waits in the worker for its account's next free slot instead of
+// being put off (a job-row write, and seconds until River makes it available again).
+func TestAJobBehindAFastReceiverWaitsForTheNextSlot(t *testing.T) {
+	t.Parallel()
+	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	slots := newAccountSlots(1, clock.Now)
+	slots.wait = time.Minute // the release below, not the bound, ends the wait
+	release, _ := slots.acquire(context.Background(), "acc_a", 1)
+	require.NotNil(t, release)
+
+	got := make(chan func(), 1)
+	go func() {
+		next, wait := slots.acquire(context.Background(), "acc_a", 1)
+		require.Zero(t, wait)
+		got <- next
+	}()
+	select {
+	case <-got:
+		t.Fatal("took a slot while the account's only one was in use")
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	require.NotNil(t, <-got, "the waiting job got the freed slot")
+}
+
+func TestAJobBehindASlowReceiverIsPutOffAtOnce(t *testing.T) {
+	t.Parallel()
+	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	slots := newAccountSlots(1, clock.Now)
+	slots.wait = time.Hour // a wait would hang the test
+	release, _ := slots.acquire(context.Background(), "acc_a", 1)
+	require.NotNil(t, release)
+	clock.Advance(slowAttempt)
+	next, wait := slots.acquire(context.Background(), "acc_a", 1)
+	require.Nil(t, next)
+	require.GreaterOrEqual(t, wait, slowAttempt/2)
+}
+
+func TestTheWaitForASlotIsBounded(t *testing.T) {
+	t.Parallel()
+	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	slots := newAccountSlots(1, clock.Now)
+	slots.wait = 20 * time.Millisecond
+	release, _ := slots.acquire(context.Background(), "acc_a", 1)
+	require.NotNil(t, release)
+	next, wait := slots.acquire(context.Background(), "acc_a", 1)
+	require.Nil(t, next, "the slot stayed in use for the whole wait")
+	require.Positive(t, wait)
 }

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 )
@@ -22,13 +24,23 @@ type JobQueue interface {
 // Store is every integrations store over one pool. Subscription signing secrets are stored
 // sealed by box (see secrets.go).
 type Store struct {
-	pool *pgxpool.Pool
-	jobs JobQueue
-	box  *sealbox.Box
+	pool    *pgxpool.Pool
+	jobs    JobQueue
+	box     *sealbox.Box
+	records *pgkit.Group[app.AttemptRecord]
 }
 
+// Bounds of one group commit of delivery attempts: a batch holds what the workers recorded while
+// the previous one committed (at most the worker count), within one attempt's record timeout.
+const (
+	recordBatch   = 200
+	recordTimeout = 10 * time.Second
+)
+
 func New(pool *pgxpool.Pool, jobs JobQueue, box *sealbox.Box) *Store {
-	return &Store{pool: pool, jobs: jobs, box: box}
+	s := &Store{pool: pool, jobs: jobs, box: box}
+	s.records = pgkit.NewGroup(recordBatch, recordTimeout, s.recordAll)
+	return s
 }
 
 func notFound(err error) error {

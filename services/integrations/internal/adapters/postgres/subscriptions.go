@@ -162,42 +162,54 @@ func (s *Store) Target(ctx context.Context, deliveryID string) (app.DeliveryTarg
 	return t, nil
 }
 
-// Record implements app.DeliveryStore.
+// Record implements app.DeliveryStore. Attempts recorded at the same time by the delivery
+// workers share one transaction (pgkit.Group): one commit for many deliveries.
 func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
-	return wrap("record attempt", pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		if r.Outcome == domain.Gone {
-			_, err := tx.Exec(ctx, `DELETE FROM subscriptions WHERE id = $1`, r.SubscriptionID)
-			return err
-		}
-		var errText *string
-		if r.Error != "" {
-			errText = &r.Error
-		}
-		deliveryStatus := "pending"
-		switch {
-		case r.Outcome == domain.Delivered:
-			deliveryStatus = "delivered"
-		case r.GiveUp:
-			deliveryStatus = "failed"
-		}
+	return wrap("record attempt", s.records.Do(ctx, r))
+}
+
+// recordAll logs the attempts and applies their effects in one transaction, in one round trip.
+func (s *Store) recordAll(ctx context.Context, records []app.AttemptRecord) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
-		batch.Queue(`INSERT INTO delivery_attempts (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error)
-			VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6)`, r.DeliveryID, r.SubscriptionID, r.At, r.StatusCode, r.Latency.Milliseconds(), errText)
-		batch.Queue(`UPDATE deliveries SET attempts = attempts + 1, status = $2::text,
-			delivered_at = CASE WHEN $2::text = 'delivered' THEN $3::timestamptz END WHERE id = $1`, r.DeliveryID, deliveryStatus, r.At)
-		switch {
-		case r.Outcome == domain.Delivered:
-			batch.Queue(`UPDATE subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, r.SubscriptionID)
-		case r.Disable:
-			batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2), status = 'disabled' WHERE id = $1`,
-				r.SubscriptionID, r.At)
-			// Its other queued deliveries stop too; their jobs find nothing pending and end.
-			batch.Queue(`UPDATE deliveries SET status = 'canceled' WHERE subscription_id = $1 AND status = 'pending'`, r.SubscriptionID)
-		default:
-			batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2) WHERE id = $1`, r.SubscriptionID, r.At)
+		for _, r := range records {
+			queueRecord(batch, r)
 		}
 		return tx.SendBatch(ctx, batch).Close()
-	}))
+	})
+}
+
+func queueRecord(batch *pgx.Batch, r app.AttemptRecord) {
+	if r.Outcome == domain.Gone {
+		batch.Queue(`DELETE FROM subscriptions WHERE id = $1`, r.SubscriptionID)
+		return
+	}
+	var errText *string
+	if r.Error != "" {
+		errText = &r.Error
+	}
+	deliveryStatus := "pending"
+	switch {
+	case r.Outcome == domain.Delivered:
+		deliveryStatus = "delivered"
+	case r.GiveUp:
+		deliveryStatus = "failed"
+	}
+	batch.Queue(`INSERT INTO delivery_attempts (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error)
+		VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6)`, r.DeliveryID, r.SubscriptionID, r.At, r.StatusCode, r.Latency.Milliseconds(), errText)
+	batch.Queue(`UPDATE deliveries SET attempts = attempts + 1, status = $2::text,
+		delivered_at = CASE WHEN $2::text = 'delivered' THEN $3::timestamptz END WHERE id = $1`, r.DeliveryID, deliveryStatus, r.At)
+	switch {
+	case r.Outcome == domain.Delivered:
+		batch.Queue(`UPDATE subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, r.SubscriptionID)
+	case r.Disable:
+		batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2), status = 'disabled' WHERE id = $1`,
+			r.SubscriptionID, r.At)
+		// Its other queued deliveries stop too; their jobs find nothing pending and end.
+		batch.Queue(`UPDATE deliveries SET status = 'canceled' WHERE subscription_id = $1 AND status = 'pending'`, r.SubscriptionID)
+	default:
+		batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2) WHERE id = $1`, r.SubscriptionID, r.At)
+	}
 }
 
 // Prune implements app.Pruner. Queued deliveries are kept whatever their age.

@@ -1,0 +1,279 @@
+package ports
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/services/identity/internal/app"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+)
+
+// maxFormBody bounds the bodies of the account and key routes, which are all small forms.
+const maxFormBody = 4 << 10
+
+type signUpRequest struct {
+	Email        *string `json:"email"`
+	Password     *string `json:"password"`
+	BusinessName *string `json:"businessName"`
+}
+
+func (h *HTTP) signUp(w http.ResponseWriter, r *http.Request) {
+	var req signUpRequest
+	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if err := required(map[string]*string{"email": req.Email, "password": req.Password, "businessName": req.BusinessName}); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	res, err := h.SignUp.Handle(r.Context(), app.SignUpCommand{Email: *req.Email, Password: *req.Password, BusinessName: *req.BusinessName})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusCreated, loginResponse{Token: res.Token, Email: res.Email, Plan: string(res.Plan)})
+}
+
+type passwordRequest struct {
+	CurrentPassword *string `json:"currentPassword"`
+	NewPassword     *string `json:"newPassword"`
+}
+
+func (h *HTTP) changePassword(w http.ResponseWriter, r *http.Request) {
+	c, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req passwordRequest
+	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if err := required(map[string]*string{"currentPassword": req.CurrentPassword, "newPassword": req.NewPassword}); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	err = h.ChangePassword.Handle(r.Context(), app.ChangePasswordCommand{AccountID: c.AccountID,
+		CurrentPassword: *req.CurrentPassword, NewPassword: *req.NewPassword, ClientIP: h.ClientIP(r)})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, struct{}{})
+}
+
+type keyRequest struct {
+	Name *string `json:"name"`
+}
+
+type createdKeyResponse struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Key       string     `json:"key"`
+	CreatedAt httpx.Time `json:"createdAt"`
+}
+
+type keyJSON struct {
+	ID         string      `json:"id"`
+	Name       string      `json:"name"`
+	Prefix     string      `json:"prefix"`
+	CreatedAt  httpx.Time  `json:"createdAt"`
+	LastUsedAt *httpx.Time `json:"lastUsedAt"`
+}
+
+type keysResponse struct {
+	Keys []keyJSON `json:"keys"`
+}
+
+func (h *HTTP) createKey(w http.ResponseWriter, r *http.Request) {
+	c, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req keyRequest
+	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if err := required(map[string]*string{"name": req.Name}); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	k, secret, err := h.CreateKey.Handle(r.Context(), c.AccountID, *req.Name)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.Respond(w, http.StatusCreated, createdKeyResponse{ID: k.ID(), Name: k.Name(), Key: secret, CreatedAt: httpx.Time(k.CreatedAt())})
+}
+
+func (h *HTTP) listKeys(w http.ResponseWriter, r *http.Request) {
+	c, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	keys, err := h.ListKeys.Handle(r.Context(), c.AccountID)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	out := keysResponse{Keys: make([]keyJSON, 0, len(keys))}
+	for _, k := range keys {
+		out.Keys = append(out.Keys, keyJSON{ID: k.ID(), Name: k.Name(), Prefix: k.Prefix(),
+			CreatedAt: httpx.Time(k.CreatedAt()), LastUsedAt: optionalTime(k.LastUsedAt())})
+	}
+	httpx.Respond(w, http.StatusOK, out)
+}
+
+func (h *HTTP) deleteKey(w http.ResponseWriter, r *http.Request) {
+	c, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if err := h.DeleteKey.Handle(r.Context(), c.AccountID, mux.Vars(r)["id"]); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, struct{}{})
+}
+
+// exchangeKey is the internal route verifiers trade an API key for a short-lived token at.
+func (h *HTTP) exchangeKey(w http.ResponseWriter, r *http.Request) {
+	tok, err := h.ExchangeKey.Handle(r.Context(), r.Header.Get(authjwt.APIKeyHeader))
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.Respond(w, http.StatusOK, struct {
+		Token     string     `json:"token"`
+		ExpiresAt httpx.Time `json:"expiresAt"`
+	}{tok.Value, httpx.Time(tok.ExpiresAt)})
+}
+
+type inviteRequest struct {
+	Email        *string `json:"email"`
+	BusinessName *string `json:"businessName"`
+	OwnerName    *string `json:"ownerName"`
+	Phone        *string `json:"phone"`
+	Plan         *string `json:"plan"`
+}
+
+type invitationResponse struct {
+	ID              string     `json:"id"`
+	InviteToken     string     `json:"inviteToken"`
+	InviteExpiresAt httpx.Time `json:"inviteExpiresAt"`
+}
+
+func (h *HTTP) inviteClient(w http.ResponseWriter, r *http.Request) {
+	c, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var req inviteRequest
+	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if err := required(map[string]*string{"email": req.Email, "businessName": req.BusinessName}); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	inv, err := h.InviteClient.Handle(r.Context(), app.InviteClientCommand{OwnerID: c.AccountID, ClientDetails: account.ClientDetails{
+		Email: *req.Email, BusinessName: *req.BusinessName, OwnerName: deref(req.OwnerName), Phone: deref(req.Phone), Plan: deref(req.Plan),
+	}})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.Respond(w, http.StatusCreated, invitationResponse{ID: inv.Client.ID(), InviteToken: inv.Token, InviteExpiresAt: httpx.Time(inv.ExpiresAt)})
+}
+
+type acceptRequest struct {
+	Token    *string `json:"token"`
+	Password *string `json:"password"`
+}
+
+func (h *HTTP) acceptInvitation(w http.ResponseWriter, r *http.Request) {
+	var req acceptRequest
+	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	if err := required(map[string]*string{"token": req.Token, "password": req.Password}); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	res, err := h.AcceptInvite.Handle(r.Context(), *req.Token, *req.Password)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	httpx.Respond(w, http.StatusOK, loginResponse{Token: res.Token, Email: res.Email, Plan: string(res.Plan)})
+}
+
+type clientJSON struct {
+	ID           string      `json:"id"`
+	Email        string      `json:"email"`
+	BusinessName string      `json:"businessName"`
+	Status       string      `json:"status"`
+	LastLogin    *httpx.Time `json:"lastLogin"`
+	HealthScore  *int        `json:"healthScore"`
+	Tier         *string     `json:"tier"`
+}
+
+func (h *HTTP) listClients(w http.ResponseWriter, r *http.Request) {
+	c, err := authjwt.RequireCaller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	clients, err := h.ListClients.Handle(r.Context(), c.AccountID)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	out := make([]clientJSON, 0, len(clients))
+	for _, a := range clients {
+		j := clientJSON{ID: a.ID(), Email: a.Email(), BusinessName: a.BusinessName(), Status: string(a.Status()),
+			LastLogin: optionalTime(a.LastLoginAt())}
+		if score, tier, ok := a.Health(); ok {
+			j.HealthScore, j.Tier = &score, &tier
+		}
+		out = append(out, j)
+	}
+	httpx.Respond(w, http.StatusOK, struct {
+		Clients []clientJSON `json:"clients"`
+	}{out})
+}
+
+// required names the first absent field of a request.
+func required(fields map[string]*string) error {
+	for _, name := range []string{"email", "password", "currentPassword", "newPassword", "name", "businessName", "token"} {
+		if v, ok := fields[name]; ok && v == nil {
+			return apperr.MissingField(name)
+		}
+	}
+	return nil
+}
+
+func optionalTime(t time.Time) *httpx.Time {
+	if t.IsZero() {
+		return nil
+	}
+	ht := httpx.Time(t)
+	return &ht
+}

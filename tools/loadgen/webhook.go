@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+// WebhookLoad makes a scenario an end-to-end webhook measurement: inbound new_lead events are
+// posted at Rate per second for the scenario's Duration, and each must arrive, signed, at every
+// one of Subscriptions receivers on loopback, having travelled the whole chain (inbound API,
+// inbox, events to leads, the sheet, events to integrations, the delivery job, the POST).
+type WebhookLoad struct {
+	Rate          int `yaml:"rate"`
+	Subscriptions int `yaml:"subscriptions"`
+	// Drain is how long deliveries may still arrive after the last inbound event was accepted.
+	Drain time.Duration `yaml:"drain"`
+	// MaxInFlight bounds the inbound requests awaiting an answer; past it the offer slows down
+	// (and the achieved inbound rate shows it).
+	MaxInFlight int `yaml:"maxInFlight"`
+}
+
+// WebhookResult is what one webhook scenario measured.
+type WebhookResult struct {
+	Name          string
+	Rate, Subs    int
+	Offered       int // inbound events sent
+	Accepted      int // inbound events answered 200
+	InboundErrors int
+	FirstError    string
+	Expected      int // Accepted × Subs
+	Delivered     int // distinct webhook-ids that arrived and verified
+	Duplicates    int // arrivals of a webhook-id already seen
+	Rejected      int // arrivals that failed signature checks or named no lead of this run
+	// Elapsed runs from the first inbound request to the last delivery.
+	Elapsed time.Duration
+	// Latencies run from the start of an inbound request to the first arrival of each delivery it
+	// caused, sorted.
+	Latencies []time.Duration
+	CPU       CPUSample
+}
+
+// PerSecond is deliveries per second over Elapsed.
+func (r WebhookResult) PerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Delivered) / r.Elapsed.Seconds()
+}
+
+// Undelivered is how many expected deliveries did not arrive within the drain.
+func (r WebhookResult) Undelivered() int { return max(r.Expected-r.Delivered, 0) }
+
+// Percentile is the p-th percentile of the delivery latencies (nearest rank), 0 when none.
+func (r WebhookResult) Percentile(p float64) time.Duration {
+	return Result{Latencies: r.Latencies}.Percentile(p)
+}
+
+// receiver is the integrator's side: one URL per subscription, each checking signatures with
+// the subscription's secret through the Standard Webhooks reference library.
+type receiver struct {
+	srv  *http.Server
+	base string
+	sent *sync.Map // lead email -> time its inbound request started
+
+	mu        sync.Mutex
+	verifiers []*standardwebhooks.Webhook
+	seen      map[string]bool
+	latencies []time.Duration
+	last      time.Time
+	dup, bad  int
+	delivered atomic.Int64
+}
+
+func newReceiver(sent *sync.Map) (*receiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	rc := &receiver{base: "http://" + ln.Addr().String(), sent: sent, seen: map[string]bool{}}
+	rc.srv = &http.Server{Handler: http.HandlerFunc(rc.serve), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = rc.srv.Serve(ln) }()
+	return rc, nil
+}
+
+func (rc *receiver) url(i int) string { return rc.base + "/hook/" + strconv.Itoa(i) }
+
+func (rc *receiver) trust(secret string) error {
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		return err
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.verifiers = append(rc.verifiers, wh)
+	return nil
+}
+
+func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
+	payload, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	var i int
+	if _, err := fmt.Sscanf(r.URL.Path, "/hook/%d", &i); err != nil {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	var lead struct {
+		Email string `json:"email"`
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	ok := i >= 0 && i < len(rc.verifiers) && rc.verifiers[i].Verify(payload, r.Header) == nil &&
+		json.Unmarshal(payload, &lead) == nil
+	var start any
+	if ok {
+		start, ok = rc.sent.Load(lead.Email)
+	}
+	if !ok {
+		rc.bad++
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	// A retry or replay keeps its webhook-id: count the first arrival once per subscription.
+	key := strconv.Itoa(i) + " " + r.Header.Get("webhook-id")
+	if rc.seen[key] {
+		rc.dup++
+	} else {
+		rc.seen[key] = true
+		rc.latencies = append(rc.latencies, arrived.Sub(start.(time.Time)))
+		rc.last = arrived
+		rc.delivered.Add(1)
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// RunWebhook subscribes wl.Subscriptions receivers for new_lead (with the scenario's login), posts
+// inbound new_lead events to sc.Path with sc.Headers, waits for the deliveries and unsubscribes.
+func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter) (WebhookResult, error) {
+	wl := *sc.Webhook
+	token, err := logins.Token(ctx, hc, base, *sc.Login)
+	if err != nil {
+		return WebhookResult{}, err
+	}
+	sent := &sync.Map{}
+	rc, err := newReceiver(sent)
+	if err != nil {
+		return WebhookResult{}, err
+	}
+	defer rc.srv.Close()
+	api := apiClient{hc: hc, base: base, token: token}
+	var subs []string
+	defer func() {
+		// Detached: a run cut short by ^C must still leave no subscription behind.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		for _, id := range subs {
+			if err := api.do(dctx, http.MethodDelete, "/api/ext-webhook/subscriptions/"+id, nil, nil); err != nil {
+				fmt.Printf("    %s: unsubscribe %s: %v\n", sc.Name, id, err)
+			}
+		}
+	}()
+	for i := range wl.Subscriptions {
+		var out struct {
+			ID     string `json:"id"`
+			Secret string `json:"secret"`
+		}
+		if err := api.do(ctx, http.MethodPost, "/api/ext-webhook/subscribe",
+			map[string]string{"hookUrl": rc.url(i), "event": "new_lead"}, &out); err != nil {
+			return WebhookResult{}, fmt.Errorf("subscribe: %w", err)
+		}
+		subs = append(subs, out.ID)
+		if err := rc.trust(out.Secret); err != nil {
+			return WebhookResult{}, fmt.Errorf("subscription %s: %w", out.ID, err)
+		}
+	}
+
+	runID := make([]byte, 4)
+	_, _ = rand.Read(runID)
+	res := WebhookResult{Name: sc.Name, Rate: wl.Rate, Subs: wl.Subscriptions}
+	before, err := meter.Sample()
+	if err != nil {
+		return res, err
+	}
+	start := time.Now()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		inflight = make(chan struct{}, wl.MaxInFlight)
+		interval = time.Second / time.Duration(wl.Rate)
+		total    = int(sc.Duration / interval)
+	)
+	for i := 0; i < total && ctx.Err() == nil; i++ {
+		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
+			time.Sleep(d)
+		}
+		inflight <- struct{}{}
+		res.Offered++
+		email := fmt.Sprintf("wh-%s-%d@example.com", hex.EncodeToString(runID), i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-inflight }()
+			body, _ := json.Marshal(map[string]string{"event": "new_lead", "name": "Load " + strconv.Itoa(i), "email": email})
+			sent.Store(email, time.Now())
+			err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				res.InboundErrors++
+				if res.FirstError == "" {
+					res.FirstError = err.Error()
+				}
+				return
+			}
+			res.Accepted++
+		}()
+	}
+	wg.Wait()
+	res.Expected = res.Accepted * wl.Subscriptions
+	deadline := time.Now().Add(wl.Drain)
+	for int(rc.delivered.Load()) < res.Expected && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	after, err := meter.Sample()
+	if err != nil {
+		return res, err
+	}
+	res.CPU = after.Sub(before)
+
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	res.Delivered, res.Duplicates, res.Rejected = len(rc.latencies), rc.dup, rc.bad
+	res.Latencies = slices.Clone(rc.latencies)
+	slices.Sort(res.Latencies)
+	if !rc.last.IsZero() {
+		res.Elapsed = rc.last.Sub(start)
+	}
+	return res, nil
+}
+
+func inbound(ctx context.Context, hc *http.Client, url string, headers map[string]string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Processed bool   `json:"processed"`
+		Error     string `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return fmt.Errorf("status %d: %w", resp.StatusCode, err)
+	}
+	if resp.StatusCode != http.StatusOK || !out.Processed {
+		return fmt.Errorf("status %d %s (processed %t)", resp.StatusCode, out.Error, out.Processed)
+	}
+	return nil
+}
+
+// apiClient makes the bearer calls a scenario needs around its load.
+type apiClient struct {
+	hc          *http.Client
+	base, token string
+}
+
+func (a apiClient) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return errors.Join(fmt.Errorf("%s %s: decode answer", method, path), err)
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeHooks is the integrations API as the webhook scenario sees it: subscribe, inbound and
+// unsubscribe. Each inbound lead is delivered, signed, to every subscriber; lead 3 is delivered
+// twice to every subscriber, lead 5 never to the second, and one forged delivery is sent.
+type fakeHooks struct {
+	t  *testing.T
+	mu sync.Mutex
+	// id -> hook URL and signer
+	subs    map[string]string
+	signers map[string]*standardwebhooks.Webhook
+	deleted []string
+	wg      sync.WaitGroup
+	seq     atomic.Int64
+}
+
+func (f *fakeHooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/api/auth":
+		_, _ = w.Write([]byte(`{"ok":true,"token":"tok"}`))
+	case r.Header.Get("Authorization") != "Bearer tok" && r.URL.Path != "/api/ext-webhook":
+		w.WriteHeader(http.StatusUnauthorized)
+	case r.URL.Path == "/api/ext-webhook/subscribe":
+		var in struct{ HookURL, Event string }
+		require.NoError(f.t, json.NewDecoder(r.Body).Decode(&in))
+		key := make([]byte, 24)
+		_, _ = rand.Read(key)
+		secret := "whsec_" + base64.StdEncoding.EncodeToString(key)
+		wh, err := standardwebhooks.NewWebhook(secret)
+		require.NoError(f.t, err)
+		f.mu.Lock()
+		id := fmt.Sprintf("hook_%d", len(f.subs))
+		f.subs[id], f.signers[id] = in.HookURL, wh
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(map[string]string{"id": id, "secret": secret})
+	case strings.HasPrefix(r.URL.Path, "/api/ext-webhook/subscriptions/") && r.Method == http.MethodDelete:
+		f.mu.Lock()
+		f.deleted = append(f.deleted, strings.TrimPrefix(r.URL.Path, "/api/ext-webhook/subscriptions/"))
+		f.mu.Unlock()
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	case r.URL.Path == "/api/ext-webhook":
+		if r.Header.Get("X-Ext-Secret") != "s3cret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"ok":false,"error":"invalid_secret"}`))
+			return
+		}
+		var lead map[string]string
+		require.NoError(f.t, json.NewDecoder(r.Body).Decode(&lead))
+		f.deliver(lead["email"])
+		_, _ = w.Write([]byte(`{"ok":true,"processed":true}`))
+	default:
+		w.WriteHeader(http.StatusNotFound)
+	}
+}
+
+func (f *fakeHooks) deliver(email string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	payload, _ := json.Marshal(map[string]string{"event": "new_lead", "email": email})
+	for id, url := range f.subs {
+		copies := 1
+		switch {
+		case strings.HasSuffix(email, "-3@example.com"):
+			copies = 2
+		case strings.HasSuffix(email, "-5@example.com") && id == "hook_1":
+			copies = 0
+		}
+		msgID := fmt.Sprintf("msg_%d", f.seq.Add(1))
+		signed := f.signers[id]
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			for range copies {
+				f.post(url, msgID, payload, signed)
+			}
+			if copies == 1 && strings.HasSuffix(email, "-7@example.com") && id == "hook_0" {
+				forger, _ := standardwebhooks.NewWebhook("whsec_" + base64.StdEncoding.EncodeToString([]byte("not the subscription's key!!")))
+				f.post(url, "msg_forged", payload, forger)
+			}
+		}()
+	}
+}
+
+func (f *fakeHooks) post(url, msgID string, payload []byte, wh *standardwebhooks.Webhook) {
+	now := time.Now()
+	sig, err := wh.Sign(msgID, now, payload)
+	require.NoError(f.t, err)
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(payload))
+	require.NoError(f.t, err)
+	req.Header.Set("webhook-id", msgID)
+	req.Header.Set("webhook-timestamp", fmt.Sprint(now.Unix()))
+	req.Header.Set("webhook-signature", sig)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(f.t, err)
+	resp.Body.Close()
+}
+
+func TestRunWebhookCountsDeliveriesDuplicatesAndForgeries(t *testing.T) {
+	fake := &fakeHooks{t: t, subs: map[string]string{}, signers: map[string]*standardwebhooks.Webhook{}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	sc := Scenario{
+		Name: "wh", Method: http.MethodPost, Path: "/api/ext-webhook", Headers: map[string]string{"X-Ext-Secret": "s3cret"},
+		Login: &Login{Email: "a", Password: "b"}, Duration: 200 * time.Millisecond,
+		Webhook: &WebhookLoad{Rate: 50, Subscriptions: 2, Drain: time.Second},
+	}
+	require.NoError(t, sc.normalize())
+	res, err := RunWebhook(context.Background(), srv.Client(), srv.URL, sc, &Logins{}, selfMeter(t))
+	require.NoError(t, err)
+	fake.wg.Wait()
+
+	require.Equal(t, 10, res.Offered)
+	require.Equal(t, 10, res.Accepted)
+	require.Zero(t, res.InboundErrors)
+	require.Equal(t, 20, res.Expected)
+	require.Equal(t, 19, res.Delivered, "lead 5 never reached the second subscriber")
+	require.Equal(t, 1, res.Undelivered())
+	require.Equal(t, 2, res.Duplicates, "lead 3 came twice to each subscriber")
+	require.Equal(t, 1, res.Rejected, "the forged signature")
+	require.Len(t, res.Latencies, 19)
+	require.Positive(t, res.Percentile(99))
+	require.Positive(t, res.PerSecond())
+	require.Contains(t, res.CPU, "svc")
+	require.ElementsMatch(t, []string{"hook_0", "hook_1"}, fake.deleted, "the receivers are unsubscribed")
+}
+
+func TestRunWebhookReportsInboundErrors(t *testing.T) {
+	fake := &fakeHooks{t: t, subs: map[string]string{}, signers: map[string]*standardwebhooks.Webhook{}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	sc := Scenario{
+		Name: "wh", Method: http.MethodPost, Path: "/api/ext-webhook", Headers: map[string]string{"X-Ext-Secret": "wrong"},
+		Login: &Login{Email: "a", Password: "b"}, Duration: 100 * time.Millisecond,
+		Webhook: &WebhookLoad{Rate: 20, Subscriptions: 1, Drain: 10 * time.Millisecond},
+	}
+	require.NoError(t, sc.normalize())
+	res, err := RunWebhook(context.Background(), srv.Client(), srv.URL, sc, &Logins{}, selfMeter(t))
+	require.NoError(t, err)
+	require.Equal(t, 2, res.InboundErrors)
+	require.Zero(t, res.Expected)
+	require.Contains(t, res.FirstError, "status 401 invalid_secret")
+}
+
+func TestParseWebhookScenario(t *testing.T) {
+	list, err := Parse([]byte(`
+scenarios:
+  - name: wh
+    method: POST
+    path: /api/ext-webhook
+    headers: {X-Ext-Secret: "${KEY}"}
+    login: {email: "${DEMO_GROWTH_EMAIL}", password: "${DEMO_PASSWORD}"}
+    webhook: {rate: 300, subscriptions: 5}
+`), env)
+	require.NoError(t, err)
+	require.Equal(t, &WebhookLoad{Rate: 300, Subscriptions: 5, Drain: 30 * time.Second, MaxInFlight: 1000}, list[0].Webhook)
+
+	for name, doc := range map[string]string{
+		"no login":      "scenarios: [{name: a, method: POST, path: /x, webhook: {rate: 1, subscriptions: 1}}]",
+		"a body":        "scenarios: [{name: a, method: POST, path: /x, body: {a: 1}, login: {email: a, password: b}, webhook: {rate: 1, subscriptions: 1}}]",
+		"GET":           "scenarios: [{name: a, path: /x, login: {email: a, password: b}, webhook: {rate: 1, subscriptions: 1}}]",
+		"no rate":       "scenarios: [{name: a, method: POST, path: /x, login: {email: a, password: b}, webhook: {subscriptions: 1}}]",
+		"too many subs": "scenarios: [{name: a, method: POST, path: /x, login: {email: a, password: b}, webhook: {rate: 1, subscriptions: 101}}]",
+	} {
+		_, err := Parse([]byte(doc), env)
+		require.Error(t, err, name)
+	}
+}
