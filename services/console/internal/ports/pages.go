@@ -622,11 +622,10 @@ func (h *Web) changePassword(w http.ResponseWriter, r *http.Request, s *signedIn
 	err := h.Accounts.ChangePassword(r.Context(), s.secret, s.sess, f.Get("currentPassword"), f.Get("newPassword"))
 	if err != nil {
 		if app.Unauthenticated(err) {
-			// A wrong current password is a refusal of the form, not the end of the session.
-			v.Forms["password"] = &form{Values: keep, Field: map[string]string{"currentPassword": "The current password is not right."}}
-			h.page(w, r, http.StatusBadRequest, "account", v)
+			h.ended(w, r, s)
 			return
 		}
+		// A wrong current password is identity's 403 naming the field currentPassword.
 		v.Forms["password"] = refused(keep, err, "currentPassword", "newPassword")
 		h.page(w, r, statusOf(err), "account", v)
 		return
