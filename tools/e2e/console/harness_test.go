@@ -171,11 +171,16 @@ func (b *browser) submit(form string, fields map[string]string, button string) {
 	b.t.Helper()
 	var acts []chromedp.Action
 	for sel, v := range fields {
-		acts = append(acts, chromedp.SetValue(form+" "+sel, "", chromedp.ByQuery), chromedp.SendKeys(form+" "+sel, v, chromedp.ByQuery))
+		// SetValue (not clear + SendKeys): chromedp v0.14.2's SetValue refuses an empty value.
+		acts = append(acts, chromedp.SetValue(form+" "+sel, v, chromedp.ByQuery))
 	}
-	acts = append(acts, chromedp.Click(form+" "+button, chromedp.ByQuery), chromedp.WaitReady("body", chromedp.ByQuery),
-		chromedp.WaitVisible("h1", chromedp.ByQuery))
 	b.run(acts...)
+	// The answer's page, not the form's: waiting for an h1 alone can see the old page still.
+	if _, err := chromedp.RunResponse(b.ctx, chromedp.Click(form+" "+button, chromedp.ByQuery)); err != nil {
+		b.shot("failure")
+		b.t.Fatalf("browser: submit %s: %v (page: %s)", form, err, b.text("main"))
+	}
+	b.run(chromedp.WaitVisible("h1", chromedp.ByQuery))
 }
 
 func (b *browser) text(sel string) string {
