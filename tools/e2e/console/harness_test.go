@@ -239,7 +239,8 @@ func (b *browser) download(link string) []byte {
 	b.t.Helper()
 	dir := b.t.TempDir()
 	done := make(chan string, 1)
-	chromedp.ListenTarget(b.ctx, func(ev any) {
+	// The browser-level command below reports progress on the browser's session, not the tab's.
+	chromedp.ListenBrowser(b.ctx, func(ev any) {
 		if e, ok := ev.(*cdpbrowser.EventDownloadProgress); ok && e.State == cdpbrowser.DownloadProgressStateCompleted {
 			select {
 			case done <- e.GUID:
