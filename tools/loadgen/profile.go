@@ -26,7 +26,7 @@ import (
 // changes and scans per table, Redis's calls per command and, when it has a directory, a CPU
 // profile of every service (from its DEBUG_ADDR), written there.
 type Profiler struct {
-	dir      string // "" for counts only
+	dir      string            // "" for counts only
 	debug    map[string]string // service -> its DEBUG_ADDR
 	database string
 	rdb      *redis.Client
