@@ -382,7 +382,7 @@ func TestInstallUpgradeRollback(t *testing.T) {
 	sms, err := c.dyn.Resource(schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}).
 		Namespace(ns).List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
-	require.Len(t, sms.Items, 5, "the install saw the monitoring CRDs through .Capabilities")
+	require.Len(t, sms.Items, len(services), "the install saw the monitoring CRDs through .Capabilities")
 
 	out, err = helm(append([]string{"upgrade", release, umbrella, "--reuse-values", "--set", "leads.replicas=3", "--no-hooks"}, kube...)...)
 	require.NoError(t, err, out)
