@@ -11,6 +11,7 @@ KUBE_SERVICES := identity leads assistant analytics integrations console
 PROM_OPERATOR := github.com/prometheus-operator/prometheus-operator@v0.79.2
 KIND_CLUSTER ?= bizassist
 INGRESS_NGINX_MANIFEST := https://raw.githubusercontent.com/kubernetes/ingress-nginx/controller-v1.12.1/deploy/static/provider/kind/deploy.yaml
+CERT_MANAGER_MANIFEST := https://github.com/cert-manager/cert-manager/releases/download/v1.16.2/cert-manager.yaml
 
 ##@ Kubernetes
 
@@ -50,16 +51,19 @@ k8s-golden: ## Rewrite tools/kube/testdata/golden from the charts (review the di
 	@export KUBE_BIN=$$(tools/kube/build.sh helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' ./... -update
 
 .PHONY: kind-up
-kind-up: images ## Create a kind cluster, load the images, install ingress-nginx and the chart; prints the URL
+kind-up: images ## Create a kind cluster, load the images, install ingress-nginx, cert-manager and the chart (HTTPS, self-signed); prints the URL
 	@bin=$$(tools/kube/build.sh helm kind); ctx=kind-$(KIND_CLUSTER); \
 	$$bin/kind get clusters | grep -qx $(KIND_CLUSTER) || $$bin/kind create cluster --name $(KIND_CLUSTER) --config k8s/kind/cluster.yaml; \
 	for s in $(KUBE_SERVICES); do $$bin/kind load image-archive --name $(KIND_CLUSTER) $(IMAGES_DIR)/$$s.tar; done; \
 	kubectl --context $$ctx apply -f $(INGRESS_NGINX_MANIFEST); \
 	kubectl --context $$ctx -n ingress-nginx rollout status deployment/ingress-nginx-controller --timeout=180s; \
+	kubectl --context $$ctx apply -f $(CERT_MANAGER_MANIFEST); \
+	kubectl --context $$ctx -n cert-manager rollout status deployment/cert-manager-webhook --timeout=180s; \
+	kubectl --context $$ctx apply -f k8s/kind/selfsigned-issuer.yaml; \
 	for c in $(KUBE_SERVICES) bizassist; do $$bin/helm dependency build --skip-refresh charts/$$c >/dev/null; done; \
 	$$bin/helm upgrade --install bizassist charts/bizassist --kube-context $$ctx --namespace bizassist --create-namespace \
 	  --values charts/bizassist/values-kind.yaml --wait --timeout 10m; \
-	echo "bizassist is up: http://127.0.0.1/api/auth  (kubectl --context $$ctx -n bizassist get pods)"
+	echo "bizassist is up: https://localhost/api/auth (self-signed: curl -k; http:// redirects)  (kubectl --context $$ctx -n bizassist get pods)"
 
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster

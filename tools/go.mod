@@ -9,6 +9,7 @@ require (
 	github.com/redis/go-redis/v9 v9.7.0
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/stretchr/testify v1.11.1
+	github.com/stripe/stripe-go/v81 v81.3.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

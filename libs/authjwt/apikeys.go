@@ -27,7 +27,7 @@ type KeyExchanger interface {
 
 // APIKeyTokenPath is identity's internal route that exchanges an API key for a token; the HTTP
 // exchanger calls it on the origin of JWT_JWKS_URL.
-const APIKeyTokenPath = "/internal/auth/api-key-token"
+const APIKeyTokenPath = "/internal/auth/api-key-token" //nolint:gosec // a route, not a credential
 
 // refusedKeyTTL is how long a refused key is answered from memory, so a client hammering us
 // with a deleted key costs identity one lookup per interval, not one per request.
@@ -160,8 +160,11 @@ func (x *httpExchanger) Exchange(ctx context.Context, key string) (string, error
 	var body struct {
 		Token string `json:"token"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxTokenBytes*2)).Decode(&body); err != nil || body.Token == "" {
-		return "", fmt.Errorf("api key exchange: no token in the answer: %v", err)
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxTokenBytes*2)).Decode(&body); err != nil {
+		return "", fmt.Errorf("api key exchange: decode the answer: %w", err)
+	}
+	if body.Token == "" {
+		return "", errors.New("api key exchange: no token in the answer")
 	}
 	return body.Token, nil
 }

@@ -47,7 +47,7 @@ func BearerToken(r *http.Request) (string, error) {
 }
 
 // APIKeyHeader is the header an API key may be sent in instead of Authorization: Bearer.
-const APIKeyHeader = "X-API-Key"
+const APIKeyHeader = "X-API-Key" //nolint:gosec // a header name, not a credential
 
 // Credential returns what the request authenticates with: the X-API-Key header when present,
 // otherwise the bearer token (an access token or an API key).

@@ -20,19 +20,18 @@ import (
 // them before the contracts existed. A contract may gain fields; these may never change.
 func TestPayloadFieldNamesAreTheWireNames(t *testing.T) {
 	t.Parallel()
-	for payload, want := range map[any]string{
-		identityevents.AccountCreatedData{}:     "accountId email plan role ownerId businessName ownerName createdAt",
-		identityevents.AccountLoginData{}:       "accountId email at",
-		identityevents.AccountPlanChangedData{}: "accountId plan previousPlan at",
-		leadsevents.LeadWrittenData{}:           "leadId name email phone source businessName timestamp",
-		integrationsevents.NewLeadData{}:        "inboundId name email phone source notes",
-		integrationsevents.NewClientData{}:      "inboundId businessName email ownerName phone plan",
-		integrationsevents.ContactFormData{}:    "inboundId name email phone subject message",
-		integrationsevents.PaymentData{}:        "stripeEventId type customerEmail accountId plan status amount subscriptionId cancelAtPeriodEnd endedAt nextAttempt",
-		analyticsevents.HealthCriticalData{}:    "clientAccountId email businessName score recommendation at",
-		analyticsevents.UsageRecordedData{}:     "eventId accountId feature action count at",
+	for typ, want := range map[reflect.Type]string{
+		reflect.TypeFor[identityevents.AccountCreatedData]():     "accountId email plan role ownerId businessName ownerName createdAt",
+		reflect.TypeFor[identityevents.AccountLoginData]():       "accountId email at",
+		reflect.TypeFor[identityevents.AccountPlanChangedData](): "accountId plan previousPlan at",
+		reflect.TypeFor[leadsevents.LeadWrittenData]():           "leadId name email phone source businessName timestamp",
+		reflect.TypeFor[integrationsevents.NewLeadData]():        "inboundId name email phone source notes extras",
+		reflect.TypeFor[integrationsevents.NewClientData]():      "inboundId businessName email ownerName phone plan",
+		reflect.TypeFor[integrationsevents.ContactFormData]():    "inboundId name email phone subject message",
+		reflect.TypeFor[integrationsevents.PaymentData]():        "stripeEventId type customerEmail accountId plan status amount subscriptionId cancelAtPeriodEnd endedAt nextAttempt",
+		reflect.TypeFor[analyticsevents.HealthCriticalData]():    "clientAccountId email businessName score recommendation at",
+		reflect.TypeFor[analyticsevents.UsageRecordedData]():     "eventId accountId feature action count at",
 	} {
-		typ := reflect.TypeOf(payload)
 		var got []string
 		for i := range typ.NumField() {
 			got = append(got, strings.Split(typ.Field(i).Tag.Get("json"), ",")[0])

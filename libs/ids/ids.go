@@ -3,6 +3,7 @@
 package ids
 
 import (
+	"crypto/sha256"
 	"strings"
 
 	"github.com/oklog/ulid/v2"
@@ -21,4 +22,18 @@ func Valid(prefix, id string) bool {
 	}
 	_, err := ulid.ParseStrict(rest)
 	return err == nil
+}
+
+// Derived returns prefix + "_" + an id computed from parts: the first 128 bits of SHA-256 over
+// the parts, spelled as a ULID. The same parts always give the same id, so two services can name
+// one thing without asking each other; such an id does not sort by time.
+func Derived(prefix string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0}) // parts cannot run into each other
+	}
+	var u ulid.ULID
+	copy(u[:], h.Sum(nil))
+	return prefix + "_" + u.String()
 }

@@ -18,7 +18,7 @@ func chatUsed(t *testing.T, c *Client, token string) float64 {
 	return chat["used"].(float64)
 }
 
-func TestAnalyticsLogUsageMovesPQLCheck(t *testing.T) {
+func TestAnalyticsLogUsageAndPQLCheck(t *testing.T) {
 	s := UseStack(t)
 	c := s.Client(t, "127.0.4.1")
 	tok := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
@@ -32,8 +32,9 @@ func TestAnalyticsLogUsageMovesPQLCheck(t *testing.T) {
 	require.True(t, strings.HasPrefix(r.JSON["eventId"].(string), "evt_"), "eventId: %s", r.Raw)
 	require.Regexp(t, isoMillis, r.JSON["timestamp"])
 	require.NotEmpty(t, r.Header.Get("X-RateLimit-Remaining"))
-	// Other suites may use the shared demo account at the same time, so at least one more.
-	require.GreaterOrEqual(t, chatUsed(t, c, tok), before+1)
+	// A logged chat is kept but not counted again: chat counts the assistant's own reservations
+	// (TestFidelityAChatIsCountedOnce). Other suites may chat meanwhile, so no exact figure here.
+	require.GreaterOrEqual(t, chatUsed(t, c, tok), before)
 
 	p := c.Do(t, http.MethodGet, "/api/pql-check", tok, nil).Expect(t, http.StatusOK)
 	require.ElementsMatch(t, []string{"ok", "nearLimit", "usagePercent", "features", "upgradeUrl"}, analyticsKeys(p.JSON))
@@ -45,8 +46,8 @@ func TestAnalyticsLogUsageMovesPQLCheck(t *testing.T) {
 	for name, f := range features {
 		require.ElementsMatch(t, []string{"used", "limit", "pct", "unlimited"}, analyticsKeys(f.(map[string]any)), name)
 	}
-	// Unlimited has one representation: limit -1 and unlimited true.
-	require.Equal(t, -1.0, features["chat"].(map[string]any)["limit"], "chat is unlimited on full_stack")
+	// Unlimited has one representation: limit null and unlimited true.
+	require.Nil(t, features["chat"].(map[string]any)["limit"], "chat is unlimited on full_stack")
 	require.Equal(t, true, features["chat"].(map[string]any)["unlimited"])
 	for name, f := range features {
 		require.Equal(t, true, f.(map[string]any)["unlimited"], "%s is unlimited on full_stack", name)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,7 +126,7 @@ func TestInboundLeadReachesTheSheetAndASignedSubscriber(t *testing.T) {
 	require.Equal(t, true, r.JSON["ok"])
 	require.Equal(t, "new_lead", r.JSON["event"])
 	require.Equal(t, true, r.JSON["processed"])
-	require.Regexp(t, serviceIDPattern, r.JSON["serviceId"])
+	require.Regexp(t, `^lead_[0-9A-HJKMNP-TV-Z]{26}$`, r.JSON["serviceId"], "a new_lead is known by its lead's id")
 
 	var leadID string
 	eventually(t, "the lead in the growth account's sheet", func() bool {
@@ -186,7 +187,7 @@ func TestInboundWebhookRefusesBadInput(t *testing.T) {
 		{"unknown event", map[string]any{"event": "new_order", "name": "x", "email": "x@example.com"}, "event"},
 		{"missing required field", map[string]any{"event": "new_client", "email": "x@example.com"}, "businessName"},
 		{"non-string field", map[string]any{"event": "contact_form", "name": "x", "email": "x@example.com", "phone": 5125550100}, "phone"},
-		{"unknown field", map[string]any{"event": "new_lead", "name": "x", "email": "x@example.com", "score": "99"}, "score"},
+		{"extra field too long", map[string]any{"event": "new_lead", "name": "x", "email": "x@example.com", "score": strings.Repeat("9", 1001)}, "score"},
 	} {
 		r := c.Do(t, http.MethodPost, "/api/ext-webhook", "", tc.body, extSecret(secret)).Expect(t, http.StatusBadRequest)
 		require.Equal(t, tc.field, r.JSON["field"], tc.name)
@@ -203,6 +204,7 @@ func TestRepeatedInboundDeliveryCreatesNothingNew(t *testing.T) {
 	first := c.Do(t, http.MethodPost, "/api/ext-webhook", "", form, headers).Expect(t, http.StatusOK)
 	again := c.Do(t, http.MethodPost, "/api/ext-webhook", "", form, headers).Expect(t, http.StatusOK)
 	require.Equal(t, true, first.JSON["processed"])
+	require.Regexp(t, serviceIDPattern, first.JSON["serviceId"], "a contact form is known by its inbox record")
 	require.Equal(t, false, again.JSON["processed"])
 	require.Equal(t, true, again.JSON["duplicate"])
 	require.Equal(t, first.JSON["serviceId"], again.JSON["serviceId"])

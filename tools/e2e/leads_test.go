@@ -155,7 +155,7 @@ func TestLeadQualityBatch(t *testing.T) {
 	r.Expect(t, http.StatusOK)
 	require.ElementsMatch(t, []string{"ok", "scored", "remaining", "unlimited", "results"}, leadKeys(r.JSON))
 	require.EqualValues(t, 25, r.JSON["scored"])
-	require.EqualValues(t, -1, r.JSON["remaining"], "paid plans are unlimited: -1")
+	require.Nil(t, r.JSON["remaining"], "paid plans are unlimited: no number")
 	require.Equal(t, true, r.JSON["unlimited"])
 	results := r.JSON["results"].([]any)
 	require.Len(t, results, 25)

@@ -180,11 +180,24 @@ func TestMatrixShape(t *testing.T) {
 		}
 	}
 
-	for _, o := range byCase["tls"] {
-		if o.GetKind() == "Ingress" {
-			require.Equal(t, "letsencrypt", o.GetAnnotations()["cert-manager.io/cluster-issuer"])
-			tls, _, _ := unstructured.NestedSlice(o.Object, "spec", "tls")
-			require.Len(t, tls, 1)
+	// HTTPS by default: every render has TLS on the Ingress and redirects plain HTTP.
+	for name, objs := range byCase {
+		require.Equal(t, 1, count(objs, "Ingress"), name)
+		for _, o := range objs {
+			if o.GetKind() == "Ingress" {
+				require.Equal(t, "true", o.GetAnnotations()["nginx.ingress.kubernetes.io/force-ssl-redirect"], name)
+				tls, _, _ := unstructured.NestedSlice(o.Object, "spec", "tls")
+				require.Len(t, tls, 1, name)
+				require.Equal(t, "bizassist-tls", tls[0].(map[string]any)["secretName"], name)
+			}
+		}
+	}
+	issuers := map[string]string{"defaults": "", "tls": "letsencrypt", "kind": "bizassist-selfsigned"}
+	for name, issuer := range issuers {
+		for _, o := range byCase[name] {
+			if o.GetKind() == "Ingress" {
+				require.Equal(t, issuer, o.GetAnnotations()["cert-manager.io/cluster-issuer"], name)
+			}
 		}
 	}
 }
@@ -200,7 +213,7 @@ func TestSchemaRefuses(t *testing.T) {
 		{"typo at the top", "ingres:\n  enabled: false\n", []string{"Additional property ingres is not allowed"}},
 		{"string for a number", "analytics:\n  replicas: three\n", []string{"analytics:", "replicas: Invalid type. Expected: integer, given: string"}},
 		{"HPA without limits", "integrations:\n  autoscaling: {enabled: true}\n  resources: {limits: null}\n", []string{"integrations:", "resources: limits is required"}},
-		{"TLS without a host", "ingress:\n  tls: {enabled: true}\n", []string{"ingress.host: String length must be greater than or equal to 1"}},
+		{"a certificate issuer without a host", "ingress:\n  tls: {enabled: true, clusterIssuer: letsencrypt}\n", []string{"ingress.host: String length must be greater than or equal to 1"}},
 		{"secret in the ConfigMap", "identity:\n  env: {DATABASE_URL: postgres://x}\n", []string{"identity:", `Property name of "DATABASE_URL" does not match`}},
 		{"encryption key in the ConfigMap", "identity:\n  env: {ENCRYPTION_KEYS: k1:abc}\n", []string{"identity:", `Property name of "ENCRYPTION_KEYS" does not match`}},
 		{"webhook development mode", "integrations:\n  env: {INTEGRATIONS_DEV_MODE: \"true\"}\n", []string{"integrations:", `Property name of "INTEGRATIONS_DEV_MODE" does not match`}},

@@ -43,14 +43,16 @@ func PaymentTypes() []string {
 // payment.invoice.paid).
 func ProcessorType(eventType string) string { return strings.TrimPrefix(eventType, PaymentPrefix) }
 
-// NewLeadData is the payload of inbound.new_lead: the inbox id and the fields as given (spec 2.11).
+// NewLeadData is the payload of inbound.new_lead: the inbox id and the fields as given (spec 2.11),
+// plus the sender's extra fields (bounded by integrations; absent in events of earlier versions).
 type NewLeadData struct {
-	InboundID string `json:"inboundId"`
-	Name      string `json:"name"`
-	Email     string `json:"email"`
-	Phone     string `json:"phone,omitempty"`
-	Source    string `json:"source,omitempty"`
-	Notes     string `json:"notes,omitempty"`
+	InboundID string            `json:"inboundId"`
+	Name      string            `json:"name"`
+	Email     string            `json:"email"`
+	Phone     string            `json:"phone,omitempty"`
+	Source    string            `json:"source,omitempty"`
+	Notes     string            `json:"notes,omitempty"`
+	Extras    map[string]string `json:"extras,omitempty"`
 }
 
 // NewClientData is the payload of inbound.new_client.

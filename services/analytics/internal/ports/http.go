@@ -17,6 +17,7 @@ import (
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
+	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
 )
 
 // maxLogUsageBody leaves room for a 2 KB meta written with generous whitespace; the meta limit
@@ -98,7 +99,7 @@ func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
 
 type allowanceJSON struct {
 	Used      int  `json:"used"`
-	Limit     int  `json:"limit"` // -1 when unlimited
+	Limit     *int `json:"limit"` // null when unlimited
 	Pct       int  `json:"pct"`
 	Unlimited bool `json:"unlimited"`
 }
@@ -130,7 +131,7 @@ func (h *HTTP) pqlCheck(w http.ResponseWriter, r *http.Request) {
 	out := pqlResponse{NearLimit: s.NearLimit, UsagePercent: s.UsagePercent, UpgradeURL: s.UpgradeURL,
 		Features: make(map[string]allowanceJSON, len(s.Features))}
 	for f, a := range s.Features {
-		out.Features[string(f)] = allowanceJSON{Used: a.Used, Limit: a.Limit, Pct: a.Pct, Unlimited: a.IsUnlimited()}
+		out.Features[string(f)] = allowanceJSON{Used: a.Used, Limit: capOf(a, a.Limit), Pct: a.Pct, Unlimited: a.IsUnlimited()}
 	}
 	httpx.Respond(w, http.StatusOK, out)
 }
@@ -145,8 +146,8 @@ type reserveResponse struct {
 	ReservationID string `json:"reservationId"`
 	Feature       string `json:"feature"`
 	Used          int    `json:"used"`
-	Limit         int    `json:"limit"`     // -1 when unlimited
-	Remaining     int    `json:"remaining"` // -1 when unlimited
+	Limit         *int   `json:"limit"`     // null when unlimited
+	Remaining     *int   `json:"remaining"` // null when unlimited
 	Unlimited     bool   `json:"unlimited"`
 }
 
@@ -172,7 +173,7 @@ func (h *HTTP) reserveUsage(w http.ResponseWriter, r *http.Request) {
 	}
 	a := res.Allowance
 	httpx.Respond(w, http.StatusOK, reserveResponse{ReservationID: res.ID, Feature: string(res.Feature),
-		Used: a.Used, Limit: a.Limit, Remaining: a.Remaining(), Unlimited: a.IsUnlimited()})
+		Used: a.Used, Limit: capOf(a, a.Limit), Remaining: capOf(a, a.Remaining()), Unlimited: a.IsUnlimited()})
 }
 
 type releaseRequest struct {
@@ -332,4 +333,12 @@ func intParam(q map[string][]string, name string, dst *int) error {
 	}
 	*dst = n
 	return nil
+}
+
+// capOf is n of a limited allowance, or null for an unlimited one: "unlimited" has no number.
+func capOf(a usage.Allowance, n int) *int {
+	if a.IsUnlimited() {
+		return nil
+	}
+	return &n
 }

@@ -134,7 +134,9 @@ func (s *stack) project(t *testing.T, fn func(ctx context.Context) error) {
 
 func keys(m map[string]any) []string { return slices.Collect(maps.Keys(m)) }
 
-func TestLogUsageMovesPQLCheck(t *testing.T) {
+// Chat's one source of truth is the assistant's reservation: the spec's log-usage example
+// (chat / send_message) is logged and kept, but counted once, not twice.
+func TestLogUsageOfChatIsKeptButCountedOnce(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	tok := s.token(t, "acc_pql", "growth")
@@ -159,6 +161,10 @@ func TestLogUsageMovesPQLCheck(t *testing.T) {
 
 	after := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.0.1", tok, "")
 	require.Equal(t, http.StatusOK, after.status, after.body)
+	require.Equal(t, map[string]any{"chat": map[string]any{"used": 0.0, "limit": 1000.0, "pct": 0.0, "unlimited": false}}, after.body["features"])
+
+	require.Equal(t, http.StatusOK, s.reserve(t, tok, "chat", 1).status, "the chat itself")
+	after = s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.0.1", tok, "")
 	require.Equal(t, map[string]any{"chat": map[string]any{"used": 1.0, "limit": 1000.0, "pct": 0.0, "unlimited": false}}, after.body["features"])
 }
 
@@ -166,12 +172,9 @@ func TestPQLCheckNearLimitAndUnlimited(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	free, full := s.token(t, "acc_free", "free"), s.token(t, "acc_full", "full_stack")
-	for range 40 { // free chat limit is 50: 40 is 80%
-		r := s.do(t, "POST", "/api/log-usage", bulkIP, free, `{"feature":"chat"}`)
-		require.Equal(t, http.StatusOK, r.status, r.body)
-		r = s.do(t, "POST", "/api/log-usage", bulkIP, full, `{"feature":"chat"}`)
-		require.Equal(t, http.StatusOK, r.status, r.body)
-	}
+	// free chat limit is 50: 40 is 80%
+	require.Equal(t, http.StatusOK, s.reserve(t, free, "chat", 40).status)
+	require.Equal(t, http.StatusOK, s.reserve(t, full, "chat", 40).status)
 	r := s.do(t, "GET", "/api/pql-check", bulkIP, free, "")
 	require.Equal(t, 80.0, r.body["usagePercent"])
 	require.Equal(t, true, r.body["nearLimit"])
@@ -180,7 +183,8 @@ func TestPQLCheckNearLimitAndUnlimited(t *testing.T) {
 	r = s.do(t, "GET", "/api/pql-check", bulkIP, full, "")
 	require.Equal(t, 0.0, r.body["usagePercent"])
 	require.Equal(t, false, r.body["nearLimit"])
-	require.Equal(t, map[string]any{"used": 40.0, "limit": -1.0, "pct": 0.0, "unlimited": true}, r.body["features"].(map[string]any)["chat"])
+	require.Equal(t, map[string]any{"used": 40.0, "limit": nil, "pct": 0.0, "unlimited": true}, r.body["features"].(map[string]any)["chat"],
+		"unlimited has no number")
 
 	// A plan change arriving as an event moves the limits.
 	s.project(t, func(ctx context.Context) error {
@@ -321,9 +325,10 @@ func TestHealthScoreDriftsDownAsTheClockMoves(t *testing.T) {
 		return nil
 	})
 	for range 12 {
-		for _, f := range []string{"chat", "chat", "lead_finder", "lead_scoring", "audit_tool"} {
-			require.Equal(t, http.StatusOK, s.do(t, "POST", "/api/log-usage", bulkIP, tok, `{"feature":"`+f+`"}`).status)
+		for _, f := range []string{"chat", "chat", "lead_finder", "lead_scoring"} { // metered: counted as the features reserve
+			require.Equal(t, http.StatusOK, s.reserve(t, tok, f, 1).status)
 		}
+		require.Equal(t, http.StatusOK, s.do(t, "POST", "/api/log-usage", bulkIP, tok, `{"feature":"audit_tool"}`).status)
 	}
 	require.NoError(t, s.svc.Recompute.Handle(context.Background(), []string{"acc_drift"}))
 	r := s.do(t, "GET", "/api/health-score", bulkIP, tok, "")
@@ -376,8 +381,10 @@ func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, bad.status)
 	require.Equal(t, "Idempotency-Key", bad.body["field"])
 
-	r := s.do(t, "GET", "/api/pql-check?feature=lead_finder", bulkIP, tok, "")
-	require.Equal(t, 1.0, r.body["features"].(map[string]any)["lead_finder"].(map[string]any)["used"])
+	var n int
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM usage_events WHERE account_id = 'acc_idem'`).Scan(&n))
+	require.Equal(t, 1, n, "one event for the key")
 }
 
 // concurrently runs fn in n goroutines released together, and waits for all of them.
@@ -407,7 +414,7 @@ func TestAcknowledgedUsageSurvivesARestart(t *testing.T) {
 	)
 	concurrently(8, func() {
 		for range 25 {
-			req, _ := http.NewRequest("POST", s.base+"/api/log-usage", bytes.NewBufferString(`{"feature":"chat"}`))
+			req, _ := http.NewRequest("POST", s.base+"/api/log-usage", bytes.NewBufferString(`{"feature":"audit_tool"}`))
 			req.Header.Set("Authorization", "Bearer "+tok)
 			req.Header.Set("X-Forwarded-For", bulkIP)
 			resp, err := http.DefaultClient.Do(req)
@@ -432,8 +439,9 @@ func TestAcknowledgedUsageSurvivesARestart(t *testing.T) {
 	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
 		`SELECT count(*) FROM usage_events WHERE event_id = ANY($1)`, acked).Scan(&n))
 	require.Equal(t, len(acked), n)
-	r := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.3.1", tok, "")
-	require.Equal(t, 200.0, r.body["features"].(map[string]any)["chat"].(map[string]any)["used"])
+	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
+		`SELECT sum(uses)::int FROM usage_daily WHERE account_id = 'acc_durable' AND feature = 'audit_tool'`).Scan(&n))
+	require.Equal(t, 200, n, "and in the rollup")
 }
 
 // publish puts an envelope on its stream as identity's or leads' relay would and returns its id.
@@ -482,12 +490,13 @@ func TestConsumedEventsBuildTheProjection(t *testing.T) {
 		err := s.svc.Runtime.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM health_current h
 			JOIN accounts a USING (account_id) WHERE a.account_id = 'acc_client9' AND a.owner_id = 'acc_owner9'
 			AND a.payment_status = 'past_due' AND a.last_login_at IS NOT NULL
-			AND (h.signals->>'chatEngagement')::int > 0 AND (h.signals->>'paymentHealth')::int = 40)`).Scan(&ok)
+			AND (h.signals->>'featureAdoption')::int > 0 AND (h.signals->>'paymentHealth')::int = 40)`).Scan(&ok)
 		return err == nil && ok
 	}, 20*time.Second, 50*time.Millisecond, "the consumer projects the events and the worker rescores the account")
 
 	r := s.do(t, "GET", "/api/pql-check?feature=chat", "10.0.4.1", s.token(t, "acc_client9", "free"), "")
-	require.Equal(t, 3.0, r.body["features"].(map[string]any)["chat"].(map[string]any)["used"])
+	require.Equal(t, 0.0, r.body["features"].(map[string]any)["chat"].(map[string]any)["used"],
+		"a reported chat use is kept (feature adoption) but chat's allowance counts the assistant's reservations only")
 }
 
 // Every /api route the service registers is in api/openapi.yaml with an operationId, every

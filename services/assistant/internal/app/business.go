@@ -45,13 +45,12 @@ type Health struct {
 	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
-// Unlimited is the limit analytics reports for a feature without a monthly allowance.
-const Unlimited = -1
-
+// FeatureUsage is one feature of analytics' pql-check; Limit means nothing when Unlimited.
 type FeatureUsage struct {
-	Used  int `json:"used"`
-	Limit int `json:"limit"`
-	Pct   int `json:"pct"`
+	Used      int  `json:"used"`
+	Limit     int  `json:"limit"`
+	Pct       int  `json:"pct"`
+	Unlimited bool `json:"unlimited"`
 }
 
 type Usage struct {

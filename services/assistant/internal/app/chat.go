@@ -64,7 +64,6 @@ func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) 
 		return ChatResult{}, err
 	}
 
-	// The session first: another account's session id is "not found" whatever the allowance.
 	now := h.Now()
 	session, history, created, err := h.session(ctx, cmd.AccountID, cmd.SessionID, now)
 	if err != nil {
@@ -147,14 +146,18 @@ func (h *Chat) release(ctx context.Context, token, reservation string) {
 	}
 }
 
+// session continues the caller's session id, or starts one: under our own id when none is
+// given, under the client's when it is new to this account (ids are per account, so another
+// account's session of that id is neither seen nor touched).
 func (h *Chat) session(ctx context.Context, accountID, id string, now time.Time) (*domain.Session, []domain.Message, bool, error) {
 	if id == "" {
-		s, err := domain.NewSession(accountID, now)
+		s, err := domain.NewSession(accountID, "", now)
 		return s, nil, true, err
 	}
 	s, history, err := h.Sessions.Load(ctx, accountID, id, maxHistoryMessages)
 	if errors.Is(err, domain.ErrSessionNotFound) {
-		return nil, nil, false, domain.ErrSessionNotFound
+		s, err := domain.NewSession(accountID, id, now)
+		return s, nil, true, err
 	}
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("load session: %w", err)

@@ -12,8 +12,8 @@ import (
 // Clock returns the current time; tests pass a fixed one.
 type Clock func() time.Time
 
-// Sessions stores conversations. Load returns domain.ErrSessionNotFound for a session of
-// another account as for one that does not exist.
+// Sessions stores conversations, keyed by account and session id. Load returns
+// domain.ErrSessionNotFound when the account has no session of that id.
 type Sessions interface {
 	Load(ctx context.Context, accountID, sessionID string, maxMessages int) (*domain.Session, []domain.Message, error)
 	// Save stores the session's state, the new messages and the exchange's feed events in one

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bizassist/bizassist/libs/apperr"
@@ -18,10 +19,12 @@ const (
 	MaxMessageChars = 4000
 	MaxContextBytes = 4096
 	SessionPrefix   = "ses"
+	// MaxSessionIDChars bounds a client-chosen session id.
+	MaxSessionIDChars = 128
 )
 
-// ErrSessionNotFound is returned for a session that does not exist or belongs to another
-// account; the two are indistinguishable on purpose.
+// ErrSessionNotFound is returned by the store for a session the account does not have (another
+// account's session of the same id is a different session).
 var ErrSessionNotFound = apperr.NotFound("session_not_found", "session not found")
 
 // ValidateMessage returns the trimmed message or an error naming the field.
@@ -38,10 +41,14 @@ func ValidateMessage(message string) (string, error) {
 	return m, nil
 }
 
-// ValidateSessionID accepts an empty id (a new session) or one of ours.
+// ValidateSessionID accepts an empty id (we choose one) or an opaque id the client chose: 1-128
+// characters of valid UTF-8 without control characters. Ids are scoped to the caller's account.
 func ValidateSessionID(id string) error {
-	if id != "" && !ids.Valid(SessionPrefix, id) {
-		return apperr.InvalidField("sessionId", "must be a session id returned by an earlier reply (ses_...)")
+	if id == "" {
+		return nil
+	}
+	if !utf8.ValidString(id) || utf8.RuneCountInString(id) > MaxSessionIDChars || strings.ContainsFunc(id, unicode.IsControl) {
+		return apperr.InvalidField("sessionId", fmt.Sprintf("must be at most %d characters, without control characters", MaxSessionIDChars))
 	}
 	return nil
 }
@@ -62,12 +69,18 @@ type Session struct {
 	createdAt time.Time
 }
 
-// NewSession starts a conversation for accountID.
-func NewSession(accountID string, now time.Time) (*Session, error) {
+// NewSession starts a conversation for accountID under id, or under a new ses_ id when id is "".
+func NewSession(accountID, id string, now time.Time) (*Session, error) {
 	if accountID == "" {
 		return nil, errors.New("session needs an account")
 	}
-	return &Session{id: ids.New(SessionPrefix), accountID: accountID, createdAt: now}, nil
+	if err := ValidateSessionID(id); err != nil {
+		return nil, err
+	}
+	if id == "" {
+		id = ids.New(SessionPrefix)
+	}
+	return &Session{id: id, accountID: accountID, createdAt: now}, nil
 }
 
 // RestoreSession rebuilds a session from storage.

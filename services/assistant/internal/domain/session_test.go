@@ -30,13 +30,19 @@ func TestValidateMessage(t *testing.T) {
 
 func TestSessionIDs(t *testing.T) {
 	t.Parallel()
-	s, err := domain.NewSession("acc_1", time.Now())
+	s, err := domain.NewSession("acc_1", "", time.Now())
 	require.NoError(t, err)
-	require.True(t, ids.Valid("ses", s.ID()))
+	require.True(t, ids.Valid("ses", s.ID()), "ours when the client chose none")
 	require.NoError(t, domain.ValidateSessionID(s.ID()))
 	require.NoError(t, domain.ValidateSessionID(""))
-	require.Error(t, domain.ValidateSessionID("acc_01JD3X"))
-	_, err = domain.NewSession("", time.Now())
+	chosen, err := domain.NewSession("acc_1", "crm:contact/42 – support", time.Now())
+	require.NoError(t, err)
+	require.Equal(t, "crm:contact/42 – support", chosen.ID(), "a client's opaque id is kept as it is")
+	require.NoError(t, domain.ValidateSessionID(strings.Repeat("é", domain.MaxSessionIDChars)))
+	for _, bad := range []string{strings.Repeat("x", domain.MaxSessionIDChars+1), "a\nb", "\xff"} {
+		require.Error(t, domain.ValidateSessionID(bad), "%q", bad)
+	}
+	_, err = domain.NewSession("", "", time.Now())
 	require.Error(t, err)
 }
 

@@ -150,12 +150,12 @@ func (b *backends) reserve(c authjwt.Caller, _ business, r *http.Request) (int, 
 	b.reserved++
 	id := ids.New("evt")
 	b.reservations[id] = c.AccountID
-	remaining := -1
+	var limitJSON, remaining any // null when unlimited, as analytics answers
 	if limit != -1 {
-		remaining = limit - b.used[c.AccountID]
+		limitJSON, remaining = limit, limit-b.used[c.AccountID]
 	}
 	return 200, map[string]any{"ok": true, "reservationId": id, "feature": "chat", "used": b.used[c.AccountID],
-		"limit": limit, "remaining": remaining, "unlimited": limit == -1}
+		"limit": limitJSON, "remaining": remaining, "unlimited": limit == -1}
 }
 
 // release is contract B's POST /internal/usage/release: only the caller's own reservation.
@@ -200,9 +200,9 @@ func usage(chatUsed, chatLimit int) map[string]any {
 	return map[string]any{"ok": true, "nearLimit": pct >= 80, "usagePercent": pct,
 		"upgradeUrl": "https://bizassist.test/pricing",
 		"features": map[string]any{
-			"chat":         map[string]any{"used": chatUsed, "limit": chatLimit, "pct": pct},
-			"lead_finder":  map[string]any{"used": 7, "limit": 50, "pct": 14},
-			"lead_scoring": map[string]any{"used": 0, "limit": -1, "pct": 0},
+			"chat":         map[string]any{"used": chatUsed, "limit": chatLimit, "pct": pct, "unlimited": false},
+			"lead_finder":  map[string]any{"used": 7, "limit": 50, "pct": 14, "unlimited": false},
+			"lead_scoring": map[string]any{"used": 0, "limit": nil, "pct": 0, "unlimited": true},
 		}}
 }
 
@@ -388,15 +388,38 @@ func TestTheSameQuestionIsAnsweredFromEachAccountsData(t *testing.T) {
 func TestASessionBelongsToOneAccount(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, nil)
-	r := s.chat(t, s.token("acc_alice", "growth"), map[string]any{"message": "Find plumbers in Austin, TX"})
+	alice := s.token("acc_alice", "growth")
+	r := s.chat(t, alice, map[string]any{"message": "Find plumbers in Austin, TX"})
 	require.Equal(t, http.StatusOK, r.status, r.raw)
 	session := r.body["sessionId"].(string)
 
+	// The same id from another account is that account's own, new session.
 	other := s.chat(t, s.token("acc_bob", "free"), map[string]any{"message": "and in Dallas?", "sessionId": session})
-	require.Equal(t, http.StatusNotFound, other.status, other.raw)
-	require.Equal(t, "session_not_found", other.body["code"])
+	require.Equal(t, http.StatusOK, other.status, other.raw)
+	require.Equal(t, session, other.body["sessionId"])
 	require.NotContains(t, other.raw, "Barton Creek")
 	require.Equal(t, "acc_alice|plumbing|Austin, TX", s.back.lastSearch(), "bob's turn must not search with alice's context")
+
+	again := s.chat(t, alice, map[string]any{"message": "and in Dallas?", "sessionId": session})
+	require.Equal(t, http.StatusOK, again.status, again.raw)
+	require.Equal(t, "acc_alice|plumbing|Dallas", s.back.lastSearch(), "alice's context survived bob's turn")
+}
+
+func TestAClientChosenSessionIDStartsAndKeepsContext(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	alice := s.token("acc_alice", "growth")
+	id := "crm-contact-42:" + strings.Repeat("x", 100)
+	r := s.chat(t, alice, map[string]any{"message": "Find plumbers in Austin, TX", "sessionId": id})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Equal(t, id, r.body["sessionId"], "an unknown id starts a session under it")
+	r = s.chat(t, alice, map[string]any{"message": "and in Dallas?", "sessionId": id})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	require.Equal(t, "acc_alice|plumbing|Dallas", s.back.lastSearch(), "the follow-up is resolved from the session")
+
+	r = s.chat(t, alice, map[string]any{"message": "hi", "sessionId": strings.Repeat("x", 129)})
+	require.Equal(t, http.StatusBadRequest, r.status, r.raw)
+	require.Equal(t, "sessionId", r.body["field"])
 }
 
 func TestChatRefusesBadInput(t *testing.T) {
@@ -417,8 +440,8 @@ func TestChatRefusesBadInput(t *testing.T) {
 		{"over-long message", token, map[string]any{"message": strings.Repeat("a", 4001)}, 400, "message"},
 		{"oversized context", token, map[string]any{"message": "hi", "context": bigContext}, 413, "context"},
 		{"context not an object", token, map[string]any{"message": "hi", "context": []int{1}}, 400, "context"},
-		{"malformed session id", token, map[string]any{"message": "hi", "sessionId": "acc_123"}, 400, "sessionId"},
-		{"unknown session", token, map[string]any{"message": "hi", "sessionId": ids.New("ses")}, 404, ""},
+		{"over-long session id", token, map[string]any{"message": "hi", "sessionId": strings.Repeat("s", 129)}, 400, "sessionId"},
+		{"session id with a control character", token, map[string]any{"message": "hi", "sessionId": "a\u0000b"}, 400, "sessionId"},
 		{"unknown field", token, map[string]any{"message": "hi", "mesage": "x"}, 400, "mesage"},
 		{"malformed JSON", token, `{"message":`, 400, ""},
 		{"unauthenticated", "", map[string]any{"message": "hi"}, 401, ""},
@@ -505,9 +528,9 @@ func TestChatFailsClosedWhenTheAllowanceCannotBeReserved(t *testing.T) {
 			require.Equal(t, "allowance_unavailable", r.body["code"])
 			require.Equal(t, before, calls.Load(), "the model is never called without a reservation")
 
-			// Ownership comes first: another account's session is not found, whatever the allowance.
+			// Another account's session id is bob's own new session, and is refused the same way.
 			r = tc.stack.chat(t, bob, map[string]any{"message": "and in Dallas?", "sessionId": aliceSession})
-			require.Equal(t, http.StatusNotFound, r.status, r.raw)
+			require.Equal(t, http.StatusServiceUnavailable, r.status, r.raw)
 			require.Equal(t, before, calls.Load())
 		})
 	}

@@ -22,7 +22,7 @@ func NewAPIKeyRepository(pool *pgxpool.Pool) *APIKeyRepository {
 	return &APIKeyRepository{pool: pool}
 }
 
-const apiKeyColumns = `id, account_id, name, prefix, key_hash, created_at, last_used_at`
+const apiKeyColumns = `id, account_id, name, prefix, key_hash, created_at, last_used_at` //nolint:gosec // column names, not a credential
 
 func scanAPIKey(row pgx.Row) (*apikey.Key, error) {
 	var (
@@ -93,6 +93,19 @@ func (r *APIKeyRepository) Delete(ctx context.Context, accountID, id string, now
 		return apikey.ErrNotFound
 	}
 	return nil
+}
+
+func (r *APIKeyRepository) DeleteAll(ctx context.Context, accountID string, now time.Time) ([]string, error) {
+	rows, err := pgkit.Q(ctx, r.pool).Query(ctx, `UPDATE api_keys SET deleted_at = $2
+		WHERE account_id = $1 AND deleted_at IS NULL RETURNING id`, accountID, now)
+	if err != nil {
+		return nil, fmt.Errorf("delete api keys: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("delete api keys: %w", err)
+	}
+	return ids, nil
 }
 
 func (r *APIKeyRepository) ByHash(ctx context.Context, hash string) (*apikey.Key, error) {

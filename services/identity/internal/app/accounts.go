@@ -11,6 +11,7 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
 
 // CreateAccount creates an owner account (registration is not public: operators and the local
@@ -89,6 +90,7 @@ func changePlan(ctx context.Context, outbox Outbox, a *account.Account, p accoun
 // the account itself, revokes its earlier tokens.
 type SetPassword struct {
 	Accounts account.Repository
+	Keys     apikey.Repository
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Now      Clock
@@ -102,7 +104,7 @@ func (h *SetPassword) Handle(ctx context.Context, accountID, password string) er
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	return setPassword(ctx, h.Accounts, h.Outbox, accountID, hash, h.Now())
+	return setPassword(ctx, h.Accounts, h.Keys, h.Outbox, accountID, hash, h.Now())
 }
 
 // Disable stops an account from signing in and revokes its tokens and keys: identity refuses to

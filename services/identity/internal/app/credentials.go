@@ -13,6 +13,7 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
 
 // errEmailRegistered is all a sign-up for a taken email learns.
@@ -72,6 +73,7 @@ func (h *SignUp) Handle(ctx context.Context, cmd SignUpCommand) (LoginResult, er
 // every token issued before (account.revoked). API keys stay: they are separate credentials.
 type ChangePassword struct {
 	Accounts account.Repository
+	Keys     apikey.Repository
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Throttle LoginThrottle
@@ -116,17 +118,27 @@ func (h *ChangePassword) Handle(ctx context.Context, cmd ChangePasswordCommand) 
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	return setPassword(ctx, h.Accounts, h.Outbox, acc.ID(), hash, h.Now())
+	return setPassword(ctx, h.Accounts, h.Keys, h.Outbox, acc.ID(), hash, h.Now())
 }
 
-// setPassword stores hash and revokes the account's earlier tokens in one transaction.
-func setPassword(ctx context.Context, accounts account.Repository, outbox Outbox, accountID, hash string, now time.Time) error {
+// setPassword stores hash and, in the same transaction, revokes every earlier credential of the
+// account: its tokens and its API keys (a new password answers a leaked one, and a key made with
+// the old password may have leaked with it).
+func setPassword(ctx context.Context, accounts account.Repository, keys apikey.Repository, outbox Outbox, accountID, hash string, now time.Time) error {
 	_, err := accounts.Update(ctx, accountID, func(ctx context.Context, a *account.Account) error {
 		if err := a.SetPasswordHash(hash, now); err != nil {
 			return err
 		}
 		nbf := a.RevokeTokens(now)
-		return outbox.Publish(ctx, revoked(a.ID(), "", nbf, identityevents.RevokedPasswordChanged))
+		deleted, err := keys.DeleteAll(ctx, a.ID(), now)
+		if err != nil {
+			return err
+		}
+		evs := []contracts.Event{revoked(a.ID(), "", nbf, identityevents.RevokedPasswordChanged)}
+		for _, id := range deleted {
+			evs = append(evs, revoked(a.ID(), id, now, identityevents.RevokedPasswordChanged))
+		}
+		return outbox.Publish(ctx, evs...)
 	})
 	return err
 }

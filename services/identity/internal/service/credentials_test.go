@@ -170,12 +170,16 @@ func TestSignUpSignsInOnTheFreePlan(t *testing.T) {
 	require.Equal(t, http.StatusTooManyRequests, r.status, r.body)
 }
 
-func TestPasswordChangeRevokesEarlierTokens(t *testing.T) {
+// A password change revokes every earlier credential: the tokens and the API keys (issue 12:
+// "every earlier key/token of that account").
+func TestPasswordChangeRevokesEarlierTokensAndKeys(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	acc := s.createOwner(t, "ann@example.com", "growth")
 	old := s.login(t, "10.1.3.1", "ann@example.com")
-	key := s.call(t, http.MethodPost, "/api/keys", "10.1.3.1", old, map[string]string{"name": "ci"}).body["key"].(string)
+	made := s.call(t, http.MethodPost, "/api/keys", "10.1.3.1", old, map[string]string{"name": "ci"}).body
+	key, keyID := made["key"].(string), made["id"].(string)
+	require.Equal(t, http.StatusOK, s.call(t, http.MethodGet, "/api/keys", "10.1.3.1", key, nil).status)
 
 	wrong := s.call(t, http.MethodPost, "/api/auth/password", "10.1.3.1", old, map[string]string{"currentPassword": "not it at all", "newPassword": "a brand new password"})
 	require.Equal(t, http.StatusForbidden, wrong.status, wrong.body)
@@ -187,9 +191,10 @@ func TestPasswordChangeRevokesEarlierTokens(t *testing.T) {
 	require.Equal(t, http.StatusOK, ok.status, ok.body)
 	require.Equal(t, map[string]any{"ok": true}, ok.body)
 	revs := s.revocations(t)
-	require.Len(t, revs, 1)
+	require.Len(t, revs, 2, "the account's tokens, and its key")
 	require.Equal(t, acc.ID(), revs[0].AccountID)
 	require.Equal(t, identityevents.RevokedPasswordChanged, revs[0].Reason)
+	require.Equal(t, []string{"", keyID}, []string{revs[0].KeyID, revs[1].KeyID})
 
 	v := s.post(t, "10.1.3.1", old, map[string]string{"action": "verify"})
 	require.Equal(t, http.StatusUnauthorized, v.status, "identity refuses the old token at once")
@@ -201,7 +206,10 @@ func TestPasswordChangeRevokesEarlierTokens(t *testing.T) {
 	require.Equal(t, http.StatusOK, fresh.status, fresh.body)
 	require.Equal(t, http.StatusOK, s.call(t, http.MethodGet, "/api/keys", "10.1.3.2", fresh.body["token"].(string), nil).status,
 		"a token issued right after the change is valid")
-	require.Equal(t, http.StatusOK, s.call(t, http.MethodGet, "/api/keys", "10.1.3.2", key, nil).status, "API keys stay")
+	require.Eventually(t, func() bool {
+		return s.call(t, http.MethodGet, "/api/keys", "10.1.3.2", key, nil).status == http.StatusUnauthorized
+	}, 5*time.Second, 50*time.Millisecond, "the key made before the change is refused")
+	require.Empty(t, s.call(t, http.MethodGet, "/api/keys", "10.1.3.2", fresh.body["token"].(string), nil).body["keys"])
 }
 
 func TestDisableRevokesTokensAndKeys(t *testing.T) {

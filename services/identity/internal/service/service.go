@@ -99,16 +99,16 @@ type Service struct {
 	ListClients    *app.ListClients
 	RecordHealth   *app.RecordHealth
 	CreateAccount  *app.CreateAccount
-	SetPlan       *app.SetPlan
-	SetPassword   *app.SetPassword
-	Disable       *app.Disable
-	CreateClient  *app.CreateClient
-	ApplyPayment  *app.ApplyPayment
+	SetPlan        *app.SetPlan
+	SetPassword    *app.SetPassword
+	Disable        *app.Disable
+	CreateClient   *app.CreateClient
+	ApplyPayment   *app.ApplyPayment
 	// The operators' command line: finding and listing accounts, and the signing keys.
-	FindAccount       *app.FindAccount
-	ListAccounts      *app.ListAccounts
-	ListSigningKeys   *app.ListSigningKeys
-	RotateSigningKey  *app.RotateSigningKey
+	FindAccount        *app.FindAccount
+	ListAccounts       *app.ListAccounts
+	ListSigningKeys    *app.ListSigningKeys
+	RotateSigningKey   *app.RotateSigningKey
 	ResealSigningKeys  *app.ResealSigningKeys
 	WithdrawSigningKey *app.WithdrawSigningKey
 
@@ -147,7 +147,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		Login:          login,
 		Verify:         &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
 		SignUp:         &app.SignUp{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: signer, Now: now},
-		ChangePassword: &app.ChangePassword{Accounts: accounts, Outbox: outbox, Hasher: hasher, Throttle: throttle, Now: now},
+		ChangePassword: &app.ChangePassword{Accounts: accounts, Keys: apiKeys, Outbox: outbox, Hasher: hasher, Throttle: throttle, Now: now},
 		CreateKey:      &app.CreateAPIKey{Keys: apiKeys, Now: now},
 		ListKeys:       &app.ListAPIKeys{Keys: apiKeys},
 		DeleteKey:      &app.DeleteAPIKey{Tx: uow, Keys: apiKeys, Outbox: outbox, Now: now},
@@ -158,15 +158,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		RecordHealth:   &app.RecordHealth{Accounts: accounts},
 		CreateAccount:  &app.CreateAccount{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
 		SetPlan:        &app.SetPlan{Accounts: accounts, Outbox: outbox, Now: now},
-		SetPassword:    &app.SetPassword{Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
+		SetPassword:    &app.SetPassword{Accounts: accounts, Keys: apiKeys, Outbox: outbox, Hasher: hasher, Now: now},
 		Disable:        &app.Disable{Accounts: accounts, Outbox: outbox, Now: now},
-		CreateClient:  &app.CreateClient{Tx: uow, Accounts: accounts, Outbox: outbox, Now: now},
-		ApplyPayment:  &app.ApplyPayment{Accounts: accounts, Outbox: outbox, Now: now},
+		CreateClient:   &app.CreateClient{Tx: uow, Accounts: accounts, Outbox: outbox, Now: now},
+		ApplyPayment:   &app.ApplyPayment{Accounts: accounts, Outbox: outbox, Now: now},
 
-		FindAccount:       &app.FindAccount{Accounts: accounts},
-		ListAccounts:      &app.ListAccounts{Accounts: accounts},
-		ListSigningKeys:   &app.ListSigningKeys{Keys: keys},
-		RotateSigningKey:  &app.RotateSigningKey{Keys: keys, Now: now},
+		FindAccount:        &app.FindAccount{Accounts: accounts},
+		ListAccounts:       &app.ListAccounts{Accounts: accounts},
+		ListSigningKeys:    &app.ListSigningKeys{Keys: keys},
+		RotateSigningKey:   &app.RotateSigningKey{Keys: keys, Now: now},
 		ResealSigningKeys:  &app.ResealSigningKeys{Keys: keys},
 		WithdrawSigningKey: &app.WithdrawSigningKey{Keys: keys, Now: now},
 		now:                now,

@@ -49,6 +49,7 @@ type Application struct {
 	RotateSecret   RotateSecret
 	ProjectAccount ProjectAccount
 	Hooks          Hooks
+	KnowLead       KnowLead
 	ForwardLead    Forward[domain.LeadWritten]
 	ForwardHealth  Forward[domain.HealthCritical]
 	Deliver        Deliver

@@ -39,6 +39,17 @@ func (h ProjectAccount) Handle(ctx context.Context, a NewAccount) error {
 	return h.Accounts.SaveAccount(ctx, a, hash)
 }
 
+// KnowLead notes a lead written to an account's sheet, so that a later inbound new_lead with its
+// email is answered as a merge into it.
+type KnowLead struct {
+	Leads KnownLeads
+}
+
+func (h KnowLead) Handle(ctx context.Context, accountID, leadID string) error {
+	_, err := h.Leads.KnowLead(ctx, accountID, leadID)
+	return err
+}
+
 // ForwardCommand is an event of the account to forward to its subscribers: a lead written to
 // its sheet (domain.LeadWritten), a client of it that entered the critical tier
 // (domain.HealthCritical).

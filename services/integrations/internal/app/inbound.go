@@ -12,6 +12,7 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -29,6 +30,7 @@ type InboundRecord struct {
 	AccountID      string
 	Event          domain.InboundEvent
 	Fields         map[string]string
+	Extras         map[string]string
 	IdempotencyKey string
 	BodyHash       []byte
 	ReceivedAt     time.Time
@@ -52,6 +54,13 @@ type InboxStore interface {
 	Accept(ctx context.Context, rec InboundRecord, since time.Time) (stored InboundRecord, created bool, err error)
 }
 
+// KnownLeads is the set of leads known to be on each account's sheet (ids from
+// leadsevents.LeadID, so a lead's email identity).
+type KnownLeads interface {
+	// KnowLead adds the lead; false when it was known already. It joins the transaction ctx carries.
+	KnowLead(ctx context.Context, accountID, leadID string) (bool, error)
+}
+
 // ReceiveInboundCmd is one POST /api/ext-webhook.
 type ReceiveInboundCmd struct {
 	Secret         string
@@ -59,11 +68,14 @@ type ReceiveInboundCmd struct {
 	Body           map[string]json.RawMessage
 }
 
-// InboundResult says which record holds the event and whether this call created it.
+// InboundResult says what the event is known by and whether this call created it. ID is the
+// lead's id for new_lead (the id the sheet and outbound new_lead carry), else the inbox record's;
+// Merged says a new_lead's email was already a lead of the account, which it joins.
 type InboundResult struct {
 	ID        string
 	Event     domain.InboundEvent
 	Duplicate bool
+	Merged    bool
 }
 
 // ReceiveInbound authenticates an inbound event by its secret, validates it, stores it once and
@@ -72,6 +84,7 @@ type ReceiveInbound struct {
 	Secrets SecretStore
 	Tx      Transactor
 	Inbox   InboxStore
+	Leads   KnownLeads
 	Outbox  Outbox
 	Now     Clock
 }
@@ -92,18 +105,26 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	}
 	now := h.Now().UTC()
 	rec := InboundRecord{
-		ID: ids.New("svc"), AccountID: accountID, Event: in.Event, Fields: in.Fields,
+		ID: ids.New("svc"), AccountID: accountID, Event: in.Event, Fields: in.Fields, Extras: in.Extras,
 		IdempotencyKey: cmd.IdempotencyKey, BodyHash: bodyHash(in), ReceivedAt: now,
 	}
 	var (
 		stored  InboundRecord
 		created bool
+		merged  bool
 	)
 	err = h.Tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		stored, created, err = h.Inbox.Accept(ctx, rec, now.Add(-DuplicateWindow))
 		if err != nil || !created {
 			return err
+		}
+		if rec.Event == domain.InboundNewLead {
+			fresh, err := h.Leads.KnowLead(ctx, accountID, leadsevents.LeadID(accountID, rec.Fields["email"]))
+			if err != nil {
+				return err
+			}
+			merged = !fresh
 		}
 		ev, err := inboundEvent(rec)
 		if err != nil {
@@ -114,7 +135,11 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	if err != nil {
 		return InboundResult{}, fmt.Errorf("accept inbound %s: %w", in.Event, err)
 	}
-	return InboundResult{ID: stored.ID, Event: stored.Event, Duplicate: !created}, nil
+	id := stored.ID
+	if stored.Event == domain.InboundNewLead {
+		id = leadsevents.LeadID(accountID, stored.Fields["email"])
+	}
+	return InboundResult{ID: id, Event: stored.Event, Duplicate: !created, Merged: merged}, nil
 }
 
 func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string, error) {
@@ -141,7 +166,8 @@ func inboundEvent(rec InboundRecord) (contracts.Event, error) {
 	switch rec.Event {
 	case domain.InboundNewLead:
 		return contracts.Event{Type: integrationsevents.InboundNewLead, AccountID: rec.AccountID, Data: integrationsevents.NewLeadData{
-			InboundID: rec.ID, Name: f["name"], Email: f["email"], Phone: f["phone"], Source: f["source"], Notes: f["notes"]}}, nil
+			InboundID: rec.ID, Name: f["name"], Email: f["email"], Phone: f["phone"], Source: f["source"], Notes: f["notes"],
+			Extras: rec.Extras}}, nil
 	case domain.InboundNewClient:
 		return contracts.Event{Type: integrationsevents.InboundNewClient, AccountID: rec.AccountID, Data: integrationsevents.NewClientData{
 			InboundID: rec.ID, BusinessName: f["businessName"], Email: f["email"], OwnerName: f["ownerName"], Phone: f["phone"], Plan: f["plan"]}}, nil
@@ -157,7 +183,8 @@ func bodyHash(in domain.Inbound) []byte {
 	canonical, _ := json.Marshal(struct { // a map of strings always encodes, keys sorted
 		Event  domain.InboundEvent `json:"event"`
 		Fields map[string]string   `json:"fields"`
-	}{in.Event, in.Fields})
+		Extras map[string]string   `json:"extras,omitempty"` // omitted when none: hashes of earlier bodies hold
+	}{in.Event, in.Fields, in.Extras})
 	sum := sha256.Sum256(canonical)
 	return sum[:]
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -43,6 +44,16 @@ type fakeInbox struct {
 	since     time.Time
 	duplicate bool
 	published []contracts.Event
+	known     map[string]bool
+}
+
+func (f *fakeInbox) KnowLead(_ context.Context, accountID, leadID string) (bool, error) {
+	if f.known == nil {
+		f.known = map[string]bool{}
+	}
+	fresh := !f.known[accountID+" "+leadID]
+	f.known[accountID+" "+leadID] = true
+	return fresh, nil
 }
 
 func (f *fakeInbox) Accept(_ context.Context, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
@@ -63,7 +74,7 @@ func TestReceiveInbound(t *testing.T) {
 	inbox := &fakeInbox{}
 	h := app.ReceiveInbound{
 		Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
-		Tx:      inbox, Inbox: inbox, Outbox: inbox, Now: func() time.Time { return now },
+		Tx:      inbox, Inbox: inbox, Leads: inbox, Outbox: inbox, Now: func() time.Time { return now },
 	}
 	body := domaintest.Body(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com"}`)
 
@@ -78,19 +89,22 @@ func TestReceiveInbound(t *testing.T) {
 
 	res, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, IdempotencyKey: "k1", Body: body})
 	require.NoError(t, err)
-	require.True(t, ids.Valid("svc", res.ID))
+	require.Equal(t, leadsevents.LeadID("acc_1", "jane@example.com"), res.ID, "a new_lead is known by its lead's id")
+	require.True(t, ids.Valid("svc", inbox.rec.ID))
 	require.False(t, res.Duplicate)
+	require.False(t, res.Merged)
 	require.Equal(t, "acc_1", inbox.rec.AccountID)
 	require.Equal(t, "k1", inbox.rec.IdempotencyKey)
 	require.Equal(t, now.Add(-24*time.Hour), inbox.since)
 	require.Equal(t, []contracts.Event{{Type: integrationsevents.InboundNewLead, AccountID: "acc_1",
-		Data: integrationsevents.NewLeadData{InboundID: res.ID, Name: "Jane", Email: "jane@example.com"}}}, inbox.published)
+		Data: integrationsevents.NewLeadData{InboundID: inbox.rec.ID, Name: "Jane", Email: "jane@example.com", Extras: map[string]string{}}}}, inbox.published)
 
 	reordered := domaintest.Body(t, `{"email":"jane@example.com","name":" Jane ","event":"new_lead"}`)
 	first := inbox.rec.BodyHash
-	_, err = h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: reordered})
+	res, err = h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: reordered})
 	require.NoError(t, err)
 	require.Equal(t, first, inbox.rec.BodyHash, "key order and surrounding spaces do not make a new event")
+	require.True(t, res.Merged, "the same email again joins the lead it names")
 
 	inbox.duplicate, inbox.published = true, nil
 	res, err = h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: body})
@@ -105,7 +119,7 @@ func TestInboundPayloadsCarryEveryField(t *testing.T) {
 	secret := string(domain.NewAccountSecret())
 	inbox := &fakeInbox{}
 	h := app.ReceiveInbound{Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
-		Tx: inbox, Inbox: inbox, Outbox: inbox, Now: func() time.Time { return now }}
+		Tx: inbox, Inbox: inbox, Leads: inbox, Outbox: inbox, Now: func() time.Time { return now }}
 	for typ, body := range map[string]string{
 		integrationsevents.InboundNewLead: `{"event":"new_lead","name":"Jane","email":"jane@example.com","phone":"+15125550101",
 			"source":"form","notes":"call after 5"}`,
@@ -115,7 +129,7 @@ func TestInboundPayloadsCarryEveryField(t *testing.T) {
 			"phone":"+15125550101","subject":"Quote","message":"Hello"}`,
 	} {
 		inbox.published = nil
-		res, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: domaintest.Body(t, body)})
+		_, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: domaintest.Body(t, body)})
 		require.NoError(t, err, typ)
 		require.Len(t, inbox.published, 1, typ)
 		require.Equal(t, typ, inbox.published[0].Type)
@@ -123,7 +137,7 @@ func TestInboundPayloadsCarryEveryField(t *testing.T) {
 		require.NoError(t, err)
 		want := domaintest.Body(t, body)
 		delete(want, "event")
-		want["inboundId"] = json.RawMessage(`"` + res.ID + `"`)
+		want["inboundId"] = json.RawMessage(`"` + inbox.rec.ID + `"`)
 		wantJSON, err := json.Marshal(want)
 		require.NoError(t, err)
 		require.JSONEq(t, string(wantJSON), string(got), typ)

@@ -18,13 +18,19 @@ import (
 type PaymentStore interface {
 	// ClaimPayment records the event id; false when it was recorded before.
 	ClaimPayment(ctx context.Context, p domain.Payment) (bool, error)
-	// MatchAccount finds the account by processor customer id, else by email (owners first);
-	// ErrNotFound when neither matches.
-	MatchAccount(ctx context.Context, customerID, email string) (string, error)
+	// MatchAccount finds the account for p by domain.MatchPayment's rule; ErrNotFound when none.
+	MatchAccount(ctx context.Context, p domain.Payment) (PaymentMatch, error)
 	// RememberCustomer links a processor customer id to an account.
 	RememberCustomer(ctx context.Context, customerID, accountID string) error
 	// SetPaymentAccount notes which account a claimed event matched.
 	SetPaymentAccount(ctx context.Context, eventID, accountID string) error
+}
+
+// PaymentMatch is the account a payment event belongs to, its email, and how it was found.
+type PaymentMatch struct {
+	AccountID string
+	Email     string
+	By        domain.MatchedBy
 }
 
 // PaymentResult says what became of a processor event.
@@ -55,7 +61,7 @@ func (h ReceivePayment) Handle(ctx context.Context, p domain.Payment) (PaymentRe
 			res.Duplicate = !fresh
 			return err
 		}
-		accountID, err := h.Payments.MatchAccount(ctx, p.CustomerID, p.CustomerEmail)
+		m, err := h.Payments.MatchAccount(ctx, p)
 		if errors.Is(err, ErrNotFound) {
 			return nil // a customer we do not know: recorded, not forwarded
 		}
@@ -63,10 +69,14 @@ func (h ReceivePayment) Handle(ctx context.Context, p domain.Payment) (PaymentRe
 			return err
 		}
 		res.Matched = true
-		if p.CustomerID != "" {
+		accountID := m.AccountID
+		if p.CustomerID != "" && m.By.Binds() {
 			if err := h.Payments.RememberCustomer(ctx, p.CustomerID, accountID); err != nil {
 				return err
 			}
+		}
+		if p.CustomerEmail == "" {
+			p.CustomerEmail = m.Email // the processor does not expand the customer on most events
 		}
 		if err := h.Payments.SetPaymentAccount(ctx, p.EventID, accountID); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"net/mail"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bizassist/bizassist/libs/apperr"
@@ -27,6 +28,14 @@ const (
 // MaxFieldLength bounds each inbound field so one event cannot bloat the inbox or a leads sheet.
 const MaxFieldLength = 4000
 
+// Bounds of the extra fields a sender may add to an event: forms and automation tools send more
+// than spec 2.11 lists, and what they send is kept, within these.
+const (
+	MaxExtras          = 20
+	MaxExtraKeyLength  = 64
+	MaxExtraValueChars = 1000
+)
+
 type fieldSpec struct{ required, optional []string }
 
 var inboundFields = map[InboundEvent]fieldSpec{
@@ -40,14 +49,18 @@ func InboundEvents() []InboundEvent {
 	return []InboundEvent{InboundNewLead, InboundNewClient, InboundContactForm}
 }
 
-// Inbound is a validated inbound event: its name and its string fields (event excluded).
+// Inbound is a validated inbound event: its name, its spec 2.11 fields (event excluded) and the
+// sender's extra fields.
 type Inbound struct {
 	Event  InboundEvent
 	Fields map[string]string
+	Extras map[string]string
 }
 
 // ParseInbound validates a decoded request body against spec 2.11: a known event, every required
-// field present and non-empty, no unknown field, every value a string.
+// field present and non-empty, every spec'd value a string. Other fields are the sender's extras:
+// strings, numbers and booleans are kept as text (at most MaxExtras, each bounded), null, objects
+// and arrays are ignored; an extra is never a reason to refuse the event unless it passes a bound.
 func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 	rawEvent, ok := body["event"]
 	if !ok {
@@ -68,13 +81,16 @@ func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 	}
 	slices.Sort(keys) // report the same field first every time
 	fields := make(map[string]string, len(body)-1)
+	extras := map[string]string{}
 	for _, k := range keys {
 		if k == "event" {
 			continue
 		}
 		if !slices.Contains(spec.required, k) && !slices.Contains(spec.optional, k) {
-			return Inbound{}, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeUnknownField, Field: k,
-				Message: fmt.Sprintf("%s: unknown field for %s (allowed: %s)", k, event, strings.Join(append(slices.Clone(spec.required), spec.optional...), ", "))}
+			if err := addExtra(extras, k, body[k]); err != nil {
+				return Inbound{}, err
+			}
+			continue
 		}
 		v, ok := stringOf(body[k])
 		if !ok {
@@ -94,7 +110,41 @@ func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 	if addr, err := mail.ParseAddress(fields["email"]); err != nil || addr.Address != fields["email"] {
 		return Inbound{}, apperr.InvalidField("email", "must be a plain email address such as jane@example.com")
 	}
-	return Inbound{Event: event, Fields: fields}, nil
+	return Inbound{Event: event, Fields: fields, Extras: extras}, nil
+}
+
+// addExtra keeps one extra field as text, within the bounds.
+func addExtra(extras map[string]string, k string, raw json.RawMessage) error {
+	v, ok := scalarText(raw)
+	if !ok {
+		return nil // null, an object or an array: nothing a sheet cell can show
+	}
+	switch {
+	case len(extras) == MaxExtras:
+		return apperr.InvalidField(k, fmt.Sprintf("at most %d fields beyond those of the event are kept", MaxExtras))
+	case k == "" || utf8.RuneCountInString(k) > MaxExtraKeyLength || strings.ContainsFunc(k, unicode.IsControl):
+		return apperr.InvalidField(k, fmt.Sprintf("an extra field's name must be 1-%d printable characters", MaxExtraKeyLength))
+	case utf8.RuneCountInString(v) > MaxExtraValueChars:
+		return apperr.InvalidField(k, fmt.Sprintf("an extra field must be at most %d characters", MaxExtraValueChars))
+	}
+	extras[k] = v
+	return nil
+}
+
+// scalarText is a JSON string's value, or a number's or boolean's JSON text.
+func scalarText(raw json.RawMessage) (string, bool) {
+	if s, ok := stringOf(raw); ok {
+		return strings.TrimSpace(s), true
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	switch v.(type) {
+	case float64, bool:
+		return string(bytes.TrimSpace(raw)), true
+	}
+	return "", false
 }
 
 // stringOf decodes a JSON string; null, numbers and the rest are not strings.

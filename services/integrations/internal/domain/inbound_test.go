@@ -2,6 +2,8 @@ package domain_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,7 +41,9 @@ func TestParseInboundRejectsBadInputNamingTheField(t *testing.T) {
 		{"empty required", `{"event":"new_client","businessName":"  ","email":"a@b.co"}`, apperr.CodeMissingField, "businessName"},
 		{"non-string field", `{"event":"new_lead","name":"x","email":"a@b.co","phone":5125550100}`, apperr.CodeInvalidType, "phone"},
 		{"null field", `{"event":"new_lead","name":null,"email":"a@b.co"}`, apperr.CodeInvalidType, "name"},
-		{"field of another event", `{"event":"new_lead","name":"x","email":"a@b.co","businessName":"y"}`, apperr.CodeUnknownField, "businessName"},
+		{"extra too long", `{"event":"new_lead","name":"x","email":"a@b.co","comment":"` + strings.Repeat("y", domain.MaxExtraValueChars+1) + `"}`, apperr.CodeInvalidField, "comment"},
+		{"extra name too long", `{"event":"new_lead","name":"x","email":"a@b.co","` + strings.Repeat("k", domain.MaxExtraKeyLength+1) + `":"y"}`, apperr.CodeInvalidField, strings.Repeat("k", domain.MaxExtraKeyLength+1)},
+		{"too many extras", `{"event":"new_lead","name":"x","email":"a@b.co",` + extras(domain.MaxExtras+1) + `}`, apperr.CodeInvalidField, fmt.Sprintf("x%02d", domain.MaxExtras)},
 		{"bad email", `{"event":"contact_form","name":"x","email":"not an email"}`, apperr.CodeInvalidField, "email"},
 	}
 	for _, tc := range cases {
@@ -53,6 +57,31 @@ func TestParseInboundRejectsBadInputNamingTheField(t *testing.T) {
 			require.Equal(t, tc.field, e.Field)
 		})
 	}
+}
+
+// extras is n extra string fields x00, x01, ... as JSON members.
+func extras(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`"x%02d":"v"`, i)
+	}
+	return strings.Join(parts, ",")
+}
+
+func TestParseInboundKeepsWhatSendersAdd(t *testing.T) {
+	t.Parallel()
+	in, err := domain.ParseInbound(domaintest.Body(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com",
+		"businessName":"Doe LLC","utm_source":" spring ","zip":78701,"consent":true,"page":null,"answers":{"a":1},"tags":["x"],`+extras(domain.MaxExtras-4)+`}`))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"name": "Jane", "email": "jane@example.com"}, in.Fields)
+	require.Equal(t, "Doe LLC", in.Extras["businessName"], "another event's field is an extra here")
+	require.Equal(t, "spring", in.Extras["utm_source"])
+	require.Equal(t, "78701", in.Extras["zip"])
+	require.Equal(t, "true", in.Extras["consent"])
+	require.NotContains(t, in.Extras, "page")
+	require.NotContains(t, in.Extras, "answers")
+	require.NotContains(t, in.Extras, "tags")
+	require.Len(t, in.Extras, domain.MaxExtras)
 }
 
 func TestSamplesParseAsValidEvents(t *testing.T) {

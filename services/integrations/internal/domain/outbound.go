@@ -62,12 +62,14 @@ func HealthCriticalMessage(h HealthCritical) (Message, error) {
 	}{OutboundHealthCritical, h.Email, h.BusinessName, h.Score, h.Recommendation})
 }
 
-// Payment is a payment-processor event reduced to the fields we forward and publish.
+// Payment is a payment-processor event: the fields we match, publish and forward, and the
+// processor's own event object as it arrived.
 type Payment struct {
 	EventID           string
 	Type              string
 	CustomerID        string
 	CustomerEmail     string
+	ClientReferenceID string // what our checkout set on the session: the paying account's id
 	Plan              string
 	Status            string
 	Amount            *int64
@@ -77,34 +79,71 @@ type Payment struct {
 	CancelAtPeriodEnd *bool
 	EndedAt           *time.Time
 	NextAttempt       *time.Time
+	Raw               json.RawMessage // the verified event object, byte for byte
 }
 
-// Message builds the forwarded body: "event" plus the spec 6.1 fields (snake_case, as the
-// processor names them) that this event carries.
+// MatchedBy says how a payment event found its account.
+type MatchedBy int
+
+const (
+	// ByCustomer: the processor's customer id, linked to the account at an earlier checkout.
+	ByCustomer MatchedBy = iota
+	// ByReference: the checkout's client_reference_id, the account id our checkout set.
+	ByReference
+	// ByEmail: an email the customer typed at checkout, or the processor's customer email.
+	ByEmail
+)
+
+// Binds reports whether a match may link the event's customer id to the account for later
+// events. An email typed at checkout proves nothing about who pays, so it never does: anyone
+// could otherwise type an account's email and steer that account's plan with their own
+// subscription's events.
+func (m MatchedBy) Binds() bool { return m != ByEmail }
+
+// Message builds the forwarded body: "event", the spec 6.1 key fields of every payment event at
+// the top level in the processor's names and types (amounts in the smallest currency unit, times
+// in Unix seconds; null when this event does not carry one), and the processor's event object
+// unchanged under "processor_event", so nothing it sent is lost or re-encoded.
 func (p Payment) Message() (Message, error) {
 	return encode(p.Type, struct {
-		Event             string  `json:"event"`
-		CustomerEmail     string  `json:"customer_email,omitempty"`
-		Plan              string  `json:"plan,omitempty"`
-		Status            string  `json:"status,omitempty"`
-		Amount            *int64  `json:"amount,omitempty"`
-		AmountDue         *int64  `json:"amount_due,omitempty"`
-		SubscriptionID    string  `json:"subscription_id,omitempty"`
-		InvoiceID         string  `json:"invoice_id,omitempty"`
-		CancelAtPeriodEnd *bool   `json:"cancel_at_period_end,omitempty"`
-		EndedAt           *string `json:"ended_at,omitempty"`
-		NextAttempt       *string `json:"next_attempt,omitempty"`
-	}{p.Type, p.CustomerEmail, p.Plan, p.Status, p.Amount, p.AmountDue, p.SubscriptionID, p.InvoiceID,
-		p.CancelAtPeriodEnd, OptionalTime(p.EndedAt), OptionalTime(p.NextAttempt)})
+		Event             string          `json:"event"`
+		ID                string          `json:"id"`
+		CustomerEmail     *string         `json:"customer_email"`
+		Plan              *string         `json:"plan"`
+		Status            *string         `json:"status"`
+		Amount            *int64          `json:"amount"`
+		AmountDue         *int64          `json:"amount_due"`
+		SubscriptionID    *string         `json:"subscription_id"`
+		InvoiceID         *string         `json:"invoice_id"`
+		CancelAtPeriodEnd *bool           `json:"cancel_at_period_end"`
+		EndedAt           *int64          `json:"ended_at"`
+		NextAttempt       *int64          `json:"next_attempt"`
+		ProcessorEvent    json.RawMessage `json:"processor_event"`
+	}{p.Type, p.EventID, nonEmpty(p.CustomerEmail), nonEmpty(p.Plan), nonEmpty(p.Status), p.Amount, p.AmountDue,
+		nonEmpty(p.SubscriptionID), nonEmpty(p.InvoiceID), p.CancelAtPeriodEnd, unixOf(p.EndedAt), unixOf(p.NextAttempt), p.raw()})
 }
 
-// OptionalTime formats t as a payload timestamp, or nil when there is no time.
-func OptionalTime(t *time.Time) *string {
+// raw is the processor's event object, or null when there is none (a test's hand-built event).
+func (p Payment) raw() json.RawMessage {
+	if len(p.Raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return p.Raw
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func unixOf(t *time.Time) *int64 {
 	if t == nil {
 		return nil
 	}
-	s := isotime.Format(*t)
-	return &s
+	u := t.Unix()
+	return &u
 }
 
 func encode(event string, body any) (Message, error) {

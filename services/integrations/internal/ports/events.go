@@ -20,6 +20,9 @@ func EventHandlers(a app.Application) map[string]events.Handler {
 			return a.ProjectAccount.Handle(ctx, app.NewAccount{AccountID: d.AccountID, Email: d.Email, Role: d.Role, OwnerID: d.OwnerID})
 		}),
 		leadsevents.LeadWritten: events.Typed(func(ctx context.Context, e events.Envelope, d leadsevents.LeadWrittenData) error {
+			if err := a.KnowLead.Handle(ctx, e.AccountID, d.LeadID); err != nil {
+				return err
+			}
 			return a.ForwardLead.Handle(ctx, app.ForwardCommand[domain.LeadWritten]{AccountID: e.AccountID, Event: domain.LeadWritten{
 				LeadID: d.LeadID, Name: d.Name, Email: d.Email, Phone: d.Phone, Source: d.Source, At: d.Timestamp.Time}})
 		}),

@@ -64,7 +64,7 @@ func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpx.Respond(w, http.StatusOK, inboundResponse{
-		Event: string(res.Event), Processed: !res.Duplicate, ServiceID: res.ID, Duplicate: res.Duplicate,
+		Event: string(res.Event), Processed: !res.Duplicate, ServiceID: res.ID, Duplicate: res.Duplicate, Merged: res.Merged,
 	})
 }
 
@@ -73,6 +73,7 @@ type inboundResponse struct {
 	Processed bool   `json:"processed"`
 	ServiceID string `json:"serviceId"`
 	Duplicate bool   `json:"duplicate"`
+	Merged    bool   `json:"merged"`
 }
 
 func (h HTTP) samples(w http.ResponseWriter, _ *http.Request) {

@@ -49,6 +49,7 @@ func (s *StripeWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, apperr.Invalid("invalid_event", err.Error()))
 		return
 	}
+	p.Raw = payload // forwarded as the processor sent it
 	res, err := s.Receive.Handle(r.Context(), p)
 	if err != nil {
 		httpx.Fail(w, r, err)
@@ -86,6 +87,7 @@ func paymentOf(e stripe.Event) (domain.Payment, error) {
 			p.CustomerEmail = cs.CustomerDetails.Email
 		}
 		p.CustomerID = customerID(cs.Customer)
+		p.ClientReferenceID = cs.ClientReferenceID
 		p.Plan = cs.Metadata["plan"]
 		p.Status = string(cs.Status)
 		p.Amount = &cs.AmountTotal

@@ -35,18 +35,23 @@ func TestSubscriptionEventsCarryPlanStatusAndEnd(t *testing.T) {
 	require.Equal(t, "growth", p.Plan)
 	require.Equal(t, time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC), *p.EndedAt)
 
+	p.Raw = json.RawMessage(`{"id":"evt_1","object":"event","data":{"object":{"ended_at":1767322800}}}`)
 	msg, err := p.Message()
 	require.NoError(t, err)
-	require.JSONEq(t, `{"event":"customer.subscription.deleted","customer_email":"ann@example.com","plan":"growth",
-		"status":"canceled","subscription_id":"sub_1","cancel_at_period_end":false,"ended_at":"2026-01-02T03:00:00.000Z"}`, string(msg.Body))
+	require.JSONEq(t, `{"event":"customer.subscription.deleted","id":"evt_1","customer_email":"ann@example.com","plan":"growth",
+		"status":"canceled","amount":null,"amount_due":null,"subscription_id":"sub_1","invoice_id":null,
+		"cancel_at_period_end":false,"ended_at":1767322800,"next_attempt":null,
+		"processor_event":{"id":"evt_1","object":"event","data":{"object":{"ended_at":1767322800}}}}`, string(msg.Body),
+		"key fields at the top level in the processor's types, nothing dropped, the original object kept")
 }
 
 func TestCheckoutTakesTheEmailFromCustomerDetails(t *testing.T) {
 	t.Parallel()
 	p, err := paymentOf(event(t, "checkout.session.completed", `{"id":"cs_1","object":"checkout.session",
-		"customer_details":{"email":"bob@example.com"},"amount_total":9900,"status":"complete"}`))
+		"customer_details":{"email":"bob@example.com"},"amount_total":9900,"status":"complete","client_reference_id":"acc_1"}`))
 	require.NoError(t, err)
 	require.Equal(t, "bob@example.com", p.CustomerEmail)
+	require.Equal(t, "acc_1", p.ClientReferenceID)
 	require.EqualValues(t, 9900, *p.Amount)
 }
 

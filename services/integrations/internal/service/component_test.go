@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -154,7 +156,7 @@ func TestInboundWebhook(t *testing.T) {
 		{"unknown event", withSecret(secret), map[string]any{"event": "new_order", "name": "x", "email": "a@b.co"}, http.StatusBadRequest, "event"},
 		{"missing required field", withSecret(secret), map[string]any{"event": "new_client", "email": "a@b.co"}, http.StatusBadRequest, "businessName"},
 		{"non-string field", withSecret(secret), map[string]any{"event": "new_lead", "name": "x", "email": "a@b.co", "phone": 5125550100}, http.StatusBadRequest, "phone"},
-		{"unknown field", withSecret(secret), map[string]any{"event": "contact_form", "name": "x", "email": "a@b.co", "budget": "1k"}, http.StatusBadRequest, "budget"},
+		{"extra too long", withSecret(secret), map[string]any{"event": "contact_form", "name": "x", "email": "a@b.co", "budget": strings.Repeat("1", 1001)}, http.StatusBadRequest, "budget"},
 		{"malformed JSON", withSecret(secret), `{"event":`, http.StatusBadRequest, ""},
 	}
 	for _, tc := range bad {
@@ -170,7 +172,9 @@ func TestInboundWebhook(t *testing.T) {
 	require.Equal(t, http.StatusOK, first.status, first.body)
 	require.Equal(t, true, first.body["processed"])
 	require.Equal(t, "new_lead", first.body["event"])
+	require.Equal(t, false, first.body["merged"])
 	serviceID := first.body["serviceId"].(string)
+	require.Equal(t, leadsevents.LeadID("acc_owner1", "jane@example.com"), serviceID, "the lead's own id, which leads gives the row")
 
 	again := s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(secret), lead)
 	require.Equal(t, http.StatusOK, again.status)
@@ -187,8 +191,22 @@ func TestInboundWebhook(t *testing.T) {
 	require.Equal(t, false, k2.body["processed"], "the same idempotency key is a repeat")
 	require.Equal(t, k1.body["serviceId"], k2.body["serviceId"])
 
-	require.Equal(t, 2, s.count(t, `SELECT count(*) FROM inbox`))
-	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'inbound.new_lead' AND payload->'data'->>'inboundId' = $1`, serviceID))
+	// The same person from another form, with extras: accepted, kept, and said to merge.
+	merged := s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(secret), map[string]any{"event": "new_lead", "name": "Jane D.",
+		"email": "JANE@example.com", "utm_source": "spring", "zip": 78701})
+	require.Equal(t, http.StatusOK, merged.status, merged.body)
+	require.Equal(t, true, merged.body["processed"])
+	require.Equal(t, true, merged.body["merged"])
+	require.Equal(t, serviceID, merged.body["serviceId"])
+	// Someone else on the same office line is another lead.
+	colleague := s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(secret), map[string]any{"event": "new_lead", "name": "Jim",
+		"email": "jim@example.com", "phone": "+15125550100"})
+	require.Equal(t, false, colleague.body["merged"])
+
+	require.Equal(t, 4, s.count(t, `SELECT count(*) FROM inbox`))
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM inbox WHERE extras = '{"utm_source": "spring", "zip": "78701"}'::jsonb`))
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'inbound.new_lead' AND payload->'data'->'extras'->>'zip' = '78701'`))
+	require.Equal(t, 3, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'inbound.new_lead'`))
 	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'inbound.contact_form'`))
 
 	rotated := s.rotate(t, token)

@@ -35,6 +35,16 @@ func (s *stack) postStripe(t *testing.T, event map[string]any, secret string, at
 	return reply{status: resp.StatusCode, body: m}
 }
 
+// roundTrip is v as a receiver decodes it.
+func roundTrip(t *testing.T, v any) any {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	require.NoError(t, err)
+	var out any
+	require.NoError(t, json.Unmarshal(raw, &out))
+	return out
+}
+
 func stripeEvent(id, typ string, object map[string]any) map[string]any {
 	return map[string]any{"id": id, "object": "event", "type": typ, "api_version": "2020-08-27",
 		"created": time.Now().Unix(), "data": map[string]any{"object": object}}
@@ -55,12 +65,13 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 		mu.Unlock()
 	}))
 	t.Cleanup(receiver.Close)
-	sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token),
-		map[string]string{"hookUrl": receiver.URL, "event": "invoice.payment_failed"})
-	require.Equal(t, http.StatusCreated, sub.status, sub.body)
+	for _, event := range []string{"invoice.payment_failed", "customer.subscription.deleted"} {
+		sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": receiver.URL, "event": event})
+		require.Equal(t, http.StatusCreated, sub.status, sub.body)
+	}
 
 	checkout := stripeEvent("evt_checkout_1", "checkout.session.completed", map[string]any{
-		"id": "cs_1", "object": "checkout.session", "customer": "cus_1", "customer_email": "Payer@Example.com",
+		"id": "cs_1", "object": "checkout.session", "customer": "cus_1", "customer_email": "Payer@Example.com", "client_reference_id": "acc_payer",
 		"amount_total": 4900, "subscription": "sub_1", "status": "complete", "metadata": map[string]string{"plan": "growth"},
 	})
 	r := s.postStripe(t, checkout, stripeSecret, time.Now())
@@ -71,7 +82,8 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 	again := s.postStripe(t, checkout, stripeSecret, time.Now())
 	require.Equal(t, true, again.body["duplicate"], "Stripe retries are deduplicated by event id")
 
-	// The invoice carries only the customer id, learned from the checkout.
+	// The invoice carries only the customer id, linked to the account at checkout; customer_email
+	// comes from that link, the processor's object travels unchanged.
 	failed := stripeEvent("evt_invoice_1", "invoice.payment_failed", map[string]any{
 		"id": "in_1", "object": "invoice", "customer": "cus_1", "amount_due": 4900, "status": "open",
 		"subscription": "sub_1", "next_payment_attempt": 1767322800,
@@ -81,11 +93,25 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 	require.EqualValues(t, 1, r.body["forwarded"])
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 }, 30*time.Second, 20*time.Millisecond, "the forwarded payment event")
 	mu.Lock()
+	original := got[0]["processor_event"]
 	require.Equal(t, map[string]any{
-		"event": "invoice.payment_failed", "invoice_id": "in_1", "amount_due": float64(4900), "status": "open",
-		"subscription_id": "sub_1", "next_attempt": "2026-01-02T03:00:00.000Z",
+		"event": "invoice.payment_failed", "id": "evt_invoice_1", "customer_email": "payer@example.com", "plan": nil, "status": "open",
+		"amount": nil, "amount_due": float64(4900), "subscription_id": "sub_1", "invoice_id": "in_1", "cancel_at_period_end": nil,
+		"ended_at": nil, "next_attempt": float64(1767322800), "processor_event": original,
 	}, got[0])
+	require.Equal(t, roundTrip(t, failed), original)
 	mu.Unlock()
+
+	// An email typed at another checkout matches, but never links that customer to the account:
+	// its later events are not the account's.
+	typed := stripeEvent("evt_checkout_2", "checkout.session.completed", map[string]any{
+		"id": "cs_2", "object": "checkout.session", "customer": "cus_other", "customer_email": "payer@example.com", "status": "complete",
+	})
+	require.Equal(t, true, s.postStripe(t, typed, stripeSecret, time.Now()).body["matched"])
+	cancelled := stripeEvent("evt_sub_deleted_other", "customer.subscription.deleted", map[string]any{
+		"id": "sub_other", "object": "subscription", "customer": "cus_other", "status": "canceled", "ended_at": 1767322800,
+	})
+	require.Equal(t, false, s.postStripe(t, cancelled, stripeSecret, time.Now()).body["matched"])
 
 	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'payment.checkout.session.completed'
 		AND account_id = 'acc_payer' AND payload->'data'->>'plan' = 'growth' AND payload->'data'->>'customerEmail' = 'Payer@Example.com'`))

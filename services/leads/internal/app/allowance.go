@@ -15,10 +15,6 @@ const (
 	FeatureLeadScoring = "lead_scoring"
 )
 
-// Unlimited is the one representation of "no monthly cap": in a reservation and in the batch
-// answer's remaining.
-const Unlimited = -1
-
 // Stable codes of allowance refusals; the batch keeps its own (CodeAllowanceExhausted).
 const (
 	CodeLeadFinderLimit      = "lead_finder_limit_reached"
@@ -43,7 +39,7 @@ type AllowanceRequest struct {
 	Count           int
 }
 
-// Reservation is a granted reservation; Limit and Remaining are Unlimited when Unlimited is set.
+// Reservation is a granted reservation; Limit and Remaining mean nothing when Unlimited is set.
 type Reservation struct {
 	ID                     string
 	Used, Limit, Remaining int

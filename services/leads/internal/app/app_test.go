@@ -77,7 +77,10 @@ func found(name string) app.Found {
 	return app.Found{BusinessName: name, OwnerName: "O", Email: "o@" + name + ".com", Phone: "+15124723000", Source: "organic", Rank: 60}
 }
 
-// fakeAllowances grants up to limit units (app.Unlimited for no cap), or fails with err.
+// unlimited is fakeAllowances' limit for a feature without a cap.
+const unlimited = -1
+
+// fakeAllowances grants up to limit units (unlimited for no cap), or fails with err.
 type fakeAllowances struct {
 	limit, used int
 	err         error
@@ -90,7 +93,7 @@ func (f *fakeAllowances) Reserve(_ context.Context, credential string, r app.All
 	if f.err != nil {
 		return app.Reservation{}, f.err
 	}
-	if f.limit != app.Unlimited && f.used+r.Count > f.limit {
+	if f.limit != unlimited && f.used+r.Count > f.limit {
 		return app.Reservation{}, &app.LimitReachedError{Feature: r.Feature, Used: f.used, Limit: f.limit,
 			Remaining: f.limit - f.used, UpgradeURL: "https://x.test/pricing"}
 	}
@@ -98,8 +101,8 @@ func (f *fakeAllowances) Reserve(_ context.Context, credential string, r app.All
 	f.reserved = append(f.reserved, r)
 	f.credentials = append(f.credentials, credential)
 	res := app.Reservation{ID: fmt.Sprintf("evt_%d", len(f.reserved)), Used: f.used, Limit: f.limit, Remaining: f.limit - f.used}
-	if f.limit == app.Unlimited {
-		res.Remaining, res.Unlimited = app.Unlimited, true
+	if f.limit == unlimited {
+		res.Remaining, res.Unlimited = unlimited, true
 	}
 	return res, nil
 }
@@ -113,7 +116,7 @@ func TestFindLeadsFillsFromTextOnlyWhatVerticalsLeave(t *testing.T) {
 	t.Parallel()
 	cat := &fakeCatalog{vertical: []app.Found{found("a"), found("b")}, text: []app.Found{found("c"), found("d"), found("e")}}
 	sh := &fakeSheet{}
-	al := &fakeAllowances{limit: app.Unlimited}
+	al := &fakeAllowances{limit: unlimited}
 	find := app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, Now: time.Now}
 	limit := 3
 	got, err := find.Handle(context.Background(),
@@ -242,10 +245,9 @@ func TestScoreBatchReservesAllOrNothingBeforeScoring(t *testing.T) {
 	require.Equal(t, "https://x.test/pricing", ae.Details["upgradeUrl"], "analytics' pricing page")
 	require.Equal(t, asked, dns.n.Load(), "a refused batch is not scored")
 
-	unlimited := app.ScoreBatch{Qualifier: h.Qualifier, Allowances: &fakeAllowances{limit: app.Unlimited}}
-	res, err = unlimited.Handle(context.Background(), app.BatchInput{Credential: "tok", Leads: leads})
+	uncapped := app.ScoreBatch{Qualifier: h.Qualifier, Allowances: &fakeAllowances{limit: unlimited}}
+	res, err = uncapped.Handle(context.Background(), app.BatchInput{Credential: "tok", Leads: leads})
 	require.NoError(t, err)
-	require.Equal(t, app.Unlimited, res.Remaining)
 	require.True(t, res.Unlimited)
 
 	// Scoring fails after the reservation (our catalog): the reservation is given back.

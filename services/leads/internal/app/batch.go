@@ -35,7 +35,7 @@ type BatchScore struct {
 	Qualified bool   `json:"qualified"`
 }
 
-// BatchResult is what the route returns; Remaining is Unlimited when Unlimited is set.
+// BatchResult is what the route returns; Remaining means nothing when Unlimited is set.
 type BatchResult struct {
 	Scored    int
 	Remaining int
@@ -68,11 +68,7 @@ func (h ScoreBatch) Handle(ctx context.Context, in BatchInput) (BatchResult, err
 	for i, r := range assessed {
 		results[i] = BatchScore{Email: strings.TrimSpace(in.Leads[i].Email), Score: r.Score, Qualified: r.Qualified}
 	}
-	remaining := res.Remaining
-	if res.Unlimited {
-		remaining = Unlimited
-	}
-	return BatchResult{Scored: n, Remaining: remaining, Unlimited: res.Unlimited, Results: results}, nil
+	return BatchResult{Scored: n, Remaining: res.Remaining, Unlimited: res.Unlimited, Results: results}, nil
 }
 
 func validateBatch(leads []LeadInput) error {

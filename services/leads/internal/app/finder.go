@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
@@ -85,7 +84,7 @@ func (h FindLeads) search(ctx context.Context, accountID string, q SearchQuery) 
 	now := h.Now()
 	leads := make([]sheet.Lead, 0, len(found))
 	for _, f := range found {
-		l, err := sheet.NewLead(ids.New("lead"), accountID, sheet.LeadInput{
+		l, err := sheet.NewLead(accountID, sheet.LeadInput{
 			Name: f.OwnerName, Email: f.Email, Phone: f.Phone, BusinessName: f.BusinessName, Source: f.Source,
 		}, now)
 		if err != nil {

@@ -80,7 +80,8 @@ type Sheet interface {
 	// Append adds the leads not already on the account's sheet and returns the added ones; it
 	// joins the transaction ctx carries.
 	Append(ctx context.Context, accountID string, leads []sheet.Lead) ([]sheet.Lead, error)
-	// List returns up to limit leads older than the cursor lead id ("" for the newest).
+	// List returns up to limit leads written before the cursor lead ("" for the newest), newest
+	// first; a cursor that names no lead of the account gives none.
 	List(ctx context.Context, accountID, before string, limit int) ([]sheet.Lead, error)
 	// Each calls fn for every lead of the account, newest first.
 	Each(ctx context.Context, accountID string, fn func(sheet.Lead) error) error

@@ -82,6 +82,8 @@ type InboundLeadCommand struct {
 	Email     string
 	Phone     string
 	Source    string
+	Notes     string
+	Extras    map[string]string
 }
 
 // Handle fails only for what a redelivery could fix; a lead that can never be valid is logged
@@ -91,8 +93,8 @@ func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) e
 	if source == "" {
 		source = "webhook"
 	}
-	l, err := sheet.NewLead(ids.New("lead"), cmd.AccountID, sheet.LeadInput{
-		Name: cmd.Name, Email: cmd.Email, Phone: cmd.Phone, Source: source,
+	l, err := sheet.NewLead(cmd.AccountID, sheet.LeadInput{
+		Name: cmd.Name, Email: cmd.Email, Phone: cmd.Phone, Source: source, Notes: cmd.Notes, Extras: cmd.Extras,
 	}, h.Now())
 	if err != nil {
 		slog.WarnContext(ctx, "inbound lead dropped: invalid", "event", cmd.EventID, "inboundId", cmd.InboundID, "error", err)

@@ -15,7 +15,7 @@ func EventHandlers(a app.Application) map[string]events.Handler {
 	return map[string]events.Handler{
 		integrationsevents.InboundNewLead: events.Typed(func(ctx context.Context, e events.Envelope, d integrationsevents.NewLeadData) error {
 			return a.Inbound.Handle(ctx, app.InboundLeadCommand{EventID: e.ID, AccountID: e.AccountID, InboundID: d.InboundID,
-				Name: d.Name, Email: d.Email, Phone: d.Phone, Source: d.Source})
+				Name: d.Name, Email: d.Email, Phone: d.Phone, Source: d.Source, Notes: d.Notes, Extras: d.Extras})
 		}),
 	}
 }

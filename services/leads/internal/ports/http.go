@@ -4,11 +4,15 @@ package ports
 
 import (
 	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
 
+	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
@@ -119,10 +123,36 @@ func (h HTTP) qualify(w http.ResponseWriter, r *http.Request) {
 	httpx.Respond(w, http.StatusOK, qualifyJSON{Score: res.Score, Qualified: res.Qualified, Reasoning: res.Reasoning, Signals: res.Signals})
 }
 
+// batchLead is one lead of a batch. It is tolerant where the request is strict: a lead is the
+// finder's Lead object as often as a bare input, so fields it does not use (ownerName, score,
+// source, ...) are ignored rather than refused.
 type batchLead struct {
 	Email        string `json:"email"`
 	BusinessName string `json:"businessName"`
 	Phone        string `json:"phone"`
+}
+
+// decodeBatchLeads decodes each lead tolerantly, naming leads[i].<field> on a wrong type.
+func decodeBatchLeads(raw []json.RawMessage) ([]app.LeadInput, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	leads := make([]app.LeadInput, len(raw))
+	for i, r := range raw {
+		var l batchLead
+		if err := json.Unmarshal(r, &l); err != nil {
+			field := fmt.Sprintf("leads[%d]", i)
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) && typeErr.Field != "" {
+				return nil, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: field + "." + typeErr.Field,
+					Message: fmt.Sprintf("%s.%s: must be a string", field, typeErr.Field)}
+			}
+			return nil, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: field,
+				Message: field + ": must be an object with at least email"}
+		}
+		leads[i] = app.LeadInput{Email: l.Email, BusinessName: l.BusinessName, Phone: l.Phone}
+	}
+	return leads, nil
 }
 
 func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
@@ -131,41 +161,46 @@ func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
+	// The request object is strict (a misspelt "leads" is refused); each lead is not.
 	var req struct {
-		Leads []batchLead `json:"leads"`
+		Leads []json.RawMessage `json:"leads"`
 	}
 	if err := httpx.Decode(w, r, &req, maxBody); err != nil {
 		httpx.Fail(w, r, err)
 		return
 	}
-	in := app.BatchInput{Credential: token}
-	if req.Leads != nil {
-		in.Leads = make([]app.LeadInput, len(req.Leads))
-		for i, l := range req.Leads {
-			in.Leads[i] = app.LeadInput{Email: l.Email, BusinessName: l.BusinessName, Phone: l.Phone}
-		}
-	}
-	res, err := h.App.ScoreBatch.Handle(r.Context(), in)
+	leads, err := decodeBatchLeads(req.Leads)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
 	}
+	res, err := h.App.ScoreBatch.Handle(r.Context(), app.BatchInput{Credential: token, Leads: leads})
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	var remaining *int // null on a plan without a cap: "unlimited" has no number
+	if !res.Unlimited {
+		remaining = &res.Remaining
+	}
 	httpx.Respond(w, http.StatusOK, struct {
 		Scored    int              `json:"scored"`
-		Remaining int              `json:"remaining"`
+		Remaining *int             `json:"remaining"`
 		Unlimited bool             `json:"unlimited"`
 		Results   []app.BatchScore `json:"results"`
-	}{res.Scored, res.Remaining, res.Unlimited, res.Results})
+	}{res.Scored, remaining, res.Unlimited, res.Results})
 }
 
 type sheetLeadJSON struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Email        string `json:"email"`
-	Phone        string `json:"phone"`
-	BusinessName string `json:"businessName"`
-	Source       string `json:"source"`
-	CreatedAt    string `json:"createdAt"`
+	ID           string            `json:"id"`
+	Name         string            `json:"name"`
+	Email        string            `json:"email"`
+	Phone        string            `json:"phone"`
+	BusinessName string            `json:"businessName"`
+	Source       string            `json:"source"`
+	Notes        string            `json:"notes"`
+	Extras       map[string]string `json:"extras"`
+	CreatedAt    string            `json:"createdAt"`
 }
 
 func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
@@ -183,7 +218,7 @@ func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
 	leads := make([]sheetLeadJSON, len(page.Leads))
 	for i, l := range page.Leads {
 		leads[i] = sheetLeadJSON{ID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(),
-			BusinessName: l.BusinessName(), Source: l.Source(), CreatedAt: httpx.Timestamp(l.CreatedAt())}
+			BusinessName: l.BusinessName(), Source: l.Source(), Notes: l.Notes(), Extras: l.Extras(), CreatedAt: httpx.Timestamp(l.CreatedAt())}
 	}
 	var next *string
 	if page.NextCursor != "" {

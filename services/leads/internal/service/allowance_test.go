@@ -113,12 +113,13 @@ func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
 	require.Equal(t, 20, h.analytics.Used(account, "lead_scoring"))
 }
 
-func TestUnlimitedBatchAllowanceIsMinusOne(t *testing.T) {
+func TestUnlimitedBatchAllowanceHasNoNumber(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.23")
 	r := h.do("POST", "/api/lead-quality-batch", h.token("growth"), batchOf(25, func(i int) string { return fmt.Sprintf("u%d@acme.com", i) }))
 	require.Equal(t, 200, r.status, string(r.body))
-	require.EqualValues(t, -1, r.json["remaining"])
+	require.Contains(t, r.json, "remaining")
+	require.Nil(t, r.json["remaining"], "unlimited is null, not a magic number")
 	require.Equal(t, true, r.json["unlimited"])
 }
 
@@ -134,7 +135,7 @@ func TestThePlanIsAnalyticsNotTheTokens(t *testing.T) {
 	for range 2 {
 		r := h.do("POST", "/api/lead-quality-batch", tok, batch)
 		require.Equal(t, 200, r.status, string(r.body))
-		require.EqualValues(t, -1, r.json["remaining"])
+		require.Equal(t, true, r.json["unlimited"])
 	}
 
 	// Downgraded since: the free cap holds at once.

@@ -295,13 +295,22 @@ func TestLeadQualityBatch(t *testing.T) {
 	h.requireError(h.do("POST", "/api/lead-quality-batch", free, batchOf(26, func(i int) string { return fmt.Sprintf("a%d@acme.com", i) })), 400, "invalid_field", "leads")
 	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []map[string]string{{"businessName": "x"}}}), 400, "missing_field", "leads[0].email")
 	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{}), 400, "missing_field", "leads")
+	// Each lead is tolerant (the finder's Lead object passes as it is); the request object is not.
+	finderLead := map[string]any{"businessName": "Acme Plumbing", "ownerName": "Ann Lee", "email": "ann@acmeplumbing.com",
+		"phone": "+15124723000", "score": 85, "source": "organic"}
+	r = h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []any{finderLead}})
+	require.Equal(t, 200, r.status, string(r.body))
+	require.EqualValues(t, 1, r.json["scored"])
+	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []any{finderLead}, "lead": 1}), 400, "unknown_field", "lead")
+	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []any{map[string]any{"email": 5}}}), 400, "invalid_type", "leads[0].email")
+	h.requireError(h.do("POST", "/api/lead-quality-batch", free, map[string]any{"leads": []any{"ann@acme.com"}}), 400, "invalid_type", "leads[0]")
 	h.requireError(h.do("POST", "/api/lead-quality-batch", "", batchOf(1, func(int) string { return "a@b.com" })), 401, "unauthenticated", "")
 
 	growth := h.do("POST", "/api/lead-quality-batch", h.token("growth"), batchOf(25, func(i int) string { return fmt.Sprintf("g%d@acme.com", i) }))
 	require.Equal(t, 200, growth.status)
-	require.EqualValues(t, -1, growth.json["remaining"], "unlimited is -1")
+	require.Nil(t, growth.json["remaining"], "unlimited has no number")
 	require.Equal(t, true, growth.json["unlimited"])
-	require.Equal(t, 2, h.analytics.Used(account, "lead_scoring"), "refused batches reserve nothing")
+	require.Equal(t, 3, h.analytics.Used(account, "lead_scoring"), "refused batches reserve nothing")
 }
 
 func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
@@ -430,7 +439,8 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 	// What integrations publishes for a lead received on its webhook.
 	owner := ids.New("acc")
 	env, err := events.New(ctx, integrationsevents.InboundNewLead, owner, integrationsevents.NewLeadData{InboundID: ids.New("inb"),
-		Name: "Erin Inbound", Email: "erin@inbound.test", Phone: "512-472-3999", Source: "webhook"})
+		Name: "Erin Inbound", Email: "erin@inbound.test", Phone: "512-472-3999", Source: "webhook",
+		Notes: "call after 5", Extras: map[string]string{"utm_source": "spring"}})
 	require.NoError(t, err)
 	raw, err := json.Marshal(env)
 	require.NoError(t, err)
@@ -441,6 +451,11 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 		err := h.pool.QueryRow(ctx, "SELECT id FROM sheet_leads WHERE account_id = $1 AND email = 'erin@inbound.test'", owner).Scan(&leadID)
 		return err == nil
 	}, 20*time.Second, 50*time.Millisecond, "the inbound lead reaches the owner's sheet")
+	require.Equal(t, leadsevents.LeadID(owner, "ERIN@inbound.test"), leadID, "the id integrations answered the sender with")
+	var notes, extras string
+	require.NoError(t, h.pool.QueryRow(ctx, "SELECT notes, extras::text FROM sheet_leads WHERE id = $1", leadID).Scan(&notes, &extras))
+	require.Equal(t, "call after 5", notes)
+	require.JSONEq(t, `{"utm_source": "spring"}`, extras)
 
 	var written events.Envelope
 	require.Eventually(t, func() bool {

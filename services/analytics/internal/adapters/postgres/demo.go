@@ -62,8 +62,10 @@ func (d *Demo) AddDemoClients(ctx context.Context, ownerID string, clients []app
 				batch.Queue(`INSERT INTO activity_daily (account_id, day, kind, n) VALUES ($1, $2, 'lead', 1)`, c.AccountID, dayOf(at))
 			}
 			for _, u := range c.Uses {
-				batch.Queue(`INSERT INTO usage_daily (account_id, day, feature, uses) VALUES ($1, $2, $3, $4)`,
-					c.AccountID, u.Day, u.Feature, u.Uses)
+				// Metered features as the features record them: reservations.
+				batch.Queue(`INSERT INTO usage_daily (account_id, day, feature, uses, lane)
+						VALUES ($1, $2, $3, $4, CASE WHEN $3 = ANY($5::text[]) THEN $6 ELSE 0 END)`,
+					c.AccountID, u.Day, u.Feature, u.Uses, metered(), laneReservation)
 			}
 		}
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {

@@ -40,7 +40,14 @@ func TestFactsCountTheWholeUTCDaysOfEachWindow(t *testing.T) {
 		{"2026-03-10", "lead_scoring", 32}, // today
 		{"2026-03-11", "chat", 64},         // after today
 	} {
-		exec(`INSERT INTO usage_daily (account_id, day, feature, uses) VALUES ('acc_f', $1, $2, $3)`, u.day, u.feature, u.uses)
+		lane := 0 // log-usage's lanes; metered features count only as reserved (lane -2)
+		if u.feature != "audit_tool" {
+			lane = -2
+		}
+		exec(`INSERT INTO usage_daily (account_id, day, feature, uses, lane) VALUES ('acc_f', $1, $2, $3, $4)`, u.day, u.feature, u.uses, lane)
+		if u.feature == "chat" { // the same chats logged by the client too: kept, not counted again
+			exec(`INSERT INTO usage_daily (account_id, day, feature, uses, lane) VALUES ('acc_f', $1, $2, $3, 0)`, u.day, u.feature, u.uses)
+		}
 	}
 	for _, a := range []struct {
 		day  string
@@ -62,7 +69,7 @@ func TestFactsCountTheWholeUTCDaysOfEachWindow(t *testing.T) {
 	require.Equal(t, lastLogin, f.LastLoginAt.UTC())
 	require.Equal(t, 4, f.FeaturesUsed, "chat, lead_finder, audit_tool and lead_scoring in Window")
 	require.Equal(t, 16, f.ChatUses)
-	require.Equal(t, 16+32, f.UsageRecent)
+	require.Equal(t, 16+16+32, f.UsageRecent, "activity counts every use")
 	require.Equal(t, 4+8, f.UsagePrior)
 	require.Equal(t, []health.Metered{{Used: 2 + 16, Limit: 1000}, {Used: 32, Limit: -1}, {Used: 4, Limit: 300}}, f.Metered,
 		"chat, lead_scoring and lead_finder in Window against the growth limits")

@@ -155,15 +155,16 @@ func loadAccounts(ctx context.Context, tx pgx.Tx, ids []string) (*gathered, erro
 }
 
 // addUsageFacts counts, from the daily usage, the distinct features used in Window, the chat
-// uses in ChatWindow and all uses in each of the two trend windows.
+// uses in ChatWindow (the assistant's reservations, chat's one source) and all uses in each of
+// the two trend windows.
 func addUsageFacts(ctx context.Context, tx pgx.Tx, g *gathered, ids []string, days health.Days) error {
 	rows, err := tx.Query(ctx, `SELECT account_id,
 			count(DISTINCT feature) FILTER (WHERE day >= $2),
-			coalesce(sum(uses) FILTER (WHERE feature = 'chat' AND day >= $3), 0),
+			coalesce(sum(uses) FILTER (WHERE feature = 'chat' AND lane = $8 AND day >= $3), 0),
 			coalesce(sum(uses) FILTER (WHERE day >= $4), 0),
 			coalesce(sum(uses) FILTER (WHERE day >= $5 AND day < $4), 0)
 		FROM usage_daily WHERE account_id = ANY($1) AND day >= $6 AND day <= $7
-		GROUP BY account_id`, ids, days.Window, days.Chat, days.Recent, days.Prior, days.Earliest(), days.Today)
+		GROUP BY account_id`, ids, days.Window, days.Chat, days.Recent, days.Prior, days.Earliest(), days.Today, laneReservation)
 	if err != nil {
 		return fmt.Errorf("load usage facts: %w", err)
 	}
@@ -187,8 +188,8 @@ func addUsageFacts(ctx context.Context, tx pgx.Tx, g *gathered, ids []string, da
 // plan's monthly limit.
 func addMeteredUse(ctx context.Context, tx pgx.Tx, g *gathered, ids []string, days health.Days, limits map[string]map[usage.Feature]int) error {
 	rows, err := tx.Query(ctx, `SELECT account_id, feature, sum(uses)::bigint FROM usage_daily
-		WHERE account_id = ANY($1) AND day >= $2 AND day <= $3 AND feature = ANY($4)
-		GROUP BY account_id, feature`, ids, days.Window, days.Today, metered())
+		WHERE account_id = ANY($1) AND day >= $2 AND day <= $3 AND feature = ANY($4) AND lane = $5
+		GROUP BY account_id, feature`, ids, days.Window, days.Today, metered(), laneReservation)
 	if err != nil {
 		return fmt.Errorf("load metered use: %w", err)
 	}

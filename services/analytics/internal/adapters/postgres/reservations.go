@@ -20,6 +20,9 @@ const SourceReservation = "reservation"
 
 // laneReservation is the rollup and dirty-mark lane of reservations. They are serialised per
 // account and feature by their lock already, so one lane for all of them contends with nothing.
+// It is also the one source of a metered feature's use: the feature reserves where it runs, so
+// what log-usage or usage.recorded report of chat, lead_scoring or lead_finder is kept but not
+// counted again (the spec's own log-usage example is a chat message).
 const laneReservation int16 = -2
 
 // reservationLockSpace is the first key of reservations' advisory locks, so they never share a
@@ -56,8 +59,8 @@ func (r *Reservations) Reserve(ctx context.Context, e usage.Event, from, to time
 			return fmt.Errorf("lock allowance: %w", err)
 		}
 		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(uses), 0)::bigint FROM usage_daily
-			WHERE account_id = $1 AND feature = $2 AND day >= $3 AND day < $4`,
-			e.AccountID(), e.Feature(), dayOf(from), dayOf(to)).Scan(&used); err != nil {
+			WHERE account_id = $1 AND feature = $2 AND day >= $3 AND day < $4 AND lane = $5`,
+			e.AccountID(), e.Feature(), dayOf(from), dayOf(to), laneReservation).Scan(&used); err != nil {
 			return fmt.Errorf("monthly use: %w", err)
 		}
 		if !admit(int(used)) {

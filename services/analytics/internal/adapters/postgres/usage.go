@@ -153,8 +153,8 @@ func NewAllowances(pool *pgxpool.Pool) *Allowances { return &Allowances{pool: po
 
 func (a *Allowances) MonthlyUse(ctx context.Context, accountID string, from, to time.Time) (map[usage.Feature]int, error) {
 	rows, err := a.pool.Query(ctx, `SELECT feature, sum(uses)::bigint FROM usage_daily
-		WHERE account_id = $1 AND day >= $2 AND day < $3 AND feature = ANY($4)
-		GROUP BY feature`, accountID, dayOf(from), dayOf(to), metered())
+		WHERE account_id = $1 AND day >= $2 AND day < $3 AND feature = ANY($4) AND lane = $5
+		GROUP BY feature`, accountID, dayOf(from), dayOf(to), metered(), laneReservation)
 	if err != nil {
 		return nil, fmt.Errorf("monthly use: %w", err)
 	}

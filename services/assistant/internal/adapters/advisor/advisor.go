@@ -194,7 +194,7 @@ func (ad *Advisor) usage(ctx context.Context, why bool, tools app.Tools, a *answ
 	tf := u.Features[top]
 	a.fact("topFeature", top)
 	if why {
-		if tf.Limit == app.Unlimited {
+		if tf.Unlimited {
 			a.say("None of your features has a monthly cap that you are close to; %s is your most used feature with %d uses this month.", featureLabel(top), tf.Used)
 			return
 		}
@@ -210,7 +210,7 @@ func (ad *Advisor) usage(ctx context.Context, why bool, tools app.Tools, a *answ
 		if i > 0 {
 			a.say("; ")
 		}
-		if f.Limit == app.Unlimited {
+		if f.Unlimited {
 			a.say("%s %d (unlimited)", featureLabel(n), f.Used)
 		} else {
 			a.say("%s %d of %d (%d%%)", featureLabel(n), f.Used, f.Limit, f.Pct)
@@ -385,8 +385,8 @@ func sortedFeatures(m map[string]app.FeatureUsage) []string {
 	}
 	sort.Slice(names, func(i, j int) bool {
 		a, b := m[names[i]], m[names[j]]
-		if (a.Limit == app.Unlimited) != (b.Limit == app.Unlimited) {
-			return b.Limit == app.Unlimited
+		if a.Unlimited != b.Unlimited {
+			return b.Unlimited
 		}
 		if a.Pct != b.Pct {
 			return a.Pct > b.Pct

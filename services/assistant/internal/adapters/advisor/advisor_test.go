@@ -87,7 +87,7 @@ func TestUsageNamesTheFeatureClosestToItsLimit(t *testing.T) {
 	f := &tools{usage: app.Usage{NearLimit: true, UsagePercent: 92, Features: map[string]app.FeatureUsage{
 		"chat":         {Used: 46, Limit: 50, Pct: 92},
 		"lead_finder":  {Used: 3, Limit: 10, Pct: 30},
-		"lead_scoring": {Used: 7, Limit: app.Unlimited},
+		"lead_scoring": {Used: 7, Unlimited: true},
 	}}}
 	a := reply(t, f, "how much of my plan have I used?", domain.State{})
 	require.Contains(t, a.Text, "chat 46 of 50 (92%); lead finder 3 of 10 (30%); lead scoring 7 (unlimited)")

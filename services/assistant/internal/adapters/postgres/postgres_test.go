@@ -28,7 +28,7 @@ func TestSessionsRoundTripAndStayWithTheirAccount(t *testing.T) {
 	repo := postgres.NewSessions(pool)
 	ctx := context.Background()
 
-	s, err := domain.NewSession("acc_a", now)
+	s, err := domain.NewSession("acc_a", "", now)
 	require.NoError(t, err)
 	s.Advance(domain.State{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}, Facts: map[string]string{"top": "Barton Creek"}})
 	turn := func(q, a string) []domain.Message {
@@ -47,6 +47,14 @@ func TestSessionsRoundTripAndStayWithTheirAccount(t *testing.T) {
 	require.ErrorIs(t, err, domain.ErrSessionNotFound)
 	other := domain.RestoreSession(s.ID(), "acc_b", domain.State{}, now)
 	require.ErrorIs(t, repo.Save(ctx, other, false, turn("x", "y")), domain.ErrSessionNotFound)
+	// Session ids are per account: another account may start its own session under the same id.
+	require.NoError(t, repo.Save(ctx, other, true, turn("b1", "b2")))
+	_, history, err = repo.Load(ctx, "acc_b", s.ID(), 10)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b1", "b2"}, contents(history))
+	_, history, err = repo.Load(ctx, "acc_a", s.ID(), 10)
+	require.NoError(t, err)
+	require.Equal(t, []string{"q1", "a1", "q2", "a2"}, contents(history), "untouched by the other account")
 
 	var stored int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM feed_events WHERE source_id = 'evt_r1'`).Scan(&stored))

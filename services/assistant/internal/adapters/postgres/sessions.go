@@ -43,8 +43,8 @@ func (r *Sessions) Load(ctx context.Context, accountID, sessionID string, maxMes
 		return nil, nil, fmt.Errorf("decode session state: %w", err)
 	}
 	rows, err := r.pool.Query(ctx,
-		`SELECT role, content, tokens, created_at FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2`,
-		sessionID, maxMessages)
+		`SELECT role, content, tokens, created_at FROM messages WHERE account_id = $1 AND session_id = $2 ORDER BY id DESC LIMIT $3`,
+		accountID, sessionID, maxMessages)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,8 +71,10 @@ func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, ms
 	return pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		now := time.Now().UTC()
 		if created {
+			// Two first turns under one client-chosen id may race: the later one continues the session.
 			if _, err := tx.Exec(ctx,
-				`INSERT INTO sessions (id, account_id, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)`,
+				`INSERT INTO sessions (id, account_id, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (account_id, id) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at`,
 				s.ID(), s.AccountID(), state, s.CreatedAt(), now); err != nil {
 				return err
 			}
@@ -91,10 +93,10 @@ func (r *Sessions) Save(ctx context.Context, s *domain.Session, created bool, ms
 			roles[i], contents[i], tokens[i], ats[i] = string(m.Role), m.Content, m.Tokens, m.At
 		}
 		// One statement for the exchange; ordinality keeps the question before the reply.
-		if _, err := tx.Exec(ctx, `INSERT INTO messages (session_id, role, content, tokens, created_at)
-			SELECT $1, r.role, r.content, r.tokens, r.at
-			FROM unnest($2::text[], $3::text[], $4::int[], $5::timestamptz[]) WITH ORDINALITY AS r(role, content, tokens, at, n)
-			ORDER BY r.n`, s.ID(), roles, contents, tokens, ats); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO messages (account_id, session_id, role, content, tokens, created_at)
+			SELECT $1, $2, r.role, r.content, r.tokens, r.at
+			FROM unnest($3::text[], $4::text[], $5::int[], $6::timestamptz[]) WITH ORDINALITY AS r(role, content, tokens, at, n)
+			ORDER BY r.n`, s.AccountID(), s.ID(), roles, contents, tokens, ats); err != nil {
 			return err
 		}
 		_, err := addFeed(ctx, tx, feed)

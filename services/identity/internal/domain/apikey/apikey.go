@@ -74,6 +74,8 @@ type Repository interface {
 	List(ctx context.Context, accountID string) ([]*Key, error)
 	// Delete removes accountID's key id (ErrNotFound when it has none by that id).
 	Delete(ctx context.Context, accountID, id string, now time.Time) error
+	// DeleteAll removes every live key of accountID and returns their ids.
+	DeleteAll(ctx context.Context, accountID string, now time.Time) ([]string, error)
 	ByHash(ctx context.Context, hash string) (*Key, error)
 	// Touch records a use at now unless one was recorded in the last minute.
 	Touch(ctx context.Context, id string, now time.Time) error

@@ -62,6 +62,10 @@ func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 	if err != nil {
 		return app.InboundRecord{}, false, err
 	}
+	extras, err := json.Marshal(rec.Extras)
+	if err != nil {
+		return app.InboundRecord{}, false, err
+	}
 	stored, created := rec, true
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		lockKey := rec.AccountID + ":" + rec.IdempotencyKey
@@ -73,15 +77,15 @@ func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 		}
 		var row pgx.Row
 		if rec.IdempotencyKey != "" {
-			row = tx.QueryRow(ctx, `SELECT id, event, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
+			row = tx.QueryRow(ctx, `SELECT id, event, fields, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
 				rec.AccountID, rec.IdempotencyKey)
 		} else {
-			row = tx.QueryRow(ctx, `SELECT id, event, received_at FROM inbox
+			row = tx.QueryRow(ctx, `SELECT id, event, fields, received_at FROM inbox
 				WHERE account_id = $1 AND body_hash = $2 AND received_at >= $3 ORDER BY received_at DESC LIMIT 1`,
 				rec.AccountID, rec.BodyHash, since)
 		}
 		var event string
-		err := row.Scan(&stored.ID, &event, &stored.ReceivedAt)
+		err := row.Scan(&stored.ID, &event, &stored.Fields, &stored.ReceivedAt)
 		if err == nil {
 			stored.Event, created = domain.InboundEvent(event), false
 			return nil
@@ -89,9 +93,9 @@ func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO inbox (id, account_id, event, fields, idempotency_key, body_hash, received_at)
-			VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7)`,
-			rec.ID, rec.AccountID, rec.Event, fields, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO inbox (id, account_id, event, fields, extras, idempotency_key, body_hash, received_at)
+			VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8)`,
+			rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt); err != nil {
 			return err
 		}
 		return nil
@@ -100,4 +104,14 @@ func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 		return app.InboundRecord{}, false, wrap("accept inbound", err)
 	}
 	return stored, created, nil
+}
+
+// KnowLead implements app.KnownLeads.
+func (s *Store) KnowLead(ctx context.Context, accountID, leadID string) (bool, error) {
+	tag, err := pgkit.Q(ctx, s.pool).Exec(ctx, `INSERT INTO known_leads (account_id, lead_id) VALUES ($1, $2)
+		ON CONFLICT DO NOTHING`, accountID, leadID)
+	if err != nil {
+		return false, wrap("know lead", err)
+	}
+	return tag.RowsAffected() == 1, nil
 }

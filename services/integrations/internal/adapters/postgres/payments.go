@@ -17,15 +17,24 @@ func (s *Store) ClaimPayment(ctx context.Context, p domain.Payment) (bool, error
 	return tag.RowsAffected() == 1, nil
 }
 
-// MatchAccount implements app.PaymentStore.
-func (s *Store) MatchAccount(ctx context.Context, customerID, email string) (string, error) {
-	var id string
-	err := pgkit.Q(ctx, s.pool).QueryRow(ctx, `SELECT account_id FROM (
-			SELECT account_id, 0 AS rank FROM payment_customers WHERE customer_id = $1 AND $1 <> ''
+// MatchAccount implements app.PaymentStore: the customer id linked at checkout first, then the
+// checkout's client reference (an account id), then the email (owners before clients).
+func (s *Store) MatchAccount(ctx context.Context, p domain.Payment) (app.PaymentMatch, error) {
+	var (
+		m   app.PaymentMatch
+		how int
+	)
+	err := pgkit.Q(ctx, s.pool).QueryRow(ctx, `SELECT a.id, a.email, m.how FROM (
+			SELECT account_id, $4::int AS how, 0 AS rank FROM payment_customers WHERE customer_id = $1 AND $1 <> ''
 			UNION ALL
-			SELECT id, CASE role WHEN 'owner' THEN 1 ELSE 2 END FROM accounts WHERE lower(email) = lower($2) AND $2 <> ''
-		) m ORDER BY rank LIMIT 1`, customerID, email).Scan(&id)
-	return id, wrap("match payment account", notFound(err))
+			SELECT id, $5, 1 FROM accounts WHERE id = $2 AND $2 <> ''
+			UNION ALL
+			SELECT id, $6, CASE role WHEN 'owner' THEN 2 ELSE 3 END FROM accounts WHERE lower(email) = lower($3) AND $3 <> ''
+		) m JOIN accounts a ON a.id = m.account_id ORDER BY m.rank LIMIT 1`,
+		p.CustomerID, p.ClientReferenceID, p.CustomerEmail, int(domain.ByCustomer), int(domain.ByReference), int(domain.ByEmail)).
+		Scan(&m.AccountID, &m.Email, &how)
+	m.By = domain.MatchedBy(how)
+	return m, wrap("match payment account", notFound(err))
 }
 
 // RememberCustomer implements app.PaymentStore.

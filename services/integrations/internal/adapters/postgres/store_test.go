@@ -181,3 +181,57 @@ func TestPruneKeepsQueuedAndRecentDeliveries(t *testing.T) {
 	require.Equal(t, 1, sqlInt(`SELECT count(*) FROM deliveries WHERE status = 'pending'`))
 	require.Equal(t, 1, sqlInt(`SELECT count(*) FROM deliveries WHERE status = 'failed'`))
 }
+
+// Attempts the workers record at once share group-committed transactions; each still lands
+// with its own effects, and one that the database refuses fails alone.
+func TestConcurrentAttemptsAreRecordedTogetherAndEachApplies(t *testing.T) {
+	t.Parallel()
+	store, sqlInt, uow := newStoreAndUnitOfWork(t)
+	ctx := context.Background()
+	sub, err := domain.NewSubscription("acc_1", domain.OutboundNewLead, "https://h.example/x", domain.TargetPolicy{}, time.Now())
+	require.NoError(t, err)
+	sub, _, err = store.CreateSubscription(ctx, sub)
+	require.NoError(t, err)
+	msg, err := domain.NewLeadMessage(domain.LeadWritten{LeadID: "lead_1", Name: "x", Email: "x@example.com"})
+	require.NoError(t, err)
+	for range 40 {
+		_, err := store.Plan(ctx, "acc_1", msg)
+		require.NoError(t, err)
+	}
+	var ids []string
+	require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error {
+		tx, _ := pgkit.TxFrom(ctx)
+		rows, err := tx.Query(ctx, `SELECT id FROM deliveries ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	}))
+	require.Len(t, ids, 40)
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(ids)+1)
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = store.Record(ctx, app.AttemptRecord{DeliveryID: id, SubscriptionID: sub.ID(), At: time.Now().UTC(),
+				StatusCode: 204, Latency: time.Millisecond, Outcome: domain.Delivered})
+		}()
+	}
+	// An attempt of an unknown delivery breaks a foreign key: it fails alone.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		errs[len(ids)] = store.Record(ctx, app.AttemptRecord{DeliveryID: "msg_missing", SubscriptionID: sub.ID(), At: time.Now().UTC(),
+			StatusCode: 204, Outcome: domain.Delivered})
+	}()
+	wg.Wait()
+	for _, err := range errs[:len(ids)] {
+		require.NoError(t, err)
+	}
+	require.Error(t, errs[len(ids)])
+	require.Equal(t, 40, sqlInt(`SELECT count(*) FROM delivery_attempts`))
+	require.Equal(t, 40, sqlInt(`SELECT count(*) FROM deliveries WHERE status = 'delivered' AND attempts = 1`))
+}

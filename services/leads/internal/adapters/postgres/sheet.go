@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -17,24 +18,30 @@ type Sheet struct{ pool *pgxpool.Pool }
 
 func NewSheet(pool *pgxpool.Pool) *Sheet { return &Sheet{pool: pool} }
 
-// Append inserts the leads, skipping any whose email or phone is already on the sheet (the
-// unique indexes decide, so concurrent appends cannot both add the same lead), and returns the
-// added ones. It joins the transaction ctx carries.
+// Append inserts the leads, skipping any whose email is already on the sheet (the unique index
+// decides, so concurrent appends cannot both add the same lead), and returns the added ones. It
+// joins the transaction ctx carries.
 func (s *Sheet) Append(ctx context.Context, accountID string, leads []sheet.Lead) ([]sheet.Lead, error) {
+	leads = firstOfEach(leads)
 	n := len(leads)
-	idsCol, names, emails, phones, businesses, sources := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	idsCol, names, emails, phones, businesses, sources, notes, extras := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	created := make([]time.Time, n)
 	for i, l := range leads {
-		idsCol[i], names[i], emails[i], phones[i], businesses[i], sources[i], created[i] =
-			l.ID(), l.Name(), l.Email(), l.Phone(), l.BusinessName(), l.Source(), l.CreatedAt()
+		x, err := json.Marshal(l.Extras())
+		if err != nil {
+			return nil, fmt.Errorf("encode extras: %w", err)
+		}
+		idsCol[i], names[i], emails[i], phones[i], businesses[i], sources[i], notes[i], extras[i], created[i] =
+			l.ID(), l.Name(), l.Email(), l.Phone(), l.BusinessName(), l.Source(), l.Notes(), string(x), l.CreatedAt()
 	}
-	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, business_name, source, created_at)
-		SELECT id, $1, name, email, phone, business_name, source, created_at
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
-			WITH ORDINALITY AS r(id, name, email, phone, business_name, source, created_at, ord)
+	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, business_name, source, notes, extras, created_at)
+		SELECT id, $1, name, email, phone, business_name, source, notes, extras::jsonb, created_at
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+			WITH ORDINALITY AS r(id, name, email, phone, business_name, source, notes, extras, created_at, ord)
 		ORDER BY ord
 		ON CONFLICT DO NOTHING
-		RETURNING id`, accountID, idsCol, names, emails, phones, businesses, sources, created)
+		RETURNING id`, accountID, idsCol, names, emails, phones, businesses, sources, notes, extras, created)
 	if err != nil {
 		return nil, fmt.Errorf("insert sheet leads: %w", err)
 	}
@@ -55,20 +62,36 @@ func (s *Sheet) Append(ctx context.Context, accountID string, leads []sheet.Lead
 	return added, nil
 }
 
-const leadColumns = `SELECT id, account_id, name, email, phone, business_name, source, created_at FROM sheet_leads`
+// firstOfEach keeps the first lead of each id: one email twice in a batch is one lead.
+func firstOfEach(leads []sheet.Lead) []sheet.Lead {
+	seen := make(map[string]bool, len(leads))
+	out := leads[:0:0]
+	for _, l := range leads {
+		if !seen[l.ID()] {
+			seen[l.ID()] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+const leadColumns = `SELECT id, account_id, name, email, phone, business_name, source, notes, extras, created_at FROM sheet_leads`
 
 func scanLead(r pgx.CollectableRow) (sheet.Lead, error) {
 	var (
-		id, account, name, email, phone, business, source string
-		created                                           time.Time
+		id, account, name, email, phone, business, source, notes string
+		extras                                                   map[string]string
+		created                                                  time.Time
 	)
-	err := r.Scan(&id, &account, &name, &email, &phone, &business, &source, &created)
-	return sheet.RebuildLead(id, account, name, email, phone, business, source, created), err
+	err := r.Scan(&id, &account, &name, &email, &phone, &business, &source, &notes, &extras, &created)
+	return sheet.RebuildLead(id, account, name, email, phone, business, source, notes, extras, created), err
 }
 
+// List pages by (created_at, id): ids are derived from emails and do not sort by time.
 func (s *Sheet) List(ctx context.Context, accountID, before string, limit int) ([]sheet.Lead, error) {
-	rows, err := s.pool.Query(ctx, leadColumns+` WHERE account_id = $1 AND ($2 = '' OR id < $2)
-		ORDER BY id DESC LIMIT $3`, accountID, before, limit)
+	rows, err := s.pool.Query(ctx, leadColumns+` WHERE account_id = $1 AND ($2 = '' OR (created_at, id) <
+			(SELECT created_at, id FROM sheet_leads WHERE account_id = $1 AND id = $2))
+		ORDER BY created_at DESC, id DESC LIMIT $3`, accountID, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list sheet: %w", err)
 	}
@@ -77,7 +100,7 @@ func (s *Sheet) List(ctx context.Context, accountID, before string, limit int) (
 
 // Each streams the sheet row by row, so an export never holds it all in memory.
 func (s *Sheet) Each(ctx context.Context, accountID string, fn func(sheet.Lead) error) error {
-	rows, err := s.pool.Query(ctx, leadColumns+` WHERE account_id = $1 ORDER BY id DESC`, accountID)
+	rows, err := s.pool.Query(ctx, leadColumns+` WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, accountID)
 	if err != nil {
 		return fmt.Errorf("export sheet: %w", err)
 	}

@@ -11,14 +11,13 @@ import (
 
 	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
 
 func lead(t *testing.T, account, email, phone string) sheet.Lead {
 	t.Helper()
-	l, err := sheet.NewLead(ids.New("lead"), account, sheet.LeadInput{Name: "N", Email: email, Phone: phone}, time.Now())
+	l, err := sheet.NewLead(account, sheet.LeadInput{Name: "N", Email: email, Phone: phone}, time.Now())
 	require.NoError(t, err)
 	return l
 }
@@ -38,17 +37,33 @@ func TestSheetAppendDeduplicatesPerAccount(t *testing.T) {
 	require.Len(t, added, 2)
 
 	added, err = s.Append(ctx, "acc_a", []sheet.Lead{
-		lead(t, "acc_a", "carol@acme.com", phoneN(1)), // same phone as Ann
-		lead(t, "acc_a", "dan@acme.com", phoneN(2)),
+		lead(t, "acc_a", "carol@acme.com", phoneN(1)), // same phone as Ann: another person
+		lead(t, "acc_a", "Ann@Acme.com", phoneN(2)),   // Ann again, any case
 	})
 	require.NoError(t, err)
 	require.Len(t, added, 1)
-	require.Equal(t, "dan@acme.com", added[0].Email())
+	require.Equal(t, "carol@acme.com", added[0].Email(), "a shared phone does not merge two people")
 
 	added, err = s.Append(ctx, "acc_b", []sheet.Lead{lead(t, "acc_b", "ann@acme.com", phoneN(1))})
 	require.NoError(t, err)
 	require.Len(t, added, 1, "another account's sheet is separate")
+}
 
+func TestSheetKeepsNotesAndExtras(t *testing.T) {
+	t.Parallel()
+	pool := newDB(t)
+	ctx := context.Background()
+	s := NewSheet(pool)
+	l, err := sheet.NewLead("acc_a", sheet.LeadInput{Email: "ann@acme.com", Notes: "call after 5",
+		Extras: map[string]string{"utm_source": "spring", "company_size": "11-50"}}, time.Now())
+	require.NoError(t, err)
+	_, err = s.Append(ctx, "acc_a", []sheet.Lead{l})
+	require.NoError(t, err)
+	got, err := s.List(ctx, "acc_a", "", 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "call after 5", got[0].Notes())
+	require.Equal(t, map[string]string{"utm_source": "spring", "company_size": "11-50"}, got[0].Extras())
 }
 
 func TestSheetAppendJoinsTheUnitOfWork(t *testing.T) {
@@ -92,7 +107,7 @@ func TestSheetListPagesNewestFirst(t *testing.T) {
 	var all []sheet.Lead
 	for i := range 5 {
 		all = append(all, lead(t, "acc_a", fmt.Sprintf("p%d@acme.com", i), ""))
-		time.Sleep(2 * time.Millisecond) // ULIDs order by millisecond
+		time.Sleep(2 * time.Millisecond) // distinct write times
 	}
 	_, err := s.Append(ctx, "acc_a", all)
 	require.NoError(t, err)

@@ -2,22 +2,28 @@
 package sheet
 
 import (
+	"maps"
 	"strings"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 )
 
-// Lead is one row of an account's leads sheet. Within an account, two leads with the same email
-// (case-insensitive) or the same phone are the same lead; the store enforces that.
+// Lead is one row of an account's leads sheet. Within an account the email (case-insensitive) is
+// a lead's identity, as in CRMs: two leads with the same email are one lead, and its id is
+// derived from it; a shared phone (an office line) does not make two people one lead.
 type Lead struct {
-	id, accountID, name, email, phone, businessName, source string
-	createdAt                                               time.Time
+	id, accountID, name, email, phone, businessName, source, notes string
+	extras                                                         map[string]string
+	createdAt                                                      time.Time
 }
 
-// LeadInput is a lead as found or received, before validation.
+// LeadInput is a lead as found or received, before validation. Notes and Extras come from
+// inbound senders (extras already bounded by integrations).
 type LeadInput struct {
-	Name, Email, Phone, BusinessName, Source string
+	Name, Email, Phone, BusinessName, Source, Notes string
+	Extras                                          map[string]string
 }
 
 // FieldError names the input field a lead was rejected for.
@@ -27,13 +33,16 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
 
 // NewLead validates a lead for the sheet: the email must be valid, the phone (optional) is kept in
 // E.164 form when it parses and dropped otherwise, so that a sloppy number never blocks a lead.
-func NewLead(id, accountID string, in LeadInput, now time.Time) (Lead, error) {
+// Its id is leadsevents.LeadID of the account and email.
+func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 	email, err := contact.ParseEmail(in.Email)
 	if err != nil {
 		return Lead{}, &FieldError{"email", err.Error()}
 	}
 	l := Lead{
-		id: id, accountID: accountID,
+		id: leadsevents.LeadID(accountID, email.String()), accountID: accountID,
+		notes:        strings.TrimSpace(in.Notes),
+		extras:       maps.Clone(in.Extras),
 		name:         strings.Join(strings.Fields(in.Name), " "),
 		email:        email.String(),
 		businessName: strings.Join(strings.Fields(in.BusinessName), " "),
@@ -50,9 +59,9 @@ func NewLead(id, accountID string, in LeadInput, now time.Time) (Lead, error) {
 }
 
 // RebuildLead restores a lead from storage without validation.
-func RebuildLead(id, accountID, name, email, phone, businessName, source string, createdAt time.Time) Lead {
+func RebuildLead(id, accountID, name, email, phone, businessName, source, notes string, extras map[string]string, createdAt time.Time) Lead {
 	return Lead{id: id, accountID: accountID, name: name, email: email, phone: phone,
-		businessName: businessName, source: source, createdAt: createdAt}
+		businessName: businessName, source: source, notes: notes, extras: extras, createdAt: createdAt}
 }
 
 func (l Lead) ID() string           { return l.id }
@@ -62,4 +71,13 @@ func (l Lead) Email() string        { return l.email }
 func (l Lead) Phone() string        { return l.phone }
 func (l Lead) BusinessName() string { return l.businessName }
 func (l Lead) Source() string       { return l.source }
+func (l Lead) Notes() string        { return l.notes }
 func (l Lead) CreatedAt() time.Time { return l.createdAt }
+
+// Extras are the sender's extra fields; never nil.
+func (l Lead) Extras() map[string]string {
+	if l.extras == nil {
+		return map[string]string{}
+	}
+	return maps.Clone(l.extras)
+}

@@ -21,7 +21,7 @@ import (
 // UpgradeURL is the pricing page the double names in its refusals.
 const UpgradeURL = "https://analytics.test/pricing"
 
-// Unlimited is a limit without a cap, as analytics writes it.
+// Unlimited marks a feature without a cap in Limits (analytics stores such a row as NULL).
 const Unlimited = -1
 
 // Limits are the monthly limits per plan and feature; a feature a plan does not list is unlimited.
@@ -177,14 +177,12 @@ func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
 	s.used[key] = used + req.Count
 	id := ids.New("evt")
 	s.held[id] = reservation{key, req.Count}
-	remaining := Unlimited
+	var limitJSON, remaining any // null when unlimited, as analytics answers
 	if capped {
-		remaining = limit - s.used[key]
-	} else {
-		limit = Unlimited
+		limitJSON, remaining = limit, limit-s.used[key]
 	}
 	httpx.Respond(w, http.StatusOK, map[string]any{"reservationId": id, "feature": req.Feature,
-		"used": s.used[key], "limit": limit, "remaining": remaining, "unlimited": !capped})
+		"used": s.used[key], "limit": limitJSON, "remaining": remaining, "unlimited": !capped})
 }
 
 func (s *Server) release(w http.ResponseWriter, r *http.Request) {
