@@ -2,7 +2,7 @@
 # One image per service: a static binary on an empty base, running as uid 65532. Build from the
 # repository root, naming the service:
 #   docker build --build-arg SERVICE=leads -t bizassist/leads:dev .
-# SERVICE is required: one of identity, leads, assistant, analytics, integrations (without it the
+# SERVICE is required: one of identity, leads, assistant, analytics, integrations, console (without it the
 # build stops at the last FROM: stage name "service-" is invalid). tools/images writes the same
 # image (binary, passwd/group, CA bundle, entrypoint, user) without a container engine, and its
 # tests check that this file agrees with it.
@@ -50,6 +50,10 @@ CMD ["serve"]
 
 FROM runtime AS service-integrations
 ENTRYPOINT ["/usr/local/bin/integrations"]
+CMD ["serve"]
+
+FROM runtime AS service-console
+ENTRYPOINT ["/usr/local/bin/console"]
 CMD ["serve"]
 
 FROM service-${SERVICE}

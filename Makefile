@@ -21,6 +21,12 @@ REDOCLY_VERSION := 2.77.0
 REDOCLY_DIR := $(HOME)/.cache/bizassist/redocly/$(REDOCLY_VERSION)
 REDOCLY := $(REDOCLY_DIR)/node_modules/.bin/redocly
 
+# axe-core, the accessibility engine the console's browser tests inject into every page (npm,
+# pinned, cached like Redocly); Chromium itself is Debian's (make deps).
+AXE_VERSION := 4.10.3
+AXE_DIR := $(HOME)/.cache/bizassist/axe-core/$(AXE_VERSION)
+AXE := $(AXE_DIR)/node_modules/axe-core/axe.min.js
+
 # grafana/dashboard-linter, the linter of make test-dashboards (go install, pinned, cached). Not
 # part of make test: this machine's module proxy serves no version of it, so a new machine cannot
 # install it; tools/kube's dashboard tests (variables, narrowed selectors, descriptions) run there.
@@ -47,7 +53,7 @@ DEVSTACK := .devstack/devstack
 devstack = go build -o $(DEVSTACK) ./tools/devstack && $(DEVSTACK)
 
 .PHONY: deps
-deps: ## Make sure PostgreSQL, Redis, nginx and openssl are installed and running
+deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed and PostgreSQL and Redis running
 	@tools/devstack/deps.sh
 
 .PHONY: up
@@ -101,9 +107,15 @@ $(DASHBOARD_LINTER):
 	@GOBIN=$(DASHBOARD_LINTER_DIR) GOWORK=off GOFLAGS= go install github.com/grafana/dashboard-linter@$(DASHBOARD_LINTER_VERSION)
 
 .PHONY: test-e2e
-test-e2e: up ## make up, then the tools/e2e suite against it
+test-e2e: up $(AXE) ## make up, then the tools/e2e suite against it (the console's in headless Chromium)
 	@echo "==> go test tools/e2e"
-	@BIZASSIST_E2E=1 go test -count=1 -p 1 ./tools/e2e/...
+	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
+
+$(AXE):
+	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }
+	@echo "==> installing axe-core $(AXE_VERSION) into $(AXE_DIR) (once)"
+	@mkdir -p $(AXE_DIR)
+	@npm install --no-audit --no-fund --no-save --prefix $(AXE_DIR) axe-core@$(AXE_VERSION) >/dev/null
 
 .PHONY: bench
 bench: up ## Every benchmark: load scenarios through the ingress (BENCH_ARGS="-run verify -duration 5s"), then in-process ones

@@ -5,7 +5,7 @@ KUBE_CACHE := $(HOME)/.cache/bizassist
 KUBE_STATE := $(KUBE_CACHE)/kube-test
 IMAGES_DIR := $(KUBE_CACHE)/images
 IMAGE_TAG ?= dev
-KUBE_SERVICES := identity leads assistant analytics integrations
+KUBE_SERVICES := identity leads assistant analytics integrations console
 # The Prometheus operator release whose CRDs (ServiceMonitor, PrometheusRule) the chart tests
 # install into the test API server; fetched once through the Go module proxy.
 PROM_OPERATOR := github.com/prometheus-operator/prometheus-operator@v0.79.2

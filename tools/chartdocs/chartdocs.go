@@ -18,7 +18,7 @@ import (
 )
 
 // Charts are the chart directories under charts/ that get a README.
-var Charts = []string{"bizassist", "bizassist-lib", "identity", "leads", "assistant", "analytics", "integrations"}
+var Charts = []string{"bizassist", "bizassist-lib", "identity", "leads", "assistant", "analytics", "integrations", "console"}
 
 // RepoURL is the chart repository the READMEs install from (make charts-package, CHARTS_REPO_URL).
 const RepoURL = "https://charts.bizassist.example"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure PostgreSQL, Redis, nginx and openssl are installed and PostgreSQL and Redis accept
+# Makes sure PostgreSQL, Redis, nginx, openssl and Chromium are installed and PostgreSQL and Redis accept
 # connections: installs what is missing with apt-get, starts what is installed but stopped.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -11,6 +11,8 @@ command -v redis-server >/dev/null || missing+=(redis-server)
 command -v nginx >/dev/null || missing+=(nginx)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v curl >/dev/null || missing+=(curl)
+# The console's browser tests drive Debian's Chromium headless (make test-e2e).
+command -v chromium >/dev/null || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq

@@ -25,7 +25,7 @@ const (
 )
 
 // serviceOrder is the start order: identity first, since the others fetch its JWKS.
-var serviceOrder = []string{"identity", "leads", "assistant", "analytics", "integrations"}
+var serviceOrder = []string{"identity", "leads", "assistant", "analytics", "integrations", "console"}
 
 // stack is one checkout's local stack: where its state lives, and where progress goes.
 type stack struct {

@@ -183,6 +183,7 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 		list = "none"
 	}
 	s.say("bizassist is up at https://127.0.0.1:%d (%ds; services: %s)", httpsPort, int(time.Since(started).Seconds()), list)
+	s.note("console (the client dashboard): https://127.0.0.1:%d/  sign in as demo-growth@bizassist.local, password in DEMO_PASSWORD", httpsPort)
 	s.note("settings: %s    logs: %s    stop: make down", filepath.Join(s.dir, "env"), s.logs)
 	s.note("try: curl --cacert %s https://127.0.0.1:%d/api/auth \\", filepath.Join(s.tls, "ca.crt"), httpsPort)
 	s.note("       -H 'Content-Type: application/json' \\")
@@ -572,6 +573,7 @@ func (s *stack) stackEnv(p *plan, secrets map[string]string) ([]kv, error) {
 	lines := []kv{
 		{"BASE_URL", fmt.Sprintf("https://127.0.0.1:%d", httpsPort)},
 		{"HTTP_URL", fmt.Sprintf("http://127.0.0.1:%d", httpPort)},
+		{"CONSOLE_URL", fmt.Sprintf("https://127.0.0.1:%d/", httpsPort)},
 		{"CA_CERT", filepath.Join(s.tls, "ca.crt")},
 		{"REDIS_URL", redisURL},
 		{"DEMO_PASSWORD", secrets["DEMO_PASSWORD"]},

@@ -74,7 +74,7 @@ printf 'EXT_SECRET=%s\nRUN=%s\n' "$NEXT" "$NEXT" >>"$DEVSTACK_ENV_OUT"
 	env, err := devenv.Load(filepath.Join(s.dir, "env"))
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{
-		"BASE_URL": "https://127.0.0.1:8443", "HTTP_URL": "http://127.0.0.1:8080",
+		"BASE_URL": "https://127.0.0.1:8443", "HTTP_URL": "http://127.0.0.1:8080", "CONSOLE_URL": "https://127.0.0.1:8443/",
 		"CA_CERT": filepath.Join(s.tls, "ca.crt"), "REDIS_URL": "redis://127.0.0.1:6379/0",
 		"DEMO_PASSWORD": "demo-x", "DEMO_FREE_EMAIL": "demo-free@bizassist.local",
 		"DEMO_GROWTH_EMAIL": "demo-growth@bizassist.local", "DEMO_FULL_STACK_EMAIL": "demo-fullstack@bizassist.local",

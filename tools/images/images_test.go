@@ -20,7 +20,7 @@ import (
 // maxCompressed bounds each image: one static Go binary and a CA bundle, nothing else.
 const maxCompressed = 40 << 20
 
-var services = []string{"identity", "leads", "assistant", "analytics", "integrations"}
+var services = []string{"identity", "leads", "assistant", "analytics", "integrations", "console"}
 
 // layerFiles reads the image's files (path -> content) from its layers.
 func layerFiles(t *testing.T, img v1.Image) map[string][]byte {

@@ -40,7 +40,7 @@ const (
 	release   = "bizassist"
 )
 
-var services = []string{"identity", "leads", "assistant", "analytics", "integrations"}
+var services = []string{"identity", "leads", "assistant", "analytics", "integrations", "console"}
 
 // monitoringAPIs is what a cluster with the Prometheus operator serves; renders that pass it get
 // the ServiceMonitors and the PrometheusRule.
@@ -152,12 +152,12 @@ func TestMatrixShape(t *testing.T) {
 		}
 	}
 	require.Zero(t, count(byCase["defaults"], "ServiceMonitor"), "ServiceMonitor without the CRD")
-	require.Equal(t, 5, count(byCase["defaults"], "Job"), "a migration Job per service")
-	require.Equal(t, 10, count(byCase["defaults"], "NetworkPolicy"), "deny + allow per service")
+	require.Equal(t, 6, count(byCase["defaults"], "Job"), "a migration Job per service")
+	require.Equal(t, 12, count(byCase["defaults"], "NetworkPolicy"), "deny + allow per service")
 
 	hpa := byCase["hpa"]
-	require.Equal(t, 5, count(hpa, "HorizontalPodAutoscaler"))
-	require.Equal(t, 5, count(hpa, "ServiceMonitor"))
+	require.Equal(t, 6, count(hpa, "HorizontalPodAutoscaler"))
+	require.Equal(t, 6, count(hpa, "ServiceMonitor"))
 	require.Equal(t, 1, count(hpa, "PrometheusRule"))
 	for _, o := range hpa {
 		if o.GetKind() == "Deployment" {
@@ -167,7 +167,7 @@ func TestMatrixShape(t *testing.T) {
 	}
 
 	gitops := byCase["gitops"]
-	require.Equal(t, 5, count(gitops, "ServiceMonitor"), "forced on without .Capabilities")
+	require.Equal(t, 6, count(gitops, "ServiceMonitor"), "forced on without .Capabilities")
 	require.Equal(t, 1, count(gitops, "PrometheusRule"), "forced on without .Capabilities")
 	for _, o := range gitops {
 		switch o.GetKind() {
@@ -395,7 +395,7 @@ func TestInstallUpgradeRollback(t *testing.T) {
 	sms, err := c.dyn.Resource(schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}).
 		Namespace(ns).List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
-	require.Len(t, sms.Items, 5, "the install saw the monitoring CRDs through .Capabilities")
+	require.Len(t, sms.Items, len(services), "the install saw the monitoring CRDs through .Capabilities")
 
 	out, err = helm(append([]string{"upgrade", release, umbrella, "--reuse-values", "--set", "leads.replicas=3", "--no-hooks"}, kube...)...)
 	require.NoError(t, err, out)

@@ -78,7 +78,7 @@ func TestLoadDirRejectsDuplicateNames(t *testing.T) {
 func TestShippedScenariosParse(t *testing.T) {
 	stackEnv := map[string]string{}
 	for _, k := range []string{"DEMO_PASSWORD", "DEMO_FREE_EMAIL", "DEMO_GROWTH_EMAIL", "DEMO_FULL_STACK_EMAIL",
-		"EXT_SECRET", "ADMIN_SECRET", "STRIPE_WEBHOOK_SECRET", "DEMO_API_KEY"} {
+		"EXT_SECRET", "ADMIN_SECRET", "STRIPE_WEBHOOK_SECRET", "CONSOLE_BENCH_COOKIE", "DEMO_API_KEY"} {
 		stackEnv[k] = "x"
 	}
 	list, err := LoadDir("scenarios", stackEnv)

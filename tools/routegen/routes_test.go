@@ -30,6 +30,10 @@ func TestRenderNginxFromChartValues(t *testing.T) {
 
 	require.NotEmpty(t, table.Routes)
 	for _, r := range table.Routes {
+		if r.Path == "/" {
+			require.Contains(t, conf, "location / {\n            proxy_pass http://"+r.Service+";", "the route for /")
+			continue
+		}
 		exact := "location = " + r.Path + " {\n            proxy_pass http://" + r.Service + ";"
 		require.Contains(t, conf, exact, "route %s", r.Path)
 		prefix := "location " + r.Path + "/ {\n            proxy_pass http://" + r.Service + ";"
@@ -39,11 +43,11 @@ func TestRenderNginxFromChartValues(t *testing.T) {
 			require.NotContains(t, conf, prefix, "route %s", r.Path)
 		}
 	}
-	for _, u := range []string{"identity 8081", "leads 8082", "assistant 8083", "analytics 8084", "integrations 8085"} {
+	for _, u := range []string{"identity 8081", "leads 8082", "assistant 8083", "analytics 8084", "integrations 8085", "console 8086"} {
 		name, port, _ := strings.Cut(u, " ")
 		require.Contains(t, conf, "upstream "+name+" {\n        server 127.0.0.1:"+port+" max_fails=0;")
 	}
-	require.Contains(t, conf, `return 404 '{"ok":false,"error":"no route","code":"not_found"}\n';`)
+	require.Contains(t, conf, "location /api/ {\n            return 404 '{\"ok\":false,\"error\":\"no route\",\"code\":\"not_found\"}\\n';")
 	require.Contains(t, conf, "listen [::1]:8443 ssl http2")
 }
 

@@ -3,6 +3,7 @@
 package ports
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -34,6 +35,7 @@ type HTTP struct {
 	PredictChurn app.PredictChurn
 	ReserveUsage app.ReserveUsage
 	ReleaseUsage app.ReleaseUsage
+	History      app.GetHealthHistory
 }
 
 // Routes registers the public routes under /api behind limit (the per-IP API rate limit) and
@@ -45,6 +47,7 @@ func (h *HTTP) Routes(r *mux.Router, limit, auth mux.MiddlewareFunc) {
 	api := r.PathPrefix("/api").Subrouter()
 	api.Use(limit, auth)
 	api.HandleFunc("/log-usage", h.logUsage).Methods(http.MethodPost)
+	api.HandleFunc("/health-score/history", h.healthHistory).Methods(http.MethodGet)
 	internal := r.PathPrefix("/internal").Subrouter()
 	internal.Use(auth)
 	internal.HandleFunc("/usage/reserve", h.reserveUsage).Methods(http.MethodPost)
@@ -223,6 +226,50 @@ func (h *HTTP) healthScore(w http.ResponseWriter, r *http.Request) {
 		signals[string(sig)] = s.Signals[sig]
 	}
 	httpx.Respond(w, http.StatusOK, healthResponse{Score: s.Value, Tier: s.Tier, Signals: signals, UpdatedAt: isotime.Format(s.ComputedAt)})
+}
+
+type historyPoint struct {
+	At      string         `json:"at"`
+	Score   int            `json:"score"`
+	Tier    health.Tier    `json:"tier"`
+	Signals map[string]int `json:"signals"`
+}
+
+type historyResponse struct {
+	AccountID string         `json:"accountId"`
+	Days      int            `json:"days"`
+	Points    []historyPoint `json:"points"`
+}
+
+// healthHistory is the score history behind a trend chart: the caller's, or with clientId one
+// of its clients'.
+func (h *HTTP) healthHistory(w http.ResponseWriter, r *http.Request) {
+	c, err := caller(r.Context())
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	q := app.HistoryQuery{Caller: c, ClientID: r.URL.Query().Get("clientId"), Days: 30}
+	if v := r.URL.Query().Get("days"); v != "" {
+		if q.Days, err = strconv.Atoi(v); err != nil {
+			httpx.Fail(w, r, apperr.InvalidField("days", "must be an integer"))
+			return
+		}
+	}
+	points, err := h.History.Handle(r.Context(), q)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	out := historyResponse{AccountID: cmp.Or(q.ClientID, c.AccountID), Days: q.Days, Points: make([]historyPoint, len(points))}
+	for i, p := range points {
+		signals := make(map[string]int, len(health.Signals))
+		for _, sig := range health.Signals {
+			signals[string(sig)] = p.Signals[sig]
+		}
+		out.Points[i] = historyPoint{At: isotime.Format(p.At), Score: p.Score, Tier: p.Tier, Signals: signals}
+	}
+	httpx.Respond(w, http.StatusOK, out)
 }
 
 type churnClient struct {

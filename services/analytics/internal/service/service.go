@@ -73,6 +73,7 @@ type Service struct {
 	SeedDemo     app.SeedDemo
 	FitChurn     app.FitChurnModel
 	Projections  app.Projections
+	History      app.GetHealthHistory
 
 	keyTTL time.Duration
 	now    app.Clock
@@ -108,6 +109,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 		SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
 		FitChurn:    app.FitChurnModel{Models: models, Now: o.now},
 		Projections: app.NewProjections(accounts),
+		History:     app.GetHealthHistory{Store: store, Now: o.now},
 		keyTTL:      cfg.IdempotencyKeyTTL,
 		now:         o.now,
 	}, nil
@@ -128,7 +130,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
 	h := &ports.HTTP{LogUsage: s.LogUsage, CheckPQL: s.CheckPQL, HealthScore: s.HealthScore, PredictChurn: s.PredictChurn,
-		ReserveUsage: s.ReserveUsage, ReleaseUsage: s.ReleaseUsage}
+		ReserveUsage: s.ReserveUsage, ReleaseUsage: s.ReleaseUsage, History: s.History}
 	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated())
 	return r
 }
