@@ -34,6 +34,9 @@ var errLead = errors.New("pgkit: lead the next batch")
 // run must apply all items or none (one transaction); when a batch of several fails, each of
 // its items is run alone, so one bad item fails only its own caller.
 func NewGroup[T any](max int, timeout time.Duration, run func(ctx context.Context, items []T) error) *Group[T] {
+	if max < 1 || timeout <= 0 || run == nil {
+		panic("pgkit.NewGroup: max and timeout must be positive and run set") // a programming error, caught at start
+	}
 	return &Group[T]{max: max, timeout: timeout, run: run}
 }
 

@@ -80,3 +80,11 @@ func TestGroupFinishesAnItemWhoseCallerGaveUp(t *testing.T) {
 	require.NoError(t, g.Do(context.Background(), 2))
 	require.EqualValues(t, 2, applied.Load())
 }
+
+func TestGroupRefusesAnUnboundedConfiguration(t *testing.T) {
+	t.Parallel()
+	run := func(context.Context, []int) error { return nil }
+	require.Panics(t, func() { pgkit.NewGroup(0, time.Second, run) }, "a batch of at most 0 items would never run")
+	require.Panics(t, func() { pgkit.NewGroup(1, 0, run) })
+	require.Panics(t, func() { pgkit.NewGroup[int](1, time.Second, nil) })
+}
