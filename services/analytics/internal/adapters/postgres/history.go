@@ -14,12 +14,14 @@ import (
 
 // History reads an account's score changes since since, led by the one in effect at since.
 func (h *Health) History(ctx context.Context, accountID string, since time.Time) ([]app.HistoryPoint, error) {
-	rows, err := h.pool.Query(ctx, `(SELECT computed_at, score, tier, signals FROM health_scores
-			WHERE account_id = $1 AND computed_at < $2 ORDER BY computed_at DESC LIMIT 1)
+	// Scores computed at the same instant come in the order they were written (id).
+	rows, err := h.pool.Query(ctx, `SELECT computed_at, score, tier, signals FROM (
+		(SELECT id, computed_at, score, tier, signals FROM health_scores
+			WHERE account_id = $1 AND computed_at < $2 ORDER BY computed_at DESC, id DESC LIMIT 1)
 		UNION ALL
-		(SELECT computed_at, score, tier, signals FROM health_scores
-			WHERE account_id = $1 AND computed_at >= $2)
-		ORDER BY computed_at`, accountID, since)
+		(SELECT id, computed_at, score, tier, signals FROM health_scores
+			WHERE account_id = $1 AND computed_at >= $2)) AS h
+		ORDER BY computed_at, id`, accountID, since)
 	if err != nil {
 		return nil, fmt.Errorf("score history: %w", err)
 	}
