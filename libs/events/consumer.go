@@ -26,8 +26,9 @@ import (
 
 // Handler applies one event. It runs inside the transaction that also records the event as
 // processed, which ctx carries (pgkit.WithTx): code using pgkit.InTx or pgkit.Q, and the Outbox,
-// joins it, so the handler's writes and the record commit together. Returning an error rolls both
-// back and leaves the message for redelivery.
+// joins it, so the handler's writes and the record commit together. The transaction holds the
+// other messages of its read batch too; returning an error rolls the batch back, the others are
+// then handled again one by one, and this message is left for redelivery.
 type Handler func(ctx context.Context, e Envelope) error
 
 // Typed returns a Handler that decodes the envelope's data into a T (the producer's contract
@@ -48,13 +49,14 @@ type ConsumerConfig struct {
 	// Group is the consuming service's name; every replica of a service shares it.
 	Group string
 	// Consumer names this replica within the group; default hostname-pid.
-	Consumer  string        `env:"EVENTS_CONSUMER_NAME"`
-	Block     time.Duration `env:"EVENTS_CONSUMER_BLOCK" envDefault:"2s"`
-	BatchSize int64         `env:"EVENTS_CONSUMER_BATCH_SIZE" envDefault:"100"`
+	Consumer string        `env:"EVENTS_CONSUMER_NAME"`
+	Block    time.Duration `env:"EVENTS_CONSUMER_BLOCK" envDefault:"2s"`
+	// BatchSize bounds one read, which is also one transaction (handleBatch).
+	BatchSize int64 `env:"EVENTS_CONSUMER_BATCH_SIZE" envDefault:"100"`
 	// ClaimIdle is how long a message may stay unacknowledged before any replica claims it again
 	// (its consumer died, or its handler failed); it is also the backoff between attempts.
 	ClaimIdle time.Duration `env:"EVENTS_CONSUMER_CLAIM_IDLE" envDefault:"30s"`
-	// HandlerTimeout bounds one message's transaction; it runs to completion even during shutdown.
+	// HandlerTimeout bounds one batch's transaction; it runs to completion even during shutdown.
 	HandlerTimeout time.Duration `env:"EVENTS_CONSUMER_HANDLER_TIMEOUT" envDefault:"30s"`
 	// MaxAttempts deliveries fail before a message moves to <prefix>:deadletter:<group>.
 	MaxAttempts int64 `env:"EVENTS_CONSUMER_MAX_ATTEMPTS" envDefault:"10"`
@@ -174,7 +176,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 }
 
 // Poll is one iteration of Run: it claims messages idle longer than ClaimIdle, then reads new
-// messages (blocking up to Block), and handles each. It returns how many messages it handled,
+// messages (blocking up to Block) and handles them as one batch (handleBatch). It returns how many
+// messages it handled,
 // whatever the outcome. Poll is not safe for concurrent use.
 func (c *Consumer) Poll(ctx context.Context) (int, error) {
 	if c.invalid != nil {

@@ -1,6 +1,9 @@
 // Command loadgen runs the load scenarios in tools/loadgen/scenarios against the local stack's
 // ingress and prints requests per second, latency percentiles and errors for each. make bench runs
-// it; each service adds its scenarios as a YAML file there.
+// it; each service adds its scenarios as a YAML file there. A scenario with `webhook:` measures the
+// webhook pipeline end to end instead (webhook.go). For every scenario it also prints the CPU each
+// process of the stack spent per unit of work (cpu.go) and PostgreSQL's and Redis's work per unit
+// (profile.go), the figures of docs/capacity.md; -profile adds CPU profiles of the services.
 //
 // It dials from BENCH_SOURCE_IP (127.0.0.9), which the stack exempts from per-IP rate limits, and
 // every run is bounded by each scenario's duration and -max-requests.
