@@ -153,3 +153,40 @@ func TestTransactorHandsItsTransactionOnThroughTheContext(t *testing.T) {
 	require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error { return insert(ctx, 3) }))
 	require.Equal(t, 1, count())
 }
+
+func TestAfterCommitRunsOnlyForWorkThatCommitted(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "shop", widgets)
+	ctx := context.Background()
+	var ran []string
+	hook := func(ctx context.Context, name string) {
+		t.Helper()
+		require.NoError(t, pgkit.AfterCommit(ctx, func() { ran = append(ran, name) }))
+	}
+	uow := pgkit.Transactor{DB: pool}
+	boom := errors.New("boom")
+
+	err := uow.InTx(ctx, func(ctx context.Context) error {
+		hook(ctx, "outer")
+		require.Empty(t, ran, "a hook waits for the commit")
+		require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error { hook(ctx, "released savepoint"); return nil }))
+		require.ErrorIs(t, uow.InTx(ctx, func(ctx context.Context) error { hook(ctx, "rolled-back savepoint"); return boom }), boom)
+		require.Empty(t, ran, "a released savepoint's hook waits for the outer commit")
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"outer", "released savepoint"}, ran)
+
+	ran = nil
+	require.ErrorIs(t, uow.InTx(ctx, func(ctx context.Context) error { hook(ctx, "rolled back"); return boom }), boom)
+	require.Empty(t, ran)
+
+	hook(ctx, "no transaction")
+	require.Equal(t, []string{"no transaction"}, ran, "without a transaction the writes are in: the hook runs at once")
+
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	require.Error(t, pgkit.AfterCommit(pgkit.WithTx(ctx, tx), func() {}), "a transaction InTx did not begin cannot report its commit")
+}

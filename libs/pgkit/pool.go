@@ -123,13 +123,15 @@ func Q(ctx context.Context, db Querier) Querier {
 // When ctx carries a transaction (WithTx), fn runs in a savepoint of it instead, and the outer
 // transaction's owner decides the final commit.
 func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
-	if outer, ok := TxFrom(ctx); ok {
+	outer, nested := TxFrom(ctx)
+	if nested {
 		db = outer // pgx begins a savepoint inside a transaction
 	}
-	tx, err := db.Begin(ctx)
+	begun, err := db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	tx := &hookedTx{Tx: begun}
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
@@ -141,5 +143,37 @@ func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
 	if err = tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if parent, ok := outer.(*hookedTx); ok {
+		parent.afterCommit = append(parent.afterCommit, tx.afterCommit...) // the savepoint is in; its work commits with the outer
+		return nil
+	}
+	for _, hook := range tx.afterCommit {
+		hook()
+	}
+	return nil
+}
+
+// hookedTx is a transaction begun by InTx, with the work to do once it has committed.
+type hookedTx struct {
+	pgx.Tx
+	afterCommit []func()
+}
+
+// AfterCommit runs fn once the transaction ctx carries has committed, and never if it rolls back
+// (a savepoint's hooks go with the savepoint); with no transaction in ctx, the caller's writes are
+// already committed and fn runs at once. Hooks are for work that must not see uncommitted rows,
+// such as handing them to another process or goroutine; they run in the committer's goroutine, so
+// they must not block. ctx must carry a transaction begun by InTx or Transactor.
+func AfterCommit(ctx context.Context, fn func()) error {
+	tx, ok := TxFrom(ctx)
+	if !ok {
+		fn()
+		return nil
+	}
+	hooked, ok := tx.(*hookedTx)
+	if !ok {
+		return errors.New("pgkit.AfterCommit: the transaction in ctx was not begun by pgkit.InTx")
+	}
+	hooked.afterCommit = append(hooked.afterCommit, fn)
 	return nil
 }
