@@ -190,3 +190,45 @@ func TestAfterCommitRunsOnlyForWorkThatCommitted(t *testing.T) {
 	defer func() { _ = tx.Rollback(ctx) }()
 	require.Error(t, pgkit.AfterCommit(pgkit.WithTx(ctx, tx), func() {}), "a transaction InTx did not begin cannot report its commit")
 }
+
+func TestJoinTxRunsInTheCallersTransactionAndAFailureDoomsIt(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "shop", widgets)
+	ctx := context.Background()
+	count := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM widgets`).Scan(&n))
+		return n
+	}
+	insert := func(id int) func(pgx.Tx) error {
+		return func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `INSERT INTO widgets (id, name) VALUES ($1, 'w')`, id)
+			return err
+		}
+	}
+	uow := pgkit.Transactor{DB: pool}
+	joined := pgkit.Transactor{DB: pool, Join: true}
+
+	require.NoError(t, pgkit.JoinTx(ctx, pool, insert(1)), "without a transaction it opens its own")
+	require.Equal(t, 1, count())
+
+	require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error {
+		outer, _ := pgkit.TxFrom(ctx)
+		return joined.InTx(ctx, func(ctx context.Context) error {
+			inner, _ := pgkit.TxFrom(ctx)
+			require.Same(t, outer, inner, "no savepoint: the caller's transaction itself")
+			return pgkit.JoinTx(ctx, pool, insert(2))
+		})
+	}))
+	require.Equal(t, 2, count())
+
+	boom := errors.New("boom")
+	err := uow.InTx(ctx, func(ctx context.Context) error {
+		require.NoError(t, pgkit.JoinTx(ctx, pool, insert(3)))
+		require.ErrorIs(t, pgkit.JoinTx(ctx, pool, func(pgx.Tx) error { return boom }), boom)
+		return nil // a caller that swallows the failure still cannot commit the half-done work
+	})
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, 2, count(), "nothing of the doomed transaction was committed")
+}

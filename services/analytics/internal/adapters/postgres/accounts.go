@@ -53,7 +53,7 @@ func (a *Accounts) Created(ctx context.Context, n app.NewAccount) error {
 	if n.OwnerID != "" {
 		owner = &n.OwnerID
 	}
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, owner_id, email, business_name, plan, plan_at, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $6)
 			ON CONFLICT (account_id) DO UPDATE SET owner_id = excluded.owner_id, email = excluded.email,
@@ -70,7 +70,7 @@ func (a *Accounts) Created(ctx context.Context, n app.NewAccount) error {
 
 // LoggedIn implements app.Projection.
 func (a *Accounts) LoggedIn(ctx context.Context, accountID, email string, at time.Time) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, email, created_at, last_login_at) VALUES ($1, $2, $3, $3)
 			ON CONFLICT (account_id) DO UPDATE SET last_login_at = GREATEST(accounts.last_login_at, excluded.last_login_at)`,
 			accountID, email, at)
@@ -83,7 +83,7 @@ func (a *Accounts) LoggedIn(ctx context.Context, accountID, email string, at tim
 
 // PlanChanged implements app.Projection.
 func (a *Accounts) PlanChanged(ctx context.Context, accountID, plan string, at time.Time) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, plan, plan_at, created_at) VALUES ($1, $2, $3, $3)
 			ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, plan_at = excluded.plan_at
 			WHERE accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at`, accountID, plan, at)
@@ -96,7 +96,7 @@ func (a *Accounts) PlanChanged(ctx context.Context, accountID, plan string, at t
 
 // UpdatePayment implements app.Projection.
 func (a *Accounts) UpdatePayment(ctx context.Context, accountID string, seen time.Time, fn func(health.PaymentState) (health.PaymentState, bool)) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		// The account may not be projected yet; account.created completes the row later.
 		if _, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, created_at) VALUES ($1, $2)
 			ON CONFLICT (account_id) DO NOTHING`, accountID, seen); err != nil {
@@ -128,7 +128,7 @@ func (a *Accounts) UpdatePayment(ctx context.Context, accountID string, seen tim
 
 // Activity implements app.Projection.
 func (a *Accounts) Activity(ctx context.Context, accountID string, kind app.Activity, at time.Time) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error { return activity(ctx, tx, accountID, kind, at) })
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error { return activity(ctx, tx, accountID, kind, at) })
 }
 
 // activity counts one login, lead written or inbound event on at's UTC day.
@@ -143,7 +143,7 @@ func activity(ctx context.Context, tx pgx.Tx, accountID string, kind app.Activit
 
 // UsageRecorded implements app.Projection; a repeat of the event's id is a no-op.
 func (a *Accounts) UsageRecorded(ctx context.Context, e usage.Event) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error { return storeRecorded(ctx, tx, e) })
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error { return storeRecorded(ctx, tx, e) })
 }
 
 var _ app.Projection = (*Accounts)(nil)

@@ -14,9 +14,9 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
-// SaveAccount implements app.AccountProjection.
+// SaveAccount implements app.AccountProjection, in the consumer's transaction.
 func (s *Store) SaveAccount(ctx context.Context, a app.NewAccount, secretHash []byte) error {
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, role, owner_id) VALUES ($1, $2, $3, NULLIF($4, ''))
 			ON CONFLICT (id) DO NOTHING`, a.AccountID, a.Email, a.Role, a.OwnerID)
 		if err != nil || tag.RowsAffected() == 0 || secretHash == nil {
