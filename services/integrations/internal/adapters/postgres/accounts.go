@@ -85,21 +85,29 @@ func accept(ctx context.Context, tx pgx.Tx, rec app.InboundRecord, since time.Ti
 	if rec.IdempotencyKey == "" {
 		lockKey = rec.AccountID + ":" + hex.EncodeToString(rec.BodyHash)
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lockKey); err != nil {
-		return app.InboundRecord{}, false, err
-	}
-	var row pgx.Row
+	// One round trip: the lock, then the look-up, whose snapshot is taken after the lock is held.
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lockKey)
 	if rec.IdempotencyKey != "" {
-		row = tx.QueryRow(ctx, `SELECT id, event, fields, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
+		batch.Queue(`SELECT id, event, fields, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
 			rec.AccountID, rec.IdempotencyKey)
 	} else {
-		row = tx.QueryRow(ctx, `SELECT id, event, fields, received_at FROM inbox
+		batch.Queue(`SELECT id, event, fields, received_at FROM inbox
 			WHERE account_id = $1 AND body_hash = $2 AND received_at >= $3 ORDER BY received_at DESC LIMIT 1`,
 			rec.AccountID, rec.BodyHash, since)
 	}
+	results := tx.SendBatch(ctx, batch)
+	if _, err := results.Exec(); err != nil {
+		_ = results.Close()
+		return app.InboundRecord{}, false, err
+	}
+	row := results.QueryRow()
 	stored := rec
 	var event string
 	err = row.Scan(&stored.ID, &event, &stored.Fields, &stored.ReceivedAt)
+	if closeErr := results.Close(); closeErr != nil && (err == nil || errors.Is(err, pgx.ErrNoRows)) {
+		err = closeErr
+	}
 	if err == nil {
 		stored.Event = domain.InboundEvent(event)
 		return stored, false, nil
