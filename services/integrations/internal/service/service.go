@@ -48,6 +48,7 @@ type Service struct {
 
 	stripeSecret string
 	consumers    []platform.Worker
+	jobTimeout   time.Duration
 }
 
 // New opens the dependencies and wires the use cases. The caller must call Close.
@@ -97,15 +98,17 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: store, Outbox: outbox, Planner: store},
 	}
 	prune := app.Prune{Store: store, Retention: cfg.LogRetention, Now: now}
-	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, delivery.WorkerConfig{
+	wcfg := delivery.WorkerConfig{
 		Concurrency: cfg.DeliveryConcurrency, AccountConcurrency: cfg.DeliveryAccountConcurrency,
 		AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
 		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
-	})
+	}
+	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, wcfg)
 	if err != nil {
 		return nil, err
 	}
 	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, stripeSecret: cfg.StripeWebhookSecret,
+		jobTimeout: delivery.JobTimeout(wcfg),
 		consumers: consumers(rt, cfg, ports.EventHandlers(a))}, nil
 }
 
@@ -174,7 +177,7 @@ func (s *Service) Handler() http.Handler {
 // deliveries finish before it returns.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
-		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool}.Sample),
+		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool, JobTimeout: s.jobTimeout}.Sample),
 		platform.Every("secret sealer", secretSealing, s.sealSecrets)}, s.consumers...)
 	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
 }

@@ -323,3 +323,34 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 	require.Zero(t, answered.Load(), "the slow receiver is still holding its deliveries")
 	require.LessOrEqual(t, int(hanging.Load()), 2, "the slow account never held more than its share of the workers")
 }
+
+// TestJobsOfAKilledWorkerAreRescuedSoonAfterTheJobTimeout: a worker killed with kill -9 leaves its
+// jobs running; the next process rescues them shortly after the job timeout (River's default is
+// an hour more) and retries them at once, and the stuck gauge counts them meanwhile.
+func TestJobsOfAKilledWorkerAreRescuedSoonAfterTheJobTimeout(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := platformtest.ClosedAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusNoContent }))
+	const events = 3
+	f.planLeads(events)
+	cfg := delivery.WorkerConfig{Concurrency: 4, AccountConcurrency: 4, AttemptTimeout: 2 * time.Second,
+		Policy: domain.DefaultRetryPolicy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond}
+	// What a killed worker leaves: its jobs running, attempted longer ago than the job timeout.
+	_, err := f.pool.Exec(context.Background(), `UPDATE river_job SET state = 'running', attempt = 1,
+		attempted_at = now() - make_interval(secs => $1), attempted_by = '{dead-worker}'`,
+		(delivery.JobTimeout(cfg) + delivery.RescueMargin + time.Second).Seconds())
+	require.NoError(t, err)
+
+	require.NoError(t, delivery.DepthSampler{Pool: f.pool, JobTimeout: delivery.JobTimeout(cfg)}.Sample(context.Background()))
+	require.Equal(t, float64(events), delivery.StuckGauge(), "jobs running past the job timeout are counted as stuck")
+
+	f.startWorkersWith(cfg)
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
+	}, 15*time.Second, 50*time.Millisecond, "the rescued jobs to be delivered at once, not after River's hour")
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM river_job WHERE state = 'running'`) == 0
+	}, 5*time.Second, 50*time.Millisecond, "no job left running")
+}

@@ -31,6 +31,6 @@ func TestDepthCountsWaitingDeliveriesOnly(t *testing.T) {
 	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE args->>'deliveryId' = 'dlv_3'`)
 	require.NoError(t, err)
 
-	require.NoError(t, DepthSampler{Pool: pool}.Sample(ctx))
+	require.NoError(t, DepthSampler{Pool: pool, JobTimeout: time.Minute}.Sample(ctx))
 	require.Equal(t, 3.0, testutil.ToFloat64(queueDepth))
 }
