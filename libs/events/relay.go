@@ -60,6 +60,7 @@ func (c RelayConfig) Validate() error {
 
 const (
 	sampleEvery   = 15 * time.Second // gauges are sampled, not kept exact
+	checkEvery    = 2 * time.Second  // how soon an idle relay notices that Redis lost its streams
 	cleanupEvery  = 10 * time.Minute // housekeeping deletes are cheap but need not be frequent
 	cleanupLimit  = 10_000           // bounds one housekeeping delete
 	batchDeadline = 30 * time.Second // a batch in flight finishes after shutdown, within this
@@ -67,16 +68,29 @@ const (
 
 // Relay publishes outbox rows of the pool's schema to Redis Streams. Several replicas may run at
 // once: each batch locks its rows with SKIP LOCKED.
+//
+// Redis holds only what can be rebuilt: with every publish the relay sets a marker key next to
+// the stream (<prefix>:relayed:<type>), and a stream whose marker is gone (Redis restarted
+// without persistence, flushed, or a consumer found the stream deleted) is rebuilt by
+// republishing the outbox rows of its type published within Retention. Consumers recreate their
+// groups from the start of the stream and skip the events they recorded as processed, so the
+// rebuild is exactly-once in effect.
 type Relay struct {
 	pool *pgxpool.Pool
 	rdb  redis.UniversalClient
 	cfg  RelayConfig
+
+	mu    sync.Mutex
+	known map[string]bool // event types this schema's outbox has published
 }
 
 // NewRelay returns a relay for the outbox in pool's schema.
 func NewRelay(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg RelayConfig) *Relay {
-	return &Relay{pool: pool, rdb: rdb, cfg: cfg.withDefaults()}
+	return &Relay{pool: pool, rdb: rdb, cfg: cfg.withDefaults(), known: map[string]bool{}}
 }
+
+// markerKey is the key whose absence says the stream of typ lost what the relay had put in it.
+func markerKey(prefix, typ string) string { return prefix + ":relayed:" + typ }
 
 // Run publishes until ctx is done, polling every PollInterval and waking early when Enqueue
 // notifies. Failed batches are logged, counted and retried; Run returns nil on shutdown.
@@ -94,7 +108,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); r.listen(ctx, schema, wake) }()
 	defer wg.Wait()
 
-	var lastSample, lastCleanup time.Time
+	var lastSample, lastCleanup, lastCheck time.Time
 	for {
 		// The batch runs detached from ctx so that shutdown does not cut it between XADD and the
 		// commit, which would publish its rows twice.
@@ -110,6 +124,12 @@ func (r *Relay) Run(ctx context.Context) error {
 		if time.Since(lastCleanup) >= cleanupEvery {
 			lastCleanup = time.Now()
 			r.cleanup(bctx, schema)
+		}
+		if time.Since(lastCheck) >= checkEvery {
+			lastCheck = time.Now()
+			if err := r.CheckStreams(bctx); err != nil {
+				slog.WarnContext(ctx, "events relay: check streams", "schema", schema, "err", err)
+			}
 		}
 		cancel()
 
@@ -131,25 +151,32 @@ func (r *Relay) Run(ctx context.Context) error {
 // PublishBatch publishes up to BatchSize unpublished rows, oldest first, and marks them published
 // in the same transaction. If Redis fails the transaction rolls back and the rows stay unpublished.
 func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
-	type row struct {
-		ID, Type string
-		Payload  []byte
-	}
-	var batch []row
+	var (
+		batch []outboxRow
+		lost  []string // types of the batch whose marker was gone
+	)
 	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id, type, payload::text FROM outbox
 			WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`, r.cfg.BatchSize)
 		if err != nil {
 			return fmt.Errorf("select outbox: %w", err)
 		}
-		batch, err = pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+		batch, err = pgx.CollectRows(rows, pgx.RowToStructByPos[outboxRow])
 		if err != nil {
 			return fmt.Errorf("select outbox: %w", err)
 		}
 		if len(batch) == 0 {
 			return nil
 		}
+		// Each type's marker is read before its stream is written and set after: a marker found
+		// missing for a type published before means the stream lost those events.
 		pipe := r.rdb.Pipeline()
+		markers := map[string]*redis.IntCmd{}
+		for _, b := range batch {
+			if markers[b.Type] == nil {
+				markers[b.Type] = pipe.Exists(ctx, markerKey(r.cfg.StreamPrefix, b.Type))
+			}
+		}
 		for _, b := range batch {
 			pipe.XAdd(ctx, &redis.XAddArgs{
 				Stream: streamKey(r.cfg.StreamPrefix, b.Type),
@@ -158,8 +185,16 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 				Values: []any{"envelope", b.Payload},
 			})
 		}
+		for typ := range markers {
+			pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			return fmt.Errorf("xadd: %w", err)
+		}
+		for typ, exists := range markers {
+			if exists.Val() == 0 {
+				lost = append(lost, typ)
+			}
 		}
 		eventIDs := make([]string, len(batch))
 		for i, b := range batch {
@@ -177,7 +212,98 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 	for _, b := range batch {
 		published.WithLabelValues(b.Type).Inc()
 	}
+	// A type first published now had no marker to lose; one published before had.
+	r.mu.Lock()
+	var rebuild []string
+	for _, typ := range lost {
+		if r.known[typ] {
+			rebuild = append(rebuild, typ)
+		}
+	}
+	for _, b := range batch {
+		r.known[b.Type] = true
+	}
+	r.mu.Unlock()
+	if err := r.rebuild(ctx, rebuild); err != nil {
+		return len(batch), err
+	}
 	return len(batch), nil
+}
+
+// outboxRow is one row a batch publishes.
+type outboxRow struct {
+	ID, Type string
+	Payload  []byte
+}
+
+// CheckStreams rebuilds the streams of the types this outbox has published whose markers are
+// gone. Run calls it every few seconds, so streams lost while no event is written come back too;
+// the first call learns the types from the outbox, so a relay started after Redis lost its data
+// rebuilds as well.
+func (r *Relay) CheckStreams(ctx context.Context) error {
+	r.mu.Lock()
+	if len(r.known) == 0 {
+		r.mu.Unlock()
+		rows, err := r.pool.Query(ctx, "SELECT DISTINCT type FROM outbox WHERE published_at IS NOT NULL")
+		if err != nil {
+			return fmt.Errorf("published types: %w", err)
+		}
+		types, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("published types: %w", err)
+		}
+		r.mu.Lock()
+		for _, typ := range types {
+			r.known[typ] = true
+		}
+	}
+	types := make([]string, 0, len(r.known))
+	for typ := range r.known {
+		types = append(types, typ)
+	}
+	r.mu.Unlock()
+	if len(types) == 0 {
+		return nil
+	}
+	pipe := r.rdb.Pipeline()
+	exists := make([]*redis.IntCmd, len(types))
+	for i, typ := range types {
+		exists[i] = pipe.Exists(ctx, markerKey(r.cfg.StreamPrefix, typ))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("read stream markers: %w", err)
+	}
+	var lost []string
+	for i, typ := range types {
+		if exists[i].Val() == 0 {
+			lost = append(lost, typ)
+		}
+	}
+	return r.rebuild(ctx, lost)
+}
+
+// rebuild marks the rows of types published within Retention unpublished, so the relay publishes
+// them again, and sets the markers: the streams are whole again once the backlog drains.
+func (r *Relay) rebuild(ctx context.Context, types []string) error {
+	if len(types) == 0 {
+		return nil
+	}
+	tag, err := r.pool.Exec(ctx, `UPDATE outbox SET published_at = NULL
+		WHERE type = ANY($1) AND published_at > now() - make_interval(secs => $2)`, types, r.cfg.Retention.Seconds())
+	if err != nil {
+		return fmt.Errorf("rebuild streams %v: %w", types, err)
+	}
+	pipe := r.rdb.Pipeline()
+	for _, typ := range types {
+		pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+		streamsRebuilt.WithLabelValues(typ).Inc()
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("rebuild streams %v: set markers: %w", types, err)
+	}
+	slog.WarnContext(ctx, "events relay: Redis lost streams; republishing them from the outbox",
+		"types", types, "rows", tag.RowsAffected(), "window", r.cfg.Retention.String())
+	return nil
 }
 
 // listen turns outbox notifications for schema into wake-ups. It is an optimisation only: when it

@@ -1,0 +1,68 @@
+package events
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStreamsLostInRedisAreRebuiltFromTheOutbox: Redis restarted without persistence while a
+// consumer group was behind (it had handled 2 of 5 events) loses the streams and the groups; the
+// relay, even a freshly started one, republishes from the outbox and the group handles each of
+// the 5 events once. A single stream deleted later is rebuilt too, at the consumer's request.
+func TestStreamsLostInRedisAreRebuiltFromTheOutbox(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	const typ = "rebuild.tested"
+	stream := streamKey(prefix, typ)
+	consumer := NewConsumer(pool, rdb, ConsumerConfig{
+		StreamPrefix: prefix, Group: "rebuilder", Consumer: "rebuilder-1", BatchSize: 2,
+		Block: 20 * time.Millisecond, ClaimIdle: time.Hour,
+	}, map[string]Handler{typ: record})
+	_, err := consumer.Poll(ctx)
+	require.NoError(t, err)
+
+	ids := enqueue(t, pool, typ, 5)
+	relayAll(t, pool, rdb, prefix)
+	n, err := consumer.Poll(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "the group is behind when Redis goes")
+
+	wipe := func(keys ...string) {
+		t.Helper()
+		if len(keys) == 0 { // everything of this test, as a restart without persistence does
+			var err error
+			keys, err = rdb.Keys(ctx, prefix+":*").Result()
+			require.NoError(t, err)
+		}
+		require.NoError(t, rdb.Del(ctx, keys...).Err())
+	}
+	recovers := func(relay *Relay, want []string) {
+		t.Helper()
+		sort.Strings(want)
+		for deadline := time.Now().Add(waitFor); len(seenIDs(t, pool)) < len(want) && time.Now().Before(deadline); {
+			require.NoError(t, relay.CheckStreams(ctx))
+			_, err := relay.PublishBatch(ctx)
+			require.NoError(t, err)
+			_, _ = consumer.Poll(ctx) // the first poll meets NOGROUP and recreates the group
+		}
+		require.Equal(t, want, seenIDs(t, pool), "every event handled exactly once")
+	}
+
+	rebuilt := testutil.ToFloat64(streamsRebuilt.WithLabelValues(typ))
+	wipe()
+	recovers(NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}), ids) // a relay started after the loss
+
+	relay := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix})
+	more := enqueue(t, pool, typ, 3)
+	_, err = relay.PublishBatch(ctx)
+	require.NoError(t, err)
+	wipe(stream) // the stream alone, its marker kept: the consumer asks for the rebuild
+	recovers(relay, append(ids, more...))
+	require.Equal(t, rebuilt+2, testutil.ToFloat64(streamsRebuilt.WithLabelValues(typ)), "one rebuild per loss")
+}
