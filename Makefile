@@ -56,9 +56,12 @@ devstack = go build -o $(DEVSTACK) ./tools/devstack && $(DEVSTACK)
 deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed and PostgreSQL and Redis running
 	@tools/devstack/deps.sh
 
+# make up REPLICAS=2 runs two processes of every service behind the ingress (tools/devstack).
+REPLICAS ?= 1
+
 .PHONY: up
-up: ## Build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
-	@$(devstack) up
+up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: two processes per service); writes .devstack/env
+	@DEVSTACK_REPLICAS=$(REPLICAS) $(devstack) up
 
 .PHONY: up-plan
 up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing

@@ -33,7 +33,9 @@ const usage = `usage: devstack up [-dry-run] | down | reset
   reset    down, drop the stack's database and Redis keys, remove .devstack
 
 Environment: DEVSTACK_SKIP="leads ..." leaves services out; DEVSTACK_READY_TIMEOUT (seconds, 60)
-bounds each service's wait for /readyz.
+bounds each service's wait for /readyz; DEVSTACK_REPLICAS (1 or 2; make up REPLICAS=2) runs that
+many processes of every service behind the ingress; DEVSTACK_PG_PORT (5432) and
+DEVSTACK_REDIS_PORT (6379) point the stack at PostgreSQL and Redis on other loopback ports.
 `
 
 func main() {
@@ -67,6 +69,9 @@ func run(args []string) error {
 	}
 	root, err := devenv.Root(".")
 	if err != nil {
+		return err
+	}
+	if err := portsFromEnv(); err != nil {
 		return err
 	}
 	// Go is where the repository's tooling installs it; the services' seeds build with it.
@@ -105,12 +110,38 @@ func run(args []string) error {
 
 const goBin = "/usr/local/go/bin"
 
+// portsFromEnv applies DEVSTACK_PG_PORT and DEVSTACK_REDIS_PORT.
+func portsFromEnv() error {
+	for name, port := range map[string]*int{envPGPort: &pgPort, envRedisPort: &redisPort} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("%s=%q: want a TCP port", name, v)
+			}
+			*port = n
+		}
+	}
+	return nil
+}
+
+// maxReplicas bounds DEVSTACK_REPLICAS: each replica is a process of every service on a machine
+// the stack shares with its PostgreSQL.
+const maxReplicas = 2
+
 func upOptionsFromEnv() (upOptions, error) {
 	opt := upOptions{
 		skip:         map[string]bool{},
 		readyTimeout: 60 * time.Second,
+		replicas:     1,
 		path:         os.Getenv("PATH"),
 		home:         os.Getenv("HOME"),
+	}
+	if v := os.Getenv("DEVSTACK_REPLICAS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxReplicas {
+			return opt, fmt.Errorf("DEVSTACK_REPLICAS=%q: want 1 to %d", v, maxReplicas)
+		}
+		opt.replicas = n
 	}
 	for _, svc := range strings.Fields(os.Getenv("DEVSTACK_SKIP")) {
 		opt.skip[svc] = true
