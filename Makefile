@@ -67,6 +67,10 @@ up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: 
 up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing
 	@go run ./tools/devstack up -dry-run
 
+.PHONY: restart
+restart: ## Restart one service process of the running stack: SVC=leads, or SVC=leads.2 (REPLICAS=2)
+	@$(devstack) restart $(SVC)
+
 .PHONY: down
 down: ## Stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
 	@$(devstack) down

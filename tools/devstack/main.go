@@ -24,13 +24,14 @@ import (
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
-const usage = `usage: devstack up [-dry-run] | down | reset
+const usage = `usage: devstack up [-dry-run] | down | reset | restart <svc>[.<replica>]
 
   up       build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
            -dry-run prints the plan (services, ports, helpers, seeds, each environment and where
            each variable comes from) and changes nothing
   down     stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
   reset    down, drop the stack's database and Redis keys, remove .devstack
+  restart  stop one service process (leads, or leads.2 with two replicas) and start it again
 
 Environment: DEVSTACK_SKIP="leads ..." leaves services out; DEVSTACK_READY_TIMEOUT (seconds, 60)
 bounds each service's wait for /readyz; DEVSTACK_REPLICAS (1 or 2; make up REPLICAS=2) runs that
@@ -101,6 +102,16 @@ func run(args []string) error {
 		return s.down(ctx)
 	case "reset":
 		return s.reset(ctx)
+	case "restart":
+		name, err := restartArgs(args[1:])
+		if err != nil {
+			return err
+		}
+		opt, err := upOptionsFromEnv()
+		if err != nil {
+			return err
+		}
+		return s.restart(ctx, name, opt.readyTimeout)
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

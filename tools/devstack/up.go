@@ -565,6 +565,11 @@ func (s *stack) startService(ctx context.Context, svc *service) error {
 	}
 	for _, r := range svc.replicaList() {
 		s.say("starting %s on 127.0.0.1:%d", r.name(svc.name), r.port)
+		if r.n > 1 { // the first's is written by migrate
+			if err := writeFileAtomic(s.envFile(r.name(svc.name)), []byte(strings.Join(r.env.environ(), "\n")+"\n"), 0o600); err != nil {
+				return err
+			}
+		}
 		err := s.start(ctx, proc{
 			pidfile: s.pidfile(r.name(svc.name)),
 			log:     filepath.Join(s.logs, r.name(svc.name)+".log"),
