@@ -33,7 +33,7 @@ const (
 	sourceLocal   = "local"
 	sourceDevEnv  = "dev.env"
 	sourceStack   = "stack"
-	sourceSecret  = "secret" // generated, in .devstack/state/secrets.env
+	sourceSecret  = "secret"  // generated, in .devstack/state/secrets.env
 	sourceReplica = "replica" // make up REPLICAS=2: a replica's own addresses, the drain delay
 	trustedLocal  = "127.0.0.1/32,::1/128"
 	benchExemptIP = "127.0.0.9" // make bench dials from here; e2e clients use other 127.x addresses
