@@ -118,6 +118,14 @@ test-e2e: up $(AXE) ## make up, then the tools/e2e suite against it (the console
 	@echo "==> go test tools/e2e"
 	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
 
+# The machine-wide lock every stack run takes (one stack per machine: fixed ports).
+STACK_LOCK := /tmp/bizassist-stack.lock
+
+.PHONY: test-faults
+test-faults: ## Fault suite (tools/faults): its own PostgreSQL and Redis, make up REPLICAS=2, each fault under load; prints the table (FAULTS_ARGS="-only pg-restart"). Takes the stack lock: do not wrap it in flock
+	@echo "==> go run tools/faults (holding $(STACK_LOCK))"
+	@flock -o $(STACK_LOCK) go run ./tools/faults $(FAULTS_ARGS)
+
 $(AXE):
 	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }
 	@echo "==> installing axe-core $(AXE_VERSION) into $(AXE_DIR) (once)"
