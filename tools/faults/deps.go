@@ -53,7 +53,11 @@ func run(cmd *exec.Cmd) error {
 
 // create makes a fresh cluster that trusts loopback, with a postgres superuser.
 func (pg *privatePG) create(ctx context.Context) error {
-	if err := os.MkdirAll(pg.dir, 0o700); err != nil {
+	// The server must reach its data through every parent: those are made world-searchable.
+	if err := os.MkdirAll(filepath.Dir(pg.dir), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(pg.dir, 0o700); err != nil {
 		return err
 	}
 	if os.Geteuid() == 0 {
