@@ -60,10 +60,12 @@ deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed 
 REPLICAS ?= 1
 
 .PHONY: up
+up: export DEVSTACK_REPLICAS = $(REPLICAS)
 up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: two processes per service); writes .devstack/env
-	@DEVSTACK_REPLICAS=$(REPLICAS) $(devstack) up
+	@$(devstack) up
 
 .PHONY: up-plan
+up-plan: export DEVSTACK_REPLICAS = $(REPLICAS)
 up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing
 	@go run ./tools/devstack up -dry-run
 
