@@ -367,5 +367,7 @@ func killIntegrations(ctx context.Context, s *suite) result {
 	if running != "0" {
 		res.fail("%s delivery jobs still running %s after the restart", running, rescueBound)
 	}
+	// Recovery ends when the last job the killed workers held is rescued and done.
+	res.recovery = max(res.recovery, time.Since(restarted))
 	return res
 }
