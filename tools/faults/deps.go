@@ -124,8 +124,11 @@ func (r *privateRedis) start(ctx context.Context) error {
 
 func (r *privateRedis) ping(ctx context.Context) error {
 	out, err := exec.CommandContext(ctx, "redis-cli", "-p", strconv.Itoa(r.port), "ping").Output()
-	if err != nil || strings.TrimSpace(string(out)) != "PONG" {
-		return fmt.Errorf("redis ping: %v %s", err, out)
+	if err != nil {
+		return fmt.Errorf("redis ping: %w", err)
+	}
+	if answer := strings.TrimSpace(string(out)); answer != "PONG" {
+		return fmt.Errorf("redis ping: %s", answer)
 	}
 	return nil
 }

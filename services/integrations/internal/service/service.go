@@ -109,7 +109,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	}
 	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, stripeSecret: cfg.StripeWebhookSecret,
 		jobTimeout: delivery.JobTimeout(wcfg),
-		consumers: consumers(rt, cfg, ports.EventHandlers(a))}, nil
+		consumers:  consumers(rt, cfg, ports.EventHandlers(a))}, nil
 }
 
 // consumers are cfg.EventConsumers members of the integrations group, named apart so Redis

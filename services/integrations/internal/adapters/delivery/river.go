@@ -143,16 +143,16 @@ func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg Wo
 		return nil, err
 	}
 	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Logger:            slog.Default(),
-		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Concurrency}},
-		Workers:           workers,
-		RetryPolicy:       retryPolicy{p: cfg.Policy, rescueAfter: JobTimeout(cfg) + RescueMargin},
-		JobTimeout:        JobTimeout(cfg),
+		Logger:      slog.Default(),
+		Queues:      map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Concurrency}},
+		Workers:     workers,
+		RetryPolicy: retryPolicy{p: cfg.Policy, rescueAfter: JobTimeout(cfg) + RescueMargin},
+		JobTimeout:  JobTimeout(cfg),
 		// River's default is an hour past the job timeout, so a killed worker's jobs sat in
 		// running, counted nowhere, for that long.
 		RescueStuckJobsAfter: JobTimeout(cfg) + RescueMargin,
-		FetchCooldown:     min(cfg.FetchCooldown, cfg.PollInterval),
-		FetchPollInterval: cfg.PollInterval,
+		FetchCooldown:        min(cfg.FetchCooldown, cfg.PollInterval),
+		FetchPollInterval:    cfg.PollInterval,
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil }, nil)},
 	})
