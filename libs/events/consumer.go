@@ -237,8 +237,8 @@ type delivery struct {
 
 // createGroups starts each group at the beginning of its stream ("0"), so events published before
 // the service first ran are not skipped, nor those a relay republishes into a lost stream. A
-// stream found missing may have held events the group never read: its relay marker is removed,
-// which makes the producing service's relay rebuild it from the outbox (see Relay).
+// stream found missing may have held events the group never read: the producing service's relay
+// is asked to rebuild it from the outbox (<prefix>:rebuild:<type>, see Relay).
 func (c *Consumer) createGroups(ctx context.Context) error {
 	for _, typ := range c.types {
 		stream := streamKey(c.cfg.StreamPrefix, typ)
@@ -247,7 +247,7 @@ func (c *Consumer) createGroups(ctx context.Context) error {
 			return fmt.Errorf("events consumer: look for stream %s: %w", stream, err)
 		}
 		if n == 0 {
-			if err := c.rdb.Del(ctx, markerKey(c.cfg.StreamPrefix, typ)).Err(); err != nil {
+			if err := c.rdb.Set(ctx, rebuildKey(c.cfg.StreamPrefix, typ), 1, 0).Err(); err != nil {
 				return fmt.Errorf("events consumer: ask for a rebuild of %s: %w", stream, err)
 			}
 		}

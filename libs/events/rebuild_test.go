@@ -64,3 +64,45 @@ func TestStreamsLostInRedisAreRebuiltFromTheOutbox(t *testing.T) {
 	wipe(stream)
 	handled(append(ids, more...))
 }
+
+// TestARelayStartedAfterALossRebuildsBeforeItPublishes: a relay that starts after Redis lost its
+// data and publishes a new event first still knows the type's stream had more (from the outbox),
+// so that write does not hide the loss.
+func TestARelayStartedAfterALossRebuildsBeforeItPublishes(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	const typ = "rebuild.first"
+	enqueue(t, pool, typ, 2)
+	relayAll(t, pool, rdb, prefix)
+	require.NoError(t, rdb.Del(ctx, streamKey(prefix, typ), markerKey(prefix, typ)).Err())
+
+	enqueue(t, pool, typ, 1)
+	relay := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix})
+	_, err := relay.PublishBatch(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 3, count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NULL"), "all three are to be published again")
+	_, err = relay.PublishBatch(ctx)
+	require.NoError(t, err)
+	n, err := rdb.XLen(ctx, streamKey(prefix, typ)).Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(4), n, "the new event, then all three again")
+}
+
+// TestAStreamWrittenBeforeMarkersIsAdoptedNotRebuilt: a stream that holds entries but has no
+// marker (written by a relay before markers existed) is whole; it gets its marker, no rebuild.
+func TestAStreamWrittenBeforeMarkersIsAdoptedNotRebuilt(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	const typ = "rebuild.adopted"
+	enqueue(t, pool, typ, 2)
+	relayAll(t, pool, rdb, prefix)
+	require.NoError(t, rdb.Del(ctx, markerKey(prefix, typ)).Err())
+
+	require.NoError(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).CheckStreams(ctx))
+	require.Zero(t, count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NULL"), "nothing republished")
+	marked, err := rdb.Exists(ctx, markerKey(prefix, typ)).Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), marked)
+}
