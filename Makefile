@@ -56,13 +56,22 @@ devstack = go build -o $(DEVSTACK) ./tools/devstack && $(DEVSTACK)
 deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed and PostgreSQL and Redis running
 	@tools/devstack/deps.sh
 
+# make up REPLICAS=2 runs two processes of every service behind the ingress (tools/devstack).
+REPLICAS ?= 1
+
 .PHONY: up
-up: ## Build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
+up: export DEVSTACK_REPLICAS = $(REPLICAS)
+up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: two processes per service); writes .devstack/env
 	@$(devstack) up
 
 .PHONY: up-plan
+up-plan: export DEVSTACK_REPLICAS = $(REPLICAS)
 up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing
 	@go run ./tools/devstack up -dry-run
+
+.PHONY: restart
+restart: ## Restart one service process of the running stack: SVC=leads, or SVC=leads.2 (REPLICAS=2)
+	@$(devstack) restart $(SVC)
 
 .PHONY: down
 down: ## Stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
@@ -110,6 +119,14 @@ $(DASHBOARD_LINTER):
 test-e2e: up $(AXE) ## make up, then the tools/e2e suite against it (the console's in headless Chromium)
 	@echo "==> go test tools/e2e"
 	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
+
+# The machine-wide lock every stack run takes (one stack per machine: fixed ports).
+STACK_LOCK := /tmp/bizassist-stack.lock
+
+.PHONY: test-faults
+test-faults: ## Fault suite (tools/faults): its own PostgreSQL and Redis, make up REPLICAS=2, each fault under load; prints the table (FAULTS_ARGS="-only pg-restart"). Takes the stack lock: do not wrap it in flock
+	@echo "==> go run tools/faults (holding $(STACK_LOCK))"
+	@flock -o $(STACK_LOCK) go run ./tools/faults $(FAULTS_ARGS)
 
 $(AXE):
 	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }

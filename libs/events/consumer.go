@@ -236,10 +236,22 @@ type delivery struct {
 }
 
 // createGroups starts each group at the beginning of its stream ("0"), so events published before
-// the service first ran are not skipped.
+// the service first ran are not skipped, nor those a relay republishes into a lost stream. A
+// stream found missing may have held events the group never read: the producing service's relay
+// is asked to rebuild it from the outbox (<prefix>:rebuild:<type>, see Relay).
 func (c *Consumer) createGroups(ctx context.Context) error {
 	for _, typ := range c.types {
-		err := c.rdb.XGroupCreateMkStream(ctx, streamKey(c.cfg.StreamPrefix, typ), c.cfg.Group, "0").Err()
+		stream := streamKey(c.cfg.StreamPrefix, typ)
+		n, err := c.rdb.Exists(ctx, stream).Result()
+		if err != nil {
+			return fmt.Errorf("events consumer: look for stream %s: %w", stream, err)
+		}
+		if n == 0 {
+			if err := c.rdb.Set(ctx, rebuildKey(c.cfg.StreamPrefix, typ), 1, 0).Err(); err != nil {
+				return fmt.Errorf("events consumer: ask for a rebuild of %s: %w", stream, err)
+			}
+		}
+		err = c.rdb.XGroupCreateMkStream(ctx, stream, c.cfg.Group, "0").Err()
 		if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 			return fmt.Errorf("events consumer: create group %s on %s: %w", c.cfg.Group, typ, err)
 		}

@@ -19,6 +19,10 @@ var (
 		Name: "bizassist_events_relay_errors_total",
 		Help: "Relay batches that failed and were left for the next attempt.",
 	})
+	streamsRebuilt = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "bizassist_events_streams_rebuilt_total",
+		Help: "Streams the relay found lost in Redis and republished from the outbox.",
+	}, []string{"type"})
 	consumed = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "bizassist_events_consumed_total",
 		Help: "Messages a consumer group handled, by result (ok, duplicate, error, deadletter).",

@@ -60,6 +60,7 @@ func (c RelayConfig) Validate() error {
 
 const (
 	sampleEvery   = 15 * time.Second // gauges are sampled, not kept exact
+	checkEvery    = 2 * time.Second  // how soon an idle relay notices that Redis lost its streams
 	cleanupEvery  = 10 * time.Minute // housekeeping deletes are cheap but need not be frequent
 	cleanupLimit  = 10_000           // bounds one housekeeping delete
 	batchDeadline = 30 * time.Second // a batch in flight finishes after shutdown, within this
@@ -67,15 +68,81 @@ const (
 
 // Relay publishes outbox rows of the pool's schema to Redis Streams. Several replicas may run at
 // once: each batch locks its rows with SKIP LOCKED.
+//
+// Redis holds only what can be rebuilt: with every publish the relay sets a marker key next to
+// the stream (<prefix>:relayed:<type>). A type this outbox published before whose marker is gone
+// and whose stream is empty (Redis restarted without persistence, or was flushed), or whose
+// rebuild a consumer asked for (<prefix>:rebuild:<type>: it found the stream deleted), is rebuilt
+// by republishing the outbox rows of the type published within Retention. Consumers recreate
+// their groups from the start of the stream and skip the events they recorded as processed, so
+// the rebuild is exactly-once in effect. A marker missing from a stream that holds entries (one
+// written before markers existed) is set without a rebuild.
 type Relay struct {
 	pool *pgxpool.Pool
 	rdb  redis.UniversalClient
 	cfg  RelayConfig
+
+	mu      sync.Mutex
+	learned bool            // known holds the types of the outbox's published rows
+	known   map[string]bool // event types this schema's outbox has published
 }
 
 // NewRelay returns a relay for the outbox in pool's schema.
 func NewRelay(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg RelayConfig) *Relay {
-	return &Relay{pool: pool, rdb: rdb, cfg: cfg.withDefaults()}
+	return &Relay{pool: pool, rdb: rdb, cfg: cfg.withDefaults(), known: map[string]bool{}}
+}
+
+// markerKey is the key whose absence, with an empty stream, says the stream of typ lost what the
+// relay had put in it.
+func markerKey(prefix, typ string) string { return prefix + ":relayed:" + typ }
+
+// rebuildKey is where a consumer asks for the stream of typ to be rebuilt.
+func rebuildKey(prefix, typ string) string { return prefix + ":rebuild:" + typ }
+
+// streamState is what Redis holds for one type, read in a pipeline before anything is written.
+type streamState struct {
+	typ                 string
+	marker, length, ask *redis.IntCmd
+}
+
+func (r *Relay) readState(ctx context.Context, pipe redis.Pipeliner, typ string) *streamState {
+	return &streamState{
+		typ:    typ,
+		marker: pipe.Exists(ctx, markerKey(r.cfg.StreamPrefix, typ)),
+		length: pipe.XLen(ctx, streamKey(r.cfg.StreamPrefix, typ)),
+		ask:    pipe.Exists(ctx, rebuildKey(r.cfg.StreamPrefix, typ)),
+	}
+}
+
+// lost says whether the stream must be rebuilt: asked for, or its marker gone with its entries.
+func (st *streamState) lost() bool {
+	return st.ask.Val() > 0 || st.marker.Val() == 0 && st.length.Val() == 0
+}
+
+// learn loads the types the outbox has published, once, so a relay started after Redis lost its
+// data knows which streams it had written.
+func (r *Relay) learn(ctx context.Context) error {
+	r.mu.Lock()
+	learned := r.learned
+	r.mu.Unlock()
+	if learned {
+		return nil
+	}
+	rows, err := r.pool.Query(ctx, "SELECT DISTINCT type FROM outbox WHERE published_at IS NOT NULL")
+	if err != nil {
+		return fmt.Errorf("published types: %w", err)
+	}
+	types, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("published types: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, typ := range types {
+		r.known[typ] = true
+	}
+	r.learned = true
+	return nil
 }
 
 // Run publishes until ctx is done, polling every PollInterval and waking early when Enqueue
@@ -94,7 +161,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); r.listen(ctx, schema, wake) }()
 	defer wg.Wait()
 
-	var lastSample, lastCleanup time.Time
+	var lastSample, lastCleanup, lastCheck time.Time
 	for {
 		// The batch runs detached from ctx so that shutdown does not cut it between XADD and the
 		// commit, which would publish its rows twice.
@@ -110,6 +177,12 @@ func (r *Relay) Run(ctx context.Context) error {
 		if time.Since(lastCleanup) >= cleanupEvery {
 			lastCleanup = time.Now()
 			r.cleanup(bctx, schema)
+		}
+		if time.Since(lastCheck) >= checkEvery {
+			lastCheck = time.Now()
+			if err := r.CheckStreams(bctx); err != nil {
+				slog.WarnContext(ctx, "events relay: check streams", "schema", schema, "err", err)
+			}
 		}
 		cancel()
 
@@ -131,25 +204,35 @@ func (r *Relay) Run(ctx context.Context) error {
 // PublishBatch publishes up to BatchSize unpublished rows, oldest first, and marks them published
 // in the same transaction. If Redis fails the transaction rolls back and the rows stay unpublished.
 func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
-	type row struct {
-		ID, Type string
-		Payload  []byte
+	if err := r.learn(ctx); err != nil {
+		relayErrors.Inc()
+		return 0, fmt.Errorf("events relay: %w", err)
 	}
-	var batch []row
+	var (
+		batch []outboxRow
+		lost  []string // types of the batch whose stream was lost
+	)
 	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id, type, payload::text FROM outbox
 			WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`, r.cfg.BatchSize)
 		if err != nil {
 			return fmt.Errorf("select outbox: %w", err)
 		}
-		batch, err = pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+		batch, err = pgx.CollectRows(rows, pgx.RowToStructByPos[outboxRow])
 		if err != nil {
 			return fmt.Errorf("select outbox: %w", err)
 		}
 		if len(batch) == 0 {
 			return nil
 		}
+		// Each type's state is read before its stream is written, and its marker set after.
 		pipe := r.rdb.Pipeline()
+		states := map[string]*streamState{}
+		for _, b := range batch {
+			if states[b.Type] == nil {
+				states[b.Type] = r.readState(ctx, pipe, b.Type)
+			}
+		}
 		for _, b := range batch {
 			pipe.XAdd(ctx, &redis.XAddArgs{
 				Stream: streamKey(r.cfg.StreamPrefix, b.Type),
@@ -158,8 +241,16 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 				Values: []any{"envelope", b.Payload},
 			})
 		}
+		for typ := range states {
+			pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			return fmt.Errorf("xadd: %w", err)
+		}
+		for _, st := range states {
+			if st.lost() {
+				lost = append(lost, st.typ)
+			}
 		}
 		eventIDs := make([]string, len(batch))
 		for i, b := range batch {
@@ -177,7 +268,110 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 	for _, b := range batch {
 		published.WithLabelValues(b.Type).Inc()
 	}
+	// A type first published now had nothing to lose (a consumer may have asked before it existed).
+	r.mu.Lock()
+	var rebuild, fresh []string
+	for _, typ := range lost {
+		if r.known[typ] {
+			rebuild = append(rebuild, typ)
+		} else {
+			fresh = append(fresh, typ)
+		}
+	}
+	for _, b := range batch {
+		r.known[b.Type] = true
+	}
+	r.mu.Unlock()
+	if len(fresh) > 0 {
+		if err := r.rdb.Del(ctx, rebuildKeys(r.cfg.StreamPrefix, fresh)...).Err(); err != nil {
+			return len(batch), fmt.Errorf("events relay: %w", err)
+		}
+	}
+	if err := r.rebuild(ctx, rebuild); err != nil {
+		return len(batch), err
+	}
 	return len(batch), nil
+}
+
+func rebuildKeys(prefix string, types []string) []string {
+	keys := make([]string, len(types))
+	for i, typ := range types {
+		keys[i] = rebuildKey(prefix, typ)
+	}
+	return keys
+}
+
+// outboxRow is one row a batch publishes.
+type outboxRow struct {
+	ID, Type string
+	Payload  []byte
+}
+
+// CheckStreams rebuilds the streams of the types this outbox has published that Redis lost or a
+// consumer asked to rebuild. Run calls it every few seconds, so streams lost while no event is
+// written come back too.
+func (r *Relay) CheckStreams(ctx context.Context) error {
+	if err := r.learn(ctx); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	types := make([]string, 0, len(r.known))
+	for typ := range r.known {
+		types = append(types, typ)
+	}
+	r.mu.Unlock()
+	if len(types) == 0 {
+		return nil
+	}
+	pipe := r.rdb.Pipeline()
+	states := make([]*streamState, len(types))
+	for i, typ := range types {
+		states[i] = r.readState(ctx, pipe, typ)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("read stream markers: %w", err)
+	}
+	var lost, unmarked []string
+	for _, st := range states {
+		switch {
+		case st.lost():
+			lost = append(lost, st.typ)
+		case st.marker.Val() == 0:
+			unmarked = append(unmarked, st.typ)
+		}
+	}
+	for _, typ := range unmarked { // written before markers existed: whole, adopted as it is
+		if err := r.rdb.SetNX(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0).Err(); err != nil {
+			return fmt.Errorf("mark stream %s: %w", typ, err)
+		}
+	}
+	return r.rebuild(ctx, lost)
+}
+
+// rebuild marks the rows of types published within Retention unpublished, so the relay publishes
+// them again, sets the markers and clears the requests: the streams are whole again once the
+// backlog drains.
+func (r *Relay) rebuild(ctx context.Context, types []string) error {
+	if len(types) == 0 {
+		return nil
+	}
+	tag, err := r.pool.Exec(ctx, `UPDATE outbox SET published_at = NULL
+		WHERE type = ANY($1) AND published_at > now() - make_interval(secs => $2)`, types, r.cfg.Retention.Seconds())
+	if err != nil {
+		return fmt.Errorf("rebuild streams %v: %w", types, err)
+	}
+	pipe := r.rdb.Pipeline()
+	for _, typ := range types {
+		pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+		pipe.Del(ctx, rebuildKey(r.cfg.StreamPrefix, typ))
+		streamsRebuilt.WithLabelValues(typ).Inc()
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("rebuild streams %v: set markers: %w", types, err)
+	}
+	slog.WarnContext(ctx, "events relay: Redis lost streams; republishing them from the outbox",
+		"types", types, "rows", tag.RowsAffected(), "window", r.cfg.Retention.String())
+	return nil
 }
 
 // listen turns outbox notifications for schema into wake-ups. It is an optimisation only: when it

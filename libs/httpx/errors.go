@@ -9,7 +9,12 @@ import (
 	"strconv"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/pgkit"
 )
+
+// UnavailableRetryAfter is the Retry-After, in seconds, of a 503 for an unreachable database:
+// about how long a PostgreSQL restart or failover takes.
+const UnavailableRetryAfter = 2
 
 // StatusClientClosedRequest is the de-facto status for a request the client abandoned.
 const StatusClientClosedRequest = 499
@@ -17,8 +22,10 @@ const StatusClientClosedRequest = 499
 // Fail is the one error mapper: it turns any error into the error envelope
 // {ok:false, error, code[, field][, details...]} with the status its kind implies. An error
 // carrying a retryAfter detail (whole seconds; a 429, or a 503 that knows when room frees) also
-// sets the Retry-After header. Internal errors are logged with their cause and shown to the
-// client only as "internal error".
+// sets the Retry-After header. An error that is not a kind of the application's and says the
+// database could not be reached (pgkit.Unavailable: a restart, a refused or cut connection) is
+// 503 unavailable with Retry-After, since the same request may succeed in a moment. Other
+// internal errors are logged with their cause and shown to the client only as "internal error".
 func Fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := errorBody(err)
 	if ra, ok := body["retryAfter"].(int); ok {
@@ -45,6 +52,10 @@ func errorBody(err error) (int, map[string]any) {
 		tooLarge *http.MaxBytesError
 	)
 	switch {
+	case apperr.KindOf(err) == apperr.KindInternal && pgkit.Unavailable(err):
+		body := envelope(apperr.CodeUnavailable, "the database is unavailable; retry shortly")
+		body["retryAfter"] = UnavailableRetryAfter
+		return http.StatusServiceUnavailable, body
 	case errors.As(err, &appErr):
 		body := make(map[string]any, 4+len(appErr.Details))
 		for k, v := range appErr.Details {

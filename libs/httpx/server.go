@@ -79,7 +79,7 @@ func NewServer(cfg ServerConfig, api http.Handler, checks ...ReadyCheck) *Server
 	mux.Handle("/", api)
 	s.srv = &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           mux,
+		Handler:           s.closeWhileDraining(mux),
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
@@ -87,6 +87,19 @@ func NewServer(cfg ServerConfig, api http.Handler, checks ...ReadyCheck) *Server
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
 	}
 	return s
+}
+
+// closeWhileDraining answers with Connection: close once draining has begun, so the server closes
+// each kept-alive connection right after a response, when no request is on it. Left to Shutdown,
+// an idle pooled connection is cut while a proxy may be sending the next request on it, which the
+// proxy cannot retry safely and fails.
+func (s *Server) closeWhileDraining(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
@@ -106,8 +119,9 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, []byte(`{"ok":true}`+"\n"))
 }
 
-// Serve serves on ln until ctx is done. On cancellation readiness turns 503, the server waits
-// DrainDelay for load balancers to notice, then shuts down gracefully within ShutdownTimeout.
+// Serve serves on ln until ctx is done. On cancellation readiness turns 503 and every response
+// closes its connection; the server waits DrainDelay for load balancers to notice and for pooled
+// connections to be used once more and closed, then shuts down gracefully within ShutdownTimeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(ln) }()

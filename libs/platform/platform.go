@@ -128,6 +128,9 @@ func (rt *Runtime) Authenticated() mux.MiddlewareFunc {
 	return rt.Verifier.Middleware
 }
 
+// redisSettingsEvery is how often a process checks that Redis keeps the settings production needs.
+const redisSettingsEvery = 10 * time.Minute
+
 // Worker is a background loop that runs until its context ends.
 type Worker struct {
 	Name string
@@ -149,6 +152,7 @@ func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Hand
 		{Name: "revocation follower", Run: func(ctx context.Context) error {
 			return rt.Verifier.FollowRevocations(ctx, rt.Redis, revocations)
 		}},
+		Every("redis settings check", redisSettingsEvery, rediskit.CheckSettings(rt.Redis)),
 	}, workers...)
 	if len(handlers) > 0 {
 		cc := rt.Config.Consumer

@@ -11,7 +11,7 @@ import (
 const (
 	DefaultKeyPrefix     = "rl"
 	DefaultTimeout       = 50 * time.Millisecond
-	DefaultProbeInterval = 5 * time.Second
+	DefaultProbeInterval = time.Second
 )
 
 // Config says which peers may speak for clients, who is never limited, and how long to wait for
@@ -26,9 +26,9 @@ type Config struct {
 	// Timeout bounds one Redis call; beyond it the request is decided in memory. Zero means
 	// DefaultTimeout.
 	Timeout time.Duration `env:"RATELIMIT_REDIS_TIMEOUT" envDefault:"50ms"`
-	// ProbeInterval is how often Redis is retried while in fallback. Zero means
-	// DefaultProbeInterval.
-	ProbeInterval time.Duration `env:"RATELIMIT_PROBE_INTERVAL" envDefault:"5s"`
+	// ProbeInterval is how often a background ping retries Redis while in fallback, and so about
+	// how long the fallback outlasts Redis's return. Zero means DefaultProbeInterval.
+	ProbeInterval time.Duration `env:"RATELIMIT_PROBE_INTERVAL" envDefault:"1s"`
 }
 
 // Validate reports a config that cannot work, naming the offending variable and value.

@@ -26,6 +26,8 @@
 //
 // A Redis call that errors or takes longer than Config.Timeout switches the process to an
 // in-memory GCRA so the service keeps answering. While in fallback the limit holds per process,
-// not across replicas, and Redis is probed again at most once per Config.ProbeInterval. The
-// switch is logged once each way and shown by bizassist_ratelimit_fallback_active.
+// not across replicas; no request calls Redis (a circuit breaker: none waits Config.Timeout for
+// an absent server), and a background ping every Config.ProbeInterval ends the fallback at
+// Redis's first answer, with or without traffic. The switch is logged once each way and shown by
+// bizassist_ratelimit_fallback_active; Limiter.RedisAvailable tells other Redis callers.
 package ratelimit

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -105,7 +106,7 @@ func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
 
 	var logs bytes.Buffer
 	cfg := redisConfig(prefix)
-	cfg.ProbeInterval = time.Nanosecond // every call after a failure probes, so the test needs no waiting
+	cfg.ProbeInterval = 50 * time.Millisecond
 	l, reg := newLimiter(t, rdb, cfg, ratelimit.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	p := ratelimit.Policy{Name: "recover", Rate: 60, Period: time.Hour}
 	remaining := func() int {
@@ -129,11 +130,55 @@ func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
 	metricsAre(1, 1)
 
 	proxy.setUp(true)
-	require.Equal(t, 58, remaining(), "Redis is back: the shared bucket, which saw the first request, decides again")
+	// No request comes: the background probe alone ends the fallback (it used to wait for a
+	// request, so a quiet service stayed on per-process limits after Redis was back).
+	require.Eventually(t, func() bool { return fallbackActive(t, reg) == 0 }, 2*time.Second, 10*time.Millisecond,
+		"the probe to find Redis back")
 	metricsAre(0, 1)
+	require.Equal(t, 58, remaining(), "Redis is back: the shared bucket, which saw the first request, decides again")
 
 	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
 	require.Equal(t, 1, strings.Count(logs.String(), "level=INFO"), logs.String())
+}
+
+// fallbackActive reads bizassist_ratelimit_fallback_active from reg.
+func fallbackActive(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == "bizassist_ratelimit_fallback_active" {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatal("bizassist_ratelimit_fallback_active is not registered")
+	return 0
+}
+
+// TestOpenBreakerSparesRequestsTheRedisTimeout: once one call has timed out, no request waits for
+// Redis again while it is down, however long the outage (one used to per probe interval).
+func TestOpenBreakerSparesRequestsTheRedisTimeout(t *testing.T) {
+	t.Parallel()
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.Blackhole(t), MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	const timeout = 100 * time.Millisecond
+	l, reg := newLimiter(t, rdb, ratelimit.Config{Timeout: timeout, ProbeInterval: 20 * time.Millisecond},
+		ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
+	p := ratelimit.Policy{Name: "breaker", Rate: 1000, Period: time.Minute}
+	allow := func() time.Duration {
+		t.Helper()
+		start := time.Now()
+		res, err := l.Allow(context.Background(), p, "192.0.2.1")
+		require.NoError(t, err)
+		require.True(t, res.Allowed)
+		return time.Since(start)
+	}
+	require.GreaterOrEqual(t, allow(), timeout, "the first call finds Redis hanging")
+	for i := range 10 {
+		time.Sleep(30 * time.Millisecond) // past a probe interval each time
+		require.Less(t, allow(), timeout/2, "call %d was decided without waiting for Redis", i)
+	}
+	require.Equal(t, 1.0, fallbackActive(t, reg), "the probes, not the requests, find Redis still down")
 }
 
 func BenchmarkAllow(b *testing.B) {

@@ -24,8 +24,14 @@ type Result struct {
 }
 
 // Limiter decides requests against limits kept in Redis, or in memory while Redis is down.
+//
+// The fallback is a circuit breaker: the first failed Redis call opens it, and while it is open
+// no request calls Redis (so none waits Config.Timeout for an absent server); a background probe
+// pings Redis every Config.ProbeInterval and closes it at the first answer, whether or not
+// requests arrive meanwhile.
 type Limiter struct {
 	cfg     Config
+	rdb     redis.UniversalClient
 	redis   *redis_rate.Limiter
 	local   *memoryLimiter
 	trusted []netip.Prefix
@@ -34,7 +40,6 @@ type Limiter struct {
 	log     *slog.Logger
 
 	inFallback atomic.Bool
-	nextProbe  atomic.Int64 // unix nanoseconds; in fallback, Redis is not tried before then
 }
 
 // Option adjusts a Limiter.
@@ -68,6 +73,7 @@ func New(rdb redis.UniversalClient, cfg Config, opts ...Option) (*Limiter, error
 	exempt, _ := ParsePrefixes("RATELIMIT_EXEMPT_CIDRS", cfg.ExemptCIDRs)
 	return &Limiter{
 		cfg:     cfg.withDefaults(),
+		rdb:     rdb,
 		redis:   redis_rate.NewLimiter(rdb),
 		local:   newMemoryLimiter(),
 		trusted: trusted,
@@ -107,12 +113,11 @@ func (l *Limiter) decide(ctx context.Context, p Policy, key string, cost int) (R
 	if err := ctx.Err(); err != nil { // nobody is waiting for this answer
 		return Result{}, err
 	}
-	if l.inFallback.Load() && !l.claimProbe(time.Now()) {
+	if l.inFallback.Load() {
 		return l.local.take(time.Now(), p, key, cost), nil
 	}
 	res, err := l.allowRedis(ctx, p, key, cost)
 	if err == nil {
-		l.recovered()
 		return res, nil
 	}
 	if ctx.Err() != nil { // the caller gave up; that says nothing about Redis
@@ -164,26 +169,40 @@ func (l *Limiter) allowRedis(ctx context.Context, p Policy, key string, cost int
 	return res, nil
 }
 
-// claimProbe lets exactly one caller per ProbeInterval try Redis while in fallback.
-func (l *Limiter) claimProbe(now time.Time) bool {
-	next := l.nextProbe.Load()
-	return now.UnixNano() >= next && l.nextProbe.CompareAndSwap(next, now.Add(l.cfg.ProbeInterval).UnixNano())
-}
+// RedisAvailable reports whether the breaker is closed: false while the limiter decides in memory
+// because Redis failed and has not answered a probe since. Callers with Redis calls of their own
+// next to the limiter's skip them meanwhile rather than each wait for a timeout.
+func (l *Limiter) RedisAvailable() bool { return !l.inFallback.Load() }
 
+// failed opens the breaker and starts the one probe that will close it.
 func (l *Limiter) failed(err error) {
 	l.metrics.backendErrors.Inc()
-	l.nextProbe.Store(time.Now().Add(l.cfg.ProbeInterval).UnixNano())
 	if l.inFallback.CompareAndSwap(false, true) {
 		l.metrics.fallback.Inc()
 		l.logger().Warn("rate limiter falling back to per-process limits: redis unavailable",
 			"error", err, "probe_interval", l.cfg.ProbeInterval.String())
+		go l.probe()
 	}
 }
 
-func (l *Limiter) recovered() {
-	if l.inFallback.CompareAndSwap(true, false) {
-		l.metrics.fallback.Dec()
-		l.logger().Info("rate limiter back on redis: limits are shared again")
+// probe pings Redis every ProbeInterval until it answers, then closes the breaker. It ends early
+// when the client is closed (the process is stopping).
+func (l *Limiter) probe() {
+	t := time.NewTicker(l.cfg.ProbeInterval)
+	defer t.Stop()
+	for range t.C {
+		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.Timeout)
+		err := l.rdb.Ping(ctx).Err()
+		cancel()
+		switch {
+		case err == nil:
+			l.logger().Info("rate limiter back on redis: limits are shared again")
+			l.metrics.fallback.Dec()
+			l.inFallback.Store(false)
+			return
+		case errors.Is(err, redis.ErrClosed):
+			return
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package rediskit_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,4 +31,18 @@ func TestPingAgainstRealRedis(t *testing.T) {
 func TestValidateRejectsBadURL(t *testing.T) {
 	t.Parallel()
 	require.Error(t, rediskit.Config{URL: "http://nope", PoolSize: 1}.Validate())
+}
+
+// TestCheckSettingsReadsTheServersSettings: the check reads the real server's settings and names
+// each one production needs that is missing (docs/decisions.md, Reliability).
+func TestCheckSettingsReadsTheServersSettings(t *testing.T) {
+	t.Parallel()
+	rdb, _ := redistest.New(t)
+	s, err := rediskit.ReadSettings(context.Background(), rdb)
+	require.NoError(t, err)
+	require.NotEmpty(t, s.Policy)
+	require.Equal(t, s.Policy != "noeviction", slices.Contains(s.Unsafe(), "eviction"))
+	require.NoError(t, rediskit.CheckSettings(rdb)(context.Background()))
+	require.Equal(t, []string{"persistence", "eviction"}, rediskit.Settings{Policy: "allkeys-lru"}.Unsafe())
+	require.Empty(t, rediskit.Settings{Persistent: true, Policy: "noeviction"}.Unsafe())
 }

@@ -22,7 +22,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Instances on other ports (DEVSTACK_PG_PORT, DEVSTACK_REDIS_PORT) are their owner's to start.
 if ! port_open "$PG_HOST" "$PG_PORT"; then
+  [ "$PG_PORT" = 5432 ] || die "nothing listens on PostgreSQL's port $PG_PORT (DEVSTACK_PG_PORT)"
   version=$(ls /etc/postgresql | sort -V | tail -n1)
   [ -n "$version" ] || die "PostgreSQL is installed but /etc/postgresql has no cluster"
   say "starting PostgreSQL $version"
@@ -42,6 +44,7 @@ if ! psql -X -w -h "$PG_HOST" -p "$PG_PORT" -U postgres -d postgres -c 'SELECT 1
 fi
 
 if ! port_open "$REDIS_HOST" "$REDIS_PORT"; then
+  [ "$REDIS_PORT" = 6379 ] || die "nothing listens on Redis's port $REDIS_PORT (DEVSTACK_REDIS_PORT)"
   say "starting Redis"
   as_root mkdir -p /var/lib/redis /var/log/redis
   as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port "$REDIS_PORT" --save "" \

@@ -75,7 +75,7 @@ func (s *stack) reset(ctx context.Context) error {
 	if _, err := s.psqlAdmin(ctx, "", "-d", "postgres", "-c", "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
 		return err
 	}
-	if err := deleteRedisKeys(ctx, redisAddr, "bizassist:*", "rate:rl:*"); err != nil {
+	if err := deleteRedisKeys(ctx, redisAddr(), "bizassist:*", "rate:rl:*"); err != nil {
 		return err
 	}
 	s.say("removing %s", s.dir)

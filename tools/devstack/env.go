@@ -33,7 +33,8 @@ const (
 	sourceLocal   = "local"
 	sourceDevEnv  = "dev.env"
 	sourceStack   = "stack"
-	sourceSecret  = "secret" // generated, in .devstack/state/secrets.env
+	sourceSecret  = "secret"  // generated, in .devstack/state/secrets.env
+	sourceReplica = "replica" // make up REPLICAS=2: a replica's own addresses, the drain delay
 	trustedLocal  = "127.0.0.1/32,::1/128"
 	benchExemptIP = "127.0.0.9" // make bench dials from here; e2e clients use other 127.x addresses
 )
@@ -139,7 +140,7 @@ func (c *chart) localEnv(svc string, in envInput) (serviceEnv, error) {
 		"TZ":               "UTC",
 		"HTTP_ADDR":        httpAddr,
 		"DATABASE_URL":     fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", svc, pgHost, pgPort, dbName),
-		"REDIS_URL":        redisURL,
+		"REDIS_URL":        redisURL(),
 		"JWT_JWKS_URL":     peerURL("identity") + jwksPath,
 		"TRUSTED_PROXIES":  trustedLocal,
 		"HTTP_DRAIN_DELAY": "0s",

@@ -1,5 +1,6 @@
 # Shared helpers of deps.sh and tls.sh, the two steps of the local stack that stay shell; sourced,
-# never run. The addresses are the ones tools/devstack (stack.go) uses: keep them in step.
+# never run. The addresses are the ones tools/devstack (stack.go) uses: keep them in step; the
+# ports follow DEVSTACK_PG_PORT and DEVSTACK_REDIS_PORT like the tool's.
 # shellcheck shell=bash disable=SC2034 # the settings below are used by the scripts that source this file
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -7,10 +8,10 @@ DEVSTACK_DIR="$ROOT/.devstack"
 TLS_DIR="$DEVSTACK_DIR/tls"
 
 PG_HOST=127.0.0.1
-PG_PORT=5432
+PG_PORT=${DEVSTACK_PG_PORT:-5432}
 DB_NAME=bizassist
 REDIS_HOST=127.0.0.1
-REDIS_PORT=6379
+REDIS_PORT=${DEVSTACK_REDIS_PORT:-6379}
 
 export PATH="/usr/local/go/bin:$PATH"
 

@@ -24,16 +24,19 @@ import (
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
-const usage = `usage: devstack up [-dry-run] | down | reset
+const usage = `usage: devstack up [-dry-run] | down | reset | restart <svc>[.<replica>]
 
   up       build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
            -dry-run prints the plan (services, ports, helpers, seeds, each environment and where
            each variable comes from) and changes nothing
   down     stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
   reset    down, drop the stack's database and Redis keys, remove .devstack
+  restart  stop one service process (leads, or leads.2 with two replicas) and start it again
 
 Environment: DEVSTACK_SKIP="leads ..." leaves services out; DEVSTACK_READY_TIMEOUT (seconds, 60)
-bounds each service's wait for /readyz.
+bounds each service's wait for /readyz; DEVSTACK_REPLICAS (1 or 2; make up REPLICAS=2) runs that
+many processes of every service behind the ingress; DEVSTACK_PG_PORT (5432) and
+DEVSTACK_REDIS_PORT (6379) point the stack at PostgreSQL and Redis on other loopback ports.
 `
 
 func main() {
@@ -69,6 +72,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := portsFromEnv(); err != nil {
+		return err
+	}
 	// Go is where the repository's tooling installs it; the services' seeds build with it.
 	if path := os.Getenv("PATH"); !slices.Contains(filepath.SplitList(path), goBin) {
 		if err := os.Setenv("PATH", goBin+string(filepath.ListSeparator)+path); err != nil {
@@ -96,6 +102,16 @@ func run(args []string) error {
 		return s.down(ctx)
 	case "reset":
 		return s.reset(ctx)
+	case "restart":
+		name, err := restartArgs(args[1:])
+		if err != nil {
+			return err
+		}
+		opt, err := upOptionsFromEnv()
+		if err != nil {
+			return err
+		}
+		return s.restart(ctx, name, opt.readyTimeout)
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
@@ -105,12 +121,38 @@ func run(args []string) error {
 
 const goBin = "/usr/local/go/bin"
 
+// portsFromEnv applies DEVSTACK_PG_PORT and DEVSTACK_REDIS_PORT.
+func portsFromEnv() error {
+	for name, port := range map[string]*int{envPGPort: &pgPort, envRedisPort: &redisPort} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("%s=%q: want a TCP port", name, v)
+			}
+			*port = n
+		}
+	}
+	return nil
+}
+
+// maxReplicas bounds DEVSTACK_REPLICAS: each replica is a process of every service on a machine
+// the stack shares with its PostgreSQL.
+const maxReplicas = 2
+
 func upOptionsFromEnv() (upOptions, error) {
 	opt := upOptions{
 		skip:         map[string]bool{},
 		readyTimeout: 60 * time.Second,
+		replicas:     1,
 		path:         os.Getenv("PATH"),
 		home:         os.Getenv("HOME"),
+	}
+	if v := os.Getenv("DEVSTACK_REPLICAS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxReplicas {
+			return opt, fmt.Errorf("DEVSTACK_REPLICAS=%q: want 1 to %d", v, maxReplicas)
+		}
+		opt.replicas = n
 	}
 	for _, svc := range strings.Fields(os.Getenv("DEVSTACK_SKIP")) {
 		opt.skip[svc] = true

@@ -470,3 +470,35 @@ func TestInheritedDescriptorsAreClosedOnExec(t *testing.T) {
 	closeInheritedOnExec()
 	require.NotZero(t, flags()&syscall.FD_CLOEXEC)
 }
+
+// Two replicas start on their own ports and each is waited for; make restart SVC=svc.2 replaces
+// the second with a new process on the environment make up recorded, leaving the first alone.
+func TestReplicasStartAndOneRestarts(t *testing.T) {
+	ctx := t.Context()
+	s, out := testStack(t, "svc")
+	port := freeTCPPort(t)
+	for portOpen(ctx, port+100) {
+		port = freeTCPPort(t)
+	}
+	svc := fakeService(s, "svc", port)
+	svc.replicas = 2
+	require.NoError(t, s.startService(ctx, svc))
+	require.NoError(t, s.waitService(ctx, svc, time.Minute))
+	require.Contains(t, out.String(), fmt.Sprintf("==> starting svc.2 on 127.0.0.1:%d\n", port+100))
+	require.Contains(t, out.String(), "    svc.2 is ready\n")
+	first, ok := pidfileAlive(s.pidfile("svc"))
+	require.True(t, ok)
+	second, ok := pidfileAlive(s.pidfile("svc.2"))
+	require.True(t, ok)
+
+	require.NoError(t, s.restart(ctx, "svc.2", time.Minute))
+	again, ok := pidfileAlive(s.pidfile("svc.2"))
+	require.True(t, ok)
+	require.NotEqual(t, second, again)
+	require.True(t, portOpen(ctx, port+100), "the new svc.2 answers on its port")
+	still, ok := pidfileAlive(s.pidfile("svc"))
+	require.True(t, ok && still == first, "the first replica keeps running")
+
+	require.ErrorContains(t, s.restart(ctx, "svc", time.Minute), "did make up start it?", "make up's migrate step writes the first replica's environment")
+	require.ErrorContains(t, s.restart(ctx, "svc.two", time.Minute), "want a service")
+}

@@ -16,13 +16,29 @@ const (
 	httpsPort = 8443
 	httpPort  = 8080
 	pgHost    = "127.0.0.1"
-	pgPort    = 5432
 	dbName    = "bizassist"
-	redisAddr = "127.0.0.1:6379"
-	redisURL  = "redis://" + redisAddr + "/0"
+	redisHost = "127.0.0.1"
 	// debugPortOffset puts each service's pprof listener (DEBUG_ADDR) above its HTTP port.
 	debugPortOffset = 1000
 )
+
+// PostgreSQL's and Redis's ports: the machine's by default; DEVSTACK_PG_PORT and
+// DEVSTACK_REDIS_PORT point the stack at other instances on loopback (the fault suite's private
+// ones, which it may stop and restart). lib.sh reads the same variables.
+const (
+	envPGPort        = "DEVSTACK_PG_PORT"
+	envRedisPort     = "DEVSTACK_REDIS_PORT"
+	defaultPGPort    = 5432
+	defaultRedisPort = 6379
+)
+
+var (
+	pgPort    = defaultPGPort
+	redisPort = defaultRedisPort
+)
+
+func redisAddr() string { return fmt.Sprintf("%s:%d", redisHost, redisPort) }
+func redisURL() string  { return "redis://" + redisAddr() + "/0" }
 
 // serviceOrder is the start order: identity first, since the others fetch its JWKS.
 var serviceOrder = []string{"identity", "leads", "assistant", "analytics", "integrations", "console"}

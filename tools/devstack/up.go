@@ -12,8 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bizassist/bizassist/tools/routegen"
 )
 
 // upOptions are make up's knobs, from the command line and the environment.
@@ -21,16 +24,60 @@ type upOptions struct {
 	dryRun       bool
 	skip         map[string]bool // DEVSTACK_SKIP: services left out on purpose
 	readyTimeout time.Duration   // DEVSTACK_READY_TIMEOUT, per service
+	replicas     int             // DEVSTACK_REPLICAS: processes per service behind the ingress
 	path, home   string          // passed on to every process
 }
 
 // service is one service of the stack as make up plans it.
 type service struct {
-	name    string
-	port    int
-	env     serviceEnv
-	helpers []helper // services/<svc>/dev-procs
-	seed    string   // services/<svc>/dev-seed.sh, relative to the checkout; empty without one
+	name     string
+	port     int
+	env      serviceEnv
+	helpers  []helper // services/<svc>/dev-procs
+	seed     string   // services/<svc>/dev-seed.sh, relative to the checkout; empty without one
+	replicas int      // processes behind the ingress, the first on port (routegen.ReplicaPort)
+}
+
+// replicaDrainDelay is HTTP_DRAIN_DELAY with several replicas: long enough for the ingress's
+// pooled connections to a stopping replica to each carry one more response with Connection:
+// close, so a rolling restart fails no request (one replica has no other to take over anyway).
+const replicaDrainDelay = "1s"
+
+// replica is one process of a service: its number (1 is the first), port and environment.
+type replica struct {
+	n    int
+	port int
+	env  serviceEnv
+}
+
+// replicaList lists svc's processes: the first with svc's environment, the others with their own
+// HTTP and debug ports.
+func (svc *service) replicaList() []replica {
+	out := make([]replica, max(svc.replicas, 1))
+	for i := range out {
+		port := routegen.ReplicaPort(svc.port, i)
+		env := serviceEnv{}
+		for k, v := range svc.env {
+			env[k] = v
+		}
+		if i > 0 {
+			env.set(sourceReplica, map[string]string{
+				"HTTP_ADDR":  fmt.Sprintf("127.0.0.1:%d", port),
+				"DEBUG_ADDR": fmt.Sprintf("127.0.0.1:%d", port+debugPortOffset),
+			})
+		}
+		out[i] = replica{n: i + 1, port: port, env: env}
+	}
+	return out
+}
+
+// name is how the stack's output, pid file and log call the replica: the service's name for the
+// first, <svc>.<n> for the others.
+func (r replica) name(svc string) string {
+	if r.n == 1 {
+		return svc
+	}
+	return fmt.Sprintf("%s.%d", svc, r.n)
 }
 
 // helper is one `name: command` line of services/<svc>/dev-procs, run with bash before the service.
@@ -40,6 +87,14 @@ type helper struct{ name, command string }
 type plan struct {
 	running []*service
 	absent  []string // services with a port but nothing built
+}
+
+// replicas is how many processes each service runs.
+func (p *plan) replicas() int {
+	if len(p.running) == 0 {
+		return 1
+	}
+	return max(p.running[0].replicas, 1)
 }
 
 func (p *plan) runningNames() []string {
@@ -135,6 +190,7 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 		return err
 	}
 
+	c.routes.Replicas = opt.replicas
 	if err := s.ingress(ctx, c); err != nil {
 		return err
 	}
@@ -268,7 +324,10 @@ func (s *stack) planService(c *chart, name string, secrets map[string]string, op
 	if err != nil {
 		return nil, fmt.Errorf("services/%s/%w", name, err)
 	}
-	svc := &service{name: name, port: c.routes.LocalPorts[name], env: env, helpers: helpers}
+	if opt.replicas > 1 {
+		env.set(sourceReplica, map[string]string{"HTTP_DRAIN_DELAY": replicaDrainDelay})
+	}
+	svc := &service{name: name, port: c.routes.LocalPorts[name], env: env, helpers: helpers, replicas: max(opt.replicas, 1)}
 	if _, err := os.Stat(filepath.Join(dir, "dev-seed.sh")); err == nil {
 		svc.seed = filepath.Join("services", name, "dev-seed.sh")
 	}
@@ -309,7 +368,7 @@ func (s *stack) printPlan(c *chart, present []string, opt upOptions) error {
 
 	s.say("plan (dry run: nothing is built, stopped, started or written)")
 	s.note("ingress: nginx on https://127.0.0.1:%d and http://127.0.0.1:%d, %d routes from %s", httpsPort, httpPort, len(c.routes.Routes), valuesFile)
-	s.note("database: %s on %s:%d, one role and one schema per service; Redis %s", dbName, pgHost, pgPort, redisURL)
+	s.note("database: %s on %s:%d, one role and one schema per service; Redis %s", dbName, pgHost, pgPort, redisURL())
 	s.note("state: %s", s.dir)
 	for _, svc := range p.running {
 		steps := []string{"migrate"}
@@ -320,7 +379,11 @@ func (s *stack) printPlan(c *chart, present []string, opt upOptions) error {
 		if svc.seed != "" {
 			steps = append(steps, "seed "+svc.seed)
 		}
-		s.say("%s on 127.0.0.1:%d: %s", svc.name, svc.port, strings.Join(steps, ", "))
+		var ports []string
+		for _, r := range svc.replicaList() {
+			ports = append(ports, fmt.Sprintf("127.0.0.1:%d", r.port))
+		}
+		s.say("%s on %s: %s", svc.name, strings.Join(ports, " and "), strings.Join(steps, ", "))
 		for _, k := range svc.env.keys() {
 			fmt.Fprintf(s.out, "    %-13s  %s=%s\n", svc.env[k].Source, k, svc.env[k].Value)
 		}
@@ -469,8 +532,8 @@ func (s *stack) runLogged(ctx context.Context, log string, env []string, name st
 }
 
 // processEnv is what a service and its helpers run with: its environment and where the stack is.
-func (s *stack) processEnv(svc *service) []string {
-	return append(svc.env.environ(), "DEVSTACK_DIR="+s.dir, "DEVSTACK_BIN="+s.bin)
+func (s *stack) processEnv(env serviceEnv) []string {
+	return append(env.environ(), "DEVSTACK_DIR="+s.dir, "DEVSTACK_BIN="+s.bin)
 }
 
 func (s *stack) pidfile(svc string) string { return filepath.Join(s.run, svc+".pid") }
@@ -479,12 +542,15 @@ func (s *stack) helperPidfile(svc, name string) string {
 	return filepath.Join(s.run, svc+".proc."+name+".pid")
 }
 
-// startService starts the service's helpers, then the service, each in its own session.
+// startService starts the service's helpers, then each replica of the service, each in its own
+// session.
 func (s *stack) startService(ctx context.Context, svc *service) error {
-	if err := s.freePort(ctx, svc.port, svc.name); err != nil {
-		return err
+	for _, r := range svc.replicaList() {
+		if err := s.freePort(ctx, r.port, r.name(svc.name)); err != nil {
+			return err
+		}
 	}
-	env := s.processEnv(svc)
+	env := s.processEnv(svc.env)
 	for _, h := range svc.helpers {
 		s.say("starting %s helper %s", svc.name, h.name)
 		err := s.start(ctx, proc{
@@ -497,13 +563,24 @@ func (s *stack) startService(ctx context.Context, svc *service) error {
 			return err
 		}
 	}
-	s.say("starting %s on 127.0.0.1:%d", svc.name, svc.port)
-	return s.start(ctx, proc{
-		pidfile: s.pidfile(svc.name),
-		log:     filepath.Join(s.logs, svc.name+".log"),
-		env:     env,
-		args:    []string{filepath.Join(s.bin, svc.name), "serve"},
-	})
+	for _, r := range svc.replicaList() {
+		s.say("starting %s on 127.0.0.1:%d", r.name(svc.name), r.port)
+		if r.n > 1 { // the first's is written by migrate
+			if err := writeFileAtomic(s.envFile(r.name(svc.name)), []byte(strings.Join(r.env.environ(), "\n")+"\n"), 0o600); err != nil {
+				return err
+			}
+		}
+		err := s.start(ctx, proc{
+			pidfile: s.pidfile(r.name(svc.name)),
+			log:     filepath.Join(s.logs, r.name(svc.name)+".log"),
+			env:     s.processEnv(r.env),
+			args:    []string{filepath.Join(s.bin, svc.name), "serve"},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var (
@@ -511,23 +588,28 @@ var (
 	errNotReady = errors.New("not ready")
 )
 
-// waitService waits for the service's /readyz, and fails at once when it or a helper exits.
+// waitService waits for every replica's /readyz, and fails at once when one of them or a helper
+// exits.
 func (s *stack) waitService(ctx context.Context, svc *service, timeout time.Duration) error {
-	pidfiles := []string{s.pidfile(svc.name)}
-	for _, h := range svc.helpers {
-		pidfiles = append(pidfiles, s.helperPidfile(svc.name, h.name))
+	for _, r := range svc.replicaList() {
+		name := r.name(svc.name)
+		pidfiles := []string{s.pidfile(name)}
+		for _, h := range svc.helpers {
+			pidfiles = append(pidfiles, s.helperPidfile(svc.name, h.name))
+		}
+		url := fmt.Sprintf("http://127.0.0.1:%d/readyz", r.port)
+		err := s.waitReady(ctx, url, pidfiles, timeout)
+		if err == nil {
+			s.note("%s is ready", name)
+			continue
+		}
+		s.tail(filepath.Join(s.logs, name+".log"), 20)
+		if errors.Is(err, errExited) {
+			return fmt.Errorf("%s (or one of its dev-procs helpers) exited; see %s*.log", name, filepath.Join(s.logs, svc.name))
+		}
+		return fmt.Errorf("%s did not report ready on %s within %ds; see %s", name, url, int(timeout.Seconds()), filepath.Join(s.logs, name+".log"))
 	}
-	url := fmt.Sprintf("http://127.0.0.1:%d/readyz", svc.port)
-	err := s.waitReady(ctx, url, pidfiles, timeout)
-	if err == nil {
-		s.note("%s is ready", svc.name)
-		return nil
-	}
-	s.tail(filepath.Join(s.logs, svc.name+".log"), 20)
-	if errors.Is(err, errExited) {
-		return fmt.Errorf("%s (or one of its dev-procs helpers) exited; see %s*.log", svc.name, filepath.Join(s.logs, svc.name))
-	}
-	return fmt.Errorf("%s did not report ready on %s within %ds; see %s", svc.name, url, int(timeout.Seconds()), filepath.Join(s.logs, svc.name+".log"))
+	return nil
 }
 
 // waitReady polls url until it answers with a status below 400, for at most timeout. It returns
@@ -575,7 +657,7 @@ func (s *stack) stackEnv(p *plan, secrets map[string]string) ([]kv, error) {
 		{"HTTP_URL", fmt.Sprintf("http://127.0.0.1:%d", httpPort)},
 		{"CONSOLE_URL", fmt.Sprintf("https://127.0.0.1:%d/", httpsPort)},
 		{"CA_CERT", filepath.Join(s.tls, "ca.crt")},
-		{"REDIS_URL", redisURL},
+		{"REDIS_URL", redisURL()},
 		{"DEMO_PASSWORD", secrets["DEMO_PASSWORD"]},
 		{"DEMO_FREE_EMAIL", "demo-free@bizassist.local"},
 		{"DEMO_GROWTH_EMAIL", "demo-growth@bizassist.local"},
@@ -585,6 +667,7 @@ func (s *stack) stackEnv(p *plan, secrets map[string]string) ([]kv, error) {
 		{"BENCH_SOURCE_IP", benchExemptIP},
 		{"SERVICES_RUNNING", strings.Join(p.runningNames(), " ")},
 		{"SERVICES_ABSENT", strings.Join(p.absent, " ")},
+		{"REPLICAS", strconv.Itoa(p.replicas())},
 	}
 	seeded, err := readKV(filepath.Join(s.state, "seed.env"))
 	if err != nil {
@@ -636,7 +719,7 @@ func (s *stack) seed(ctx context.Context, p *plan, secrets map[string]string) er
 		for _, p := range lines {
 			env = append(env, p.key+"="+p.value)
 		}
-		env = append(append(env, s.processEnv(svc)...), "DEVSTACK_ENV_OUT="+out)
+		env = append(append(env, s.processEnv(svc.env)...), "DEVSTACK_ENV_OUT="+out)
 		log := filepath.Join(s.logs, svc.name+"-seed.log")
 		if err := s.runLogged(ctx, log, env, "bash", svc.seed); err != nil {
 			s.tail(log, 20)

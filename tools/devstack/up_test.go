@@ -79,7 +79,7 @@ printf 'EXT_SECRET=%s\nRUN=%s\n' "$NEXT" "$NEXT" >>"$DEVSTACK_ENV_OUT"
 		"DEMO_PASSWORD": "demo-x", "DEMO_FREE_EMAIL": "demo-free@bizassist.local",
 		"DEMO_GROWTH_EMAIL": "demo-growth@bizassist.local", "DEMO_FULL_STACK_EMAIL": "demo-fullstack@bizassist.local",
 		"ADMIN_SECRET": "adm", "STRIPE_WEBHOOK_SECRET": "whsec_y", "BENCH_SOURCE_IP": "127.0.0.9",
-		"SERVICES_RUNNING": "svc quiet", "SERVICES_ABSENT": "later",
+		"SERVICES_RUNNING": "svc quiet", "SERVICES_ABSENT": "later", "REPLICAS": "1",
 		"EXT_SECRET": "first", "RUN": "first",
 	}, env)
 	raw := readLog(t, filepath.Join(s.dir, "env"))
@@ -186,9 +186,34 @@ func TestLibShAgreesWithTheTool(t *testing.T) {
 		m[match[1]] = match[2]
 	}
 	require.Equal(t, pgHost, m["PG_HOST"])
-	require.Equal(t, strconv.Itoa(pgPort), m["PG_PORT"])
+	require.Equal(t, "${"+envPGPort+":-"+strconv.Itoa(defaultPGPort)+"}", m["PG_PORT"])
 	require.Equal(t, dbName, m["DB_NAME"])
-	require.Equal(t, redisAddr, m["REDIS_HOST"]+":"+m["REDIS_PORT"])
+	require.Equal(t, redisHost, m["REDIS_HOST"])
+	require.Equal(t, "${"+envRedisPort+":-"+strconv.Itoa(defaultRedisPort)+"}", m["REDIS_PORT"])
 	require.Equal(t, `"$ROOT/.devstack"`, m["DEVSTACK_DIR"])
 	require.Equal(t, `"$DEVSTACK_DIR/tls"`, m["TLS_DIR"])
+}
+
+// make up REPLICAS=2: each service's second process listens 100 ports up (its debug port too),
+// both drain for a second on SIGTERM, and the ingress balances over both and retries a
+// connection error on the other.
+func TestReplicas(t *testing.T) {
+	c := loadRepoChart(t)
+	s := newStack("/x", io.Discard, io.Discard)
+	svc, err := s.planService(c, "leads", map[string]string{}, upOptions{replicas: 2})
+	require.NoError(t, err)
+	rs := svc.replicaList()
+	require.Len(t, rs, 2)
+	require.Equal(t, []string{"leads", "leads.2"}, []string{rs[0].name("leads"), rs[1].name("leads")})
+	require.Equal(t, "127.0.0.1:8082", rs[0].env["HTTP_ADDR"].Value)
+	require.Equal(t, "127.0.0.1:8182", rs[1].env["HTTP_ADDR"].Value)
+	require.Equal(t, "127.0.0.1:9182", rs[1].env["DEBUG_ADDR"].Value)
+	require.Equal(t, replicaDrainDelay, rs[1].env["HTTP_DRAIN_DELAY"].Value)
+	require.Equal(t, rs[0].env["DATABASE_URL"], rs[1].env["DATABASE_URL"], "replicas share the database")
+
+	c.routes.Replicas = 2
+	conf, err := s.renderNginx(c, false)
+	require.NoError(t, err)
+	require.Contains(t, string(conf), "upstream leads {\n        server 127.0.0.1:8082 max_fails=0;\n        server 127.0.0.1:8182 max_fails=0;")
+	require.Contains(t, string(conf), "proxy_next_upstream error timeout;")
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -17,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/bizassist/bizassist/tools/internal/webhook"
 )
 
 // WebhookLoad makes a scenario an end-to-end webhook measurement: inbound new_lead events are
@@ -70,15 +66,13 @@ func (r WebhookResult) Percentile(p float64) time.Duration {
 	return Result{Latencies: r.Latencies}.Percentile(p)
 }
 
-// receiver is the integrator's side: one URL per subscription, each checking signatures with
-// the subscription's secret through the Standard Webhooks reference library.
+// receiver counts the verified deliveries of one run: the first arrival of each webhook-id per
+// subscription, for a lead this run sent, with its latency from the inbound request.
 type receiver struct {
-	srv  *http.Server
-	base string
+	*webhook.Receiver
 	sent *sync.Map // lead email -> time its inbound request started
 
 	mu        sync.Mutex
-	verifiers []*standardwebhooks.Webhook
 	seen      map[string]bool
 	latencies []time.Duration
 	last      time.Time
@@ -87,68 +81,41 @@ type receiver struct {
 }
 
 func newReceiver(sent *sync.Map) (*receiver, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	rc := &receiver{sent: sent, seen: map[string]bool{}}
+	wr, err := webhook.NewReceiver("127.0.0.1:0", rc.serve)
 	if err != nil {
 		return nil, err
 	}
-	rc := &receiver{base: "http://" + ln.Addr().String(), sent: sent, seen: map[string]bool{}}
-	rc.srv = &http.Server{Handler: http.HandlerFunc(rc.serve), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = rc.srv.Serve(ln) }()
+	rc.Receiver = wr
 	return rc, nil
 }
 
-func (rc *receiver) url(i int) string { return rc.base + "/hook/" + strconv.Itoa(i) }
-
-func (rc *receiver) trust(secret string) error {
-	wh, err := standardwebhooks.NewWebhook(secret)
-	if err != nil {
-		return err
-	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	rc.verifiers = append(rc.verifiers, wh)
-	return nil
-}
-
-func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
-	arrived := time.Now()
-	payload, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err != nil {
-		w.WriteHeader(http.StatusBadRequest)
-		return
-	}
-	var i int
-	if _, err := fmt.Sscanf(r.URL.Path, "/hook/%d", &i); err != nil {
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
+func (rc *receiver) serve(d webhook.Delivery) int {
 	var lead struct {
 		Email string `json:"email"`
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	ok := i >= 0 && i < len(rc.verifiers) && rc.verifiers[i].Verify(payload, r.Header) == nil &&
-		json.Unmarshal(payload, &lead) == nil
 	var start any
+	ok := json.Unmarshal(d.Body, &lead) == nil
 	if ok {
 		start, ok = rc.sent.Load(lead.Email)
 	}
 	if !ok {
 		rc.bad++
-		w.WriteHeader(http.StatusBadRequest)
-		return
+		return http.StatusBadRequest
 	}
 	// A retry or replay keeps its webhook-id: count the first arrival once per subscription.
-	key := strconv.Itoa(i) + " " + r.Header.Get("webhook-id")
+	key := strconv.Itoa(d.Sub) + " " + d.ID
 	if rc.seen[key] {
 		rc.dup++
 	} else {
 		rc.seen[key] = true
-		rc.latencies = append(rc.latencies, arrived.Sub(start.(time.Time)))
-		rc.last = arrived
+		rc.latencies = append(rc.latencies, d.Arrived.Sub(start.(time.Time)))
+		rc.last = d.Arrived
 		rc.delivered.Add(1)
 	}
-	w.WriteHeader(http.StatusNoContent)
+	return http.StatusNoContent
 }
 
 // RunWebhook subscribes wl.Subscriptions receivers for new_lead (with the scenario's login), posts
@@ -164,32 +131,25 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 	if err != nil {
 		return WebhookResult{}, err
 	}
-	defer rc.srv.Close()
-	api := apiClient{hc: hc, base: base, token: token}
+	defer rc.Close()
+	api := webhook.API{HC: hc, Base: base, Token: token}
 	var subs []string
 	defer func() {
 		// Detached: a run cut short by ^C must still leave no subscription behind.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		for _, id := range subs {
-			if err := api.do(dctx, http.MethodDelete, "/api/ext-webhook/subscriptions/"+id, nil, nil); err != nil {
+			if err := api.Unsubscribe(dctx, id); err != nil {
 				fmt.Printf("    %s: unsubscribe %s: %v\n", sc.Name, id, err)
 			}
 		}
 	}()
-	for i := range wl.Subscriptions {
-		var out struct {
-			ID     string `json:"id"`
-			Secret string `json:"secret"`
+	for range wl.Subscriptions {
+		sub, err := api.Subscribe(ctx, rc.Receiver, "new_lead")
+		if err != nil {
+			return WebhookResult{}, err
 		}
-		if err := api.do(ctx, http.MethodPost, "/api/ext-webhook/subscribe",
-			map[string]string{"hookUrl": rc.url(i), "event": "new_lead"}, &out); err != nil {
-			return WebhookResult{}, fmt.Errorf("subscribe: %w", err)
-		}
-		subs = append(subs, out.ID)
-		if err := rc.trust(out.Secret); err != nil {
-			return WebhookResult{}, fmt.Errorf("subscription %s: %w", out.ID, err)
-		}
+		subs = append(subs, sub.ID)
 	}
 
 	runID := make([]byte, 4)
@@ -247,7 +207,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	res.Delivered, res.Duplicates, res.Rejected = len(rc.latencies), rc.dup, rc.bad
+	res.Delivered, res.Duplicates, res.Rejected = len(rc.latencies), rc.dup, rc.bad+rc.Rejected()
 	res.Latencies = slices.Clone(rc.latencies)
 	slices.Sort(res.Latencies)
 	if !rc.last.IsZero() {
@@ -257,72 +217,16 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 }
 
 func inbound(ctx context.Context, hc *http.Client, url string, headers map[string]string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
+	h := http.Header{}
 	for k, v := range headers {
-		req.Header.Set(k, v)
+		h.Set(k, v)
 	}
-	resp, err := hc.Do(req)
+	status, out, err := webhook.Inbound(ctx, hc, url, h, body)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	var out struct {
-		Processed bool   `json:"processed"`
-		Error     string `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return fmt.Errorf("status %d: %w", resp.StatusCode, err)
-	}
-	if resp.StatusCode != http.StatusOK || !out.Processed {
-		return fmt.Errorf("status %d %s (processed %t)", resp.StatusCode, out.Error, out.Processed)
-	}
-	return nil
-}
-
-// apiClient makes the bearer calls a scenario needs around its load.
-type apiClient struct {
-	hc          *http.Client
-	base, token string
-}
-
-func (a apiClient) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return errors.Join(fmt.Errorf("%s %s: decode answer", method, path), err)
+	if status != http.StatusOK || !out.Processed {
+		return fmt.Errorf("status %d %s (processed %t)", status, out.Error, out.Processed)
 	}
 	return nil
 }

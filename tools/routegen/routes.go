@@ -28,12 +28,24 @@ type Route struct {
 type Upstream struct {
 	Service string
 	Port    int
+	// Ports are where its replicas listen in the local stack: Port first (Table.Replicas).
+	Ports []int
 }
+
+// ReplicaPortStep separates a service's replicas' ports in the local stack: replica i (from 0)
+// listens on its port + i*ReplicaPortStep (8081, 8181), clear of the other services' ports and
+// of the debug ports a thousand above them.
+const ReplicaPortStep = 100
+
+// ReplicaPort is where replica i (from 0) of a service on port listens in the local stack.
+func ReplicaPort(port, i int) int { return port + i*ReplicaPortStep }
 
 // Table is the ingress section of the chart values.
 type Table struct {
 	Routes     []Route        `yaml:"routes"`
 	LocalPorts map[string]int `yaml:"localPorts"`
+	// Replicas is how many processes of each service the local stack runs (0 counts as 1).
+	Replicas int `yaml:"-"`
 }
 
 // Data is what the template sees: the routes in file order, the upstreams sorted by name, and
@@ -100,7 +112,11 @@ func (t Table) upstreams() []Upstream {
 	}
 	out := make([]Upstream, 0, len(byName))
 	for name, port := range byName {
-		out = append(out, Upstream{Service: name, Port: port})
+		u := Upstream{Service: name, Port: port}
+		for i := range max(t.Replicas, 1) {
+			u.Ports = append(u.Ports, ReplicaPort(port, i))
+		}
+		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Service < out[j].Service })
 	return out

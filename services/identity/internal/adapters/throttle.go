@@ -76,6 +76,9 @@ func (t *LoginThrottle) Failed(ctx context.Context, ip netip.Addr, email string)
 }
 
 func (t *LoginThrottle) Succeeded(ctx context.Context, ip netip.Addr, email string) error {
+	if !t.limiter.RedisAvailable() {
+		return nil // the address is remembered at a later sign-in; this one does not wait for Redis
+	}
 	rctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	return t.rdb.Set(rctx, t.knownKey(ip, email), 1, KnownAddressTTL).Err()
@@ -83,7 +86,12 @@ func (t *LoginThrottle) Succeeded(ctx context.Context, ip netip.Addr, email stri
 
 // known reports whether email signed in from ip lately. When Redis cannot say, the address is
 // taken as unknown: the account-wide bound then applies, which errs towards refusing guesses.
+// While the limiter's breaker is open Redis is not asked at all, so sign-ins do not each wait
+// for its timeout.
 func (t *LoginThrottle) known(ctx context.Context, ip netip.Addr, email string) (bool, error) {
+	if !t.limiter.RedisAvailable() {
+		return false, nil
+	}
 	rctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	n, err := t.rdb.Exists(rctx, t.knownKey(ip, email)).Result()

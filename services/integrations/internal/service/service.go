@@ -53,6 +53,7 @@ type Service struct {
 
 	stripeSecret string
 	consumers    []platform.Worker
+	jobTimeout   time.Duration
 }
 
 // New opens the dependencies and wires the use cases. The caller must call Close.
@@ -106,11 +107,12 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	if err != nil {
 		return nil, err
 	}
-	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, delivery.WorkerConfig{
+	wcfg := delivery.WorkerConfig{
 		Concurrency: cfg.DeliveryConcurrency, Slots: slots,
 		AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
 		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
-	})
+	}
+	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, wcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,8 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	}
 	store.DispatchTo(dispatcher)
 	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, Dispatcher: dispatcher, stripeSecret: cfg.StripeWebhookSecret,
-		consumers: consumers(rt, cfg, ports.EventHandlers(a))}, nil
+		jobTimeout: delivery.JobTimeout(wcfg),
+		consumers:  consumers(rt, cfg, ports.EventHandlers(a))}, nil
 }
 
 // consumers are cfg.EventConsumers members of the integrations group, named apart so Redis
@@ -192,7 +195,7 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
 		{Name: "delivery dispatcher", Run: s.Dispatcher.Run},
 		platform.Every("dispatch claim sweeper", delivery.SweepEvery, s.Dispatcher.Sweep),
-		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool}.Sample),
+		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool, JobTimeout: s.jobTimeout}.Sample),
 		platform.Every("secret sealer", secretSealing, s.sealSecrets)}, s.consumers...)
 	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
 }

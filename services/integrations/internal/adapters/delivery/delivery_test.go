@@ -334,3 +334,30 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 	require.Zero(t, answered.Load(), "the slow receiver is still holding its deliveries")
 	require.LessOrEqual(t, int(hanging.Load()), 2, "the slow account never held more than its share of the workers")
 }
+
+// TestJobsOfAKilledWorkerAreRescuedSoonAfterTheJobTimeout: a worker killed with kill -9 leaves its
+// jobs running; the next process rescues them shortly after the job timeout (River's default is
+// an hour more) and retries them at once, not after the retry backoff.
+func TestJobsOfAKilledWorkerAreRescuedSoonAfterTheJobTimeout(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := platformtest.ClosedAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusNoContent }))
+	const events = 3
+	f.planLeads(events)
+	// What a killed worker leaves: its jobs running, attempted two minutes ago, longer than the
+	// job timeout below (the 2 s attempt and 30 s to record it) and the rescue margin.
+	_, err := f.pool.Exec(context.Background(), `UPDATE river_job SET state = 'running', attempt = 1,
+		attempted_at = now() - interval '2 minutes', attempted_by = '{dead-worker}'`)
+	require.NoError(t, err)
+
+	f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, Slots: slots(t, 4), AttemptTimeout: 2 * time.Second,
+		Policy: domain.DefaultRetryPolicy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
+	}, 15*time.Second, 50*time.Millisecond, "the rescued jobs to be delivered at once, not after River's hour or the 30 s backoff")
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM river_job WHERE state = 'running'`) == 0
+	}, 5*time.Second, 50*time.Millisecond, "no job left running")
+}

@@ -19,20 +19,30 @@ var queueDepth = promauto.NewGauge(prometheus.GaugeOpts{
 	Help: "Delivery jobs waiting in River's queue (available, retryable or scheduled), sampled every 15 s.",
 })
 
-// DepthSampler publishes the number of waiting delivery jobs as bizassist_webhook_queue_depth;
-// the service runs Sample every DepthEvery (a failed sample keeps the last value).
+var stuckJobs = promauto.NewGauge(prometheus.GaugeOpts{
+	Name: "bizassist_webhook_deliveries_stuck",
+	Help: "Delivery jobs running for longer than the job timeout (their worker died; the rescuer retries them), sampled every 15 s.",
+})
+
+// DepthSampler publishes the number of waiting delivery jobs as bizassist_webhook_queue_depth and
+// of jobs running past JobTimeout as bizassist_webhook_deliveries_stuck; the service runs Sample
+// every DepthEvery (a failed sample keeps the last values).
 type DepthSampler struct {
-	Pool *pgxpool.Pool
+	Pool       *pgxpool.Pool
+	JobTimeout time.Duration
 }
 
-// Sample reads the depth once and sets the gauge.
+// Sample reads the depth once and sets the gauges.
 func (s DepthSampler) Sample(ctx context.Context) error {
-	var n int64
-	err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job
-		WHERE kind = $1 AND state IN ('available', 'retryable', 'scheduled')`, Args{}.Kind()).Scan(&n)
+	var waiting, stuck int64
+	err := s.Pool.QueryRow(ctx, `SELECT
+			count(*) FILTER (WHERE state IN ('available', 'retryable', 'scheduled')),
+			count(*) FILTER (WHERE state = 'running' AND attempted_at < now() - make_interval(secs => $2))
+		FROM river_job WHERE kind = $1`, Args{}.Kind(), s.JobTimeout.Seconds()).Scan(&waiting, &stuck)
 	if err != nil {
 		return fmt.Errorf("count waiting deliveries: %w", err)
 	}
-	queueDepth.Set(float64(n))
+	queueDepth.Set(float64(waiting))
+	stuckJobs.Set(float64(stuck))
 	return nil
 }

@@ -31,6 +31,28 @@ func TestDepthCountsWaitingDeliveriesOnly(t *testing.T) {
 	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE args->>'deliveryId' = 'dlv_3'`)
 	require.NoError(t, err)
 
-	require.NoError(t, DepthSampler{Pool: pool}.Sample(ctx))
+	require.NoError(t, DepthSampler{Pool: pool, JobTimeout: time.Minute}.Sample(ctx))
 	require.Equal(t, 3.0, testutil.ToFloat64(queueDepth))
+}
+
+// TestStuckCountsJobsRunningPastTheJobTimeout: a running delivery job attempted longer ago than
+// the job timeout is stuck (its worker died); one within it, or another kind, is not.
+func TestStuckCountsJobsRunningPastTheJobTimeout(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t, "integrations")
+	require.NoError(t, Migrate(ctx, pool))
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	require.NoError(t, err)
+	_, err = client.InsertMany(ctx, []river.InsertManyParams{
+		{Args: Args{DeliveryID: "dlv_dead_1"}}, {Args: Args{DeliveryID: "dlv_dead_2"}},
+		{Args: Args{DeliveryID: "dlv_live"}}, {Args: PruneArgs{}},
+	})
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = CASE
+		WHEN args->>'deliveryId' = 'dlv_live' THEN now() - interval '10 seconds' ELSE now() - interval '5 minutes' END`)
+	require.NoError(t, err)
+
+	require.NoError(t, DepthSampler{Pool: pool, JobTimeout: time.Minute}.Sample(ctx))
+	require.Equal(t, 2.0, testutil.ToFloat64(stuckJobs))
+	require.Equal(t, 0.0, testutil.ToFloat64(queueDepth))
 }

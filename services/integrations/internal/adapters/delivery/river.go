@@ -130,6 +130,15 @@ type WorkerConfig struct {
 	FetchCooldown time.Duration
 }
 
+// RescueMargin is how long past its job timeout a running job may go before the leader's
+// rescuer takes it for the job of a dead worker (kill -9, OOM) and retries it. A live worker has
+// given up on the job by then: River cancels a job's context at its timeout.
+const RescueMargin = 10 * time.Second
+
+// JobTimeout is how long one delivery job may run: the sender's timeout and a little more to
+// record the attempt.
+func JobTimeout(cfg WorkerConfig) time.Duration { return cfg.AttemptTimeout + 30*time.Second }
+
 // NewWorkers returns a River client that runs deliveries and the hourly prune; Start and Stop
 // it with the process.
 func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg WorkerConfig) (*river.Client[pgx.Tx], error) {
@@ -144,13 +153,16 @@ func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg Wo
 		return nil, err
 	}
 	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Logger:            slog.Default(),
-		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Concurrency}},
-		Workers:           workers,
-		RetryPolicy:       retryPolicy{cfg.Policy},
-		JobTimeout:        cfg.AttemptTimeout + 30*time.Second,
-		FetchCooldown:     min(cfg.FetchCooldown, cfg.PollInterval),
-		FetchPollInterval: cfg.PollInterval,
+		Logger:      slog.Default(),
+		Queues:      map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Concurrency}},
+		Workers:     workers,
+		RetryPolicy: retryPolicy{p: cfg.Policy, rescueAfter: JobTimeout(cfg) + RescueMargin},
+		JobTimeout:  JobTimeout(cfg),
+		// River's default is an hour past the job timeout, so a killed worker's jobs sat in
+		// running, counted nowhere, for that long.
+		RescueStuckJobsAfter: JobTimeout(cfg) + RescueMargin,
+		FetchCooldown:        min(cfg.FetchCooldown, cfg.PollInterval),
+		FetchPollInterval:    cfg.PollInterval,
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil }, nil)},
 	})
@@ -191,11 +203,20 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	}
 }
 
-// retryPolicy applies the domain's backoff to River's error count.
-type retryPolicy struct{ p domain.RetryPolicy }
+// retryPolicy applies the domain's backoff to River's error count. A job rescued from a dead
+// worker (attempted longer ago than any live attempt lasts) is retried at once: its receiver did
+// not fail, its worker did.
+type retryPolicy struct {
+	p           domain.RetryPolicy
+	rescueAfter time.Duration
+}
 
 func (r retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	now := time.Now().UTC()
+	if job.AttemptedAt != nil && now.Sub(*job.AttemptedAt) >= r.rescueAfter {
+		return now
+	}
 	var args Args
 	_ = json.Unmarshal(job.EncodedArgs, &args) // a job that does not decode has no earlier failures to count
-	return time.Now().UTC().Add(r.p.Backoff(args.Failures + len(job.Errors) + 1))
+	return now.Add(r.p.Backoff(args.Failures + len(job.Errors) + 1))
 }

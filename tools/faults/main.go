@@ -1,0 +1,90 @@
+// Command faults is the fault suite behind make test-faults: it starts the local stack with two
+// replicas of every service on a PostgreSQL and a Redis of its own (so it may stop and restart
+// them; the machine's are shared), applies each fault under bounded loopback load, checks what
+// the stack promises under it (docs/decisions.md, Reliability) and prints a table: fault,
+// acknowledged, lost, errors by status, recovery time. It exits 1 when a fault broke a promise.
+//
+//	go run ./tools/faults [-only redis-down,pg-restart] [-keep]
+//
+// It stops the stack (make down) and its private instances when it ends. Run it under the
+// machine's stack lock (make test-faults takes it).
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// suiteBound bounds the whole run, the stack's start and clean-up included.
+const suiteBound = 12 * time.Minute
+
+func main() {
+	only := flag.String("only", "", "comma-separated faults to run (default: all): "+strings.Join(faultNames(), ","))
+	pgPort := flag.Int("pg-port", 55432, "the private PostgreSQL's port")
+	redisPort := flag.Int("redis-port", 56379, "the private Redis's port")
+	flag.Parse()
+	if err := runSuite(*only, *pgPort, *redisPort); err != nil {
+		fmt.Fprintf(os.Stderr, "faults: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func runSuite(only string, pgPort, redisPort int) error {
+	selected, err := selectFaults(only)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), suiteBound)
+	defer cancel()
+	s, err := newSuite(pgPort, redisPort)
+	if err != nil {
+		return err
+	}
+	runID := make([]byte, 3)
+	_, _ = rand.Read(runID)
+	s.runID = hex.EncodeToString(runID)
+
+	defer s.cleanup()
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	var results []result
+	for _, f := range selected {
+		s.say("fault: %s", f.name)
+		started := time.Now()
+		res := f.run(ctx, s)
+		res.fault = f.name
+		s.note("%s in %s: %s", f.name, time.Since(started).Round(time.Second), res.verdict())
+		results = append(results, res)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	fmt.Println()
+	printTable(os.Stdout, results)
+	for _, r := range results {
+		if len(r.problems) > 0 {
+			return fmt.Errorf("%d of %d faults broke a promise (above)", countFailed(results), len(results))
+		}
+	}
+	if len(results) < len(selected) {
+		return fmt.Errorf("ran %d of %d faults within %s", len(results), len(selected), suiteBound)
+	}
+	return nil
+}
+
+func countFailed(rs []result) int {
+	n := 0
+	for _, r := range rs {
+		if len(r.problems) > 0 {
+			n++
+		}
+	}
+	return n
+}
