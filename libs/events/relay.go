@@ -25,6 +25,10 @@ type RelayConfig struct {
 	MaxLen int64 `env:"EVENTS_STREAM_MAXLEN" envDefault:"1000000"`
 	// Retention is how long published rows stay in the outbox for inspection before deletion.
 	Retention time.Duration `env:"EVENTS_OUTBOX_RETENTION" envDefault:"24h"`
+	// MinReplicas is how many Redis replicas must hold a batch (WAIT) before its rows count as
+	// published, so a master failing over loses no event the outbox let go of; 0 trusts the master.
+	MinReplicas int           `env:"EVENTS_RELAY_MIN_REPLICAS" envDefault:"0"`
+	ReplicaWait time.Duration `env:"EVENTS_RELAY_REPLICA_WAIT" envDefault:"1s"`
 }
 
 func (c RelayConfig) withDefaults() RelayConfig {
@@ -43,6 +47,9 @@ func (c RelayConfig) withDefaults() RelayConfig {
 	if c.Retention == 0 {
 		c.Retention = 24 * time.Hour
 	}
+	if c.ReplicaWait == 0 {
+		c.ReplicaWait = time.Second
+	}
 	return c
 }
 
@@ -52,8 +59,8 @@ func (c RelayConfig) Validate() error {
 	if strings.ContainsAny(c.StreamPrefix, " \t\n") {
 		return fmt.Errorf("EVENTS_STREAM_PREFIX %q must not contain whitespace", c.StreamPrefix)
 	}
-	if c.PollInterval < 0 || c.BatchSize < 0 || c.MaxLen < 0 || c.Retention < 0 {
-		return errors.New("EVENTS_RELAY_POLL_INTERVAL, EVENTS_RELAY_BATCH_SIZE, EVENTS_STREAM_MAXLEN and EVENTS_OUTBOX_RETENTION must not be negative")
+	if c.PollInterval < 0 || c.BatchSize < 0 || c.MaxLen < 0 || c.Retention < 0 || c.MinReplicas < 0 || c.ReplicaWait < 0 {
+		return errors.New("EVENTS_RELAY_POLL_INTERVAL, EVENTS_RELAY_BATCH_SIZE, EVENTS_STREAM_MAXLEN, EVENTS_OUTBOX_RETENTION, EVENTS_RELAY_MIN_REPLICAS and EVENTS_RELAY_REPLICA_WAIT must not be negative")
 	}
 	return nil
 }
@@ -149,17 +156,12 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 		if len(batch) == 0 {
 			return nil
 		}
-		pipe := r.rdb.Pipeline()
-		for _, b := range batch {
-			pipe.XAdd(ctx, &redis.XAddArgs{
-				Stream: streamKey(r.cfg.StreamPrefix, b.Type),
-				MaxLen: r.cfg.MaxLen,
-				Approx: true,
-				Values: []any{"envelope", b.Payload},
-			})
+		msgs := make([]message, len(batch))
+		for i, b := range batch {
+			msgs[i] = message{stream: streamKey(r.cfg.StreamPrefix, b.Type), envelope: b.Payload}
 		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("xadd: %w", err)
+		if err := r.xadd(ctx, msgs); err != nil {
+			return err
 		}
 		eventIDs := make([]string, len(batch))
 		for i, b := range batch {

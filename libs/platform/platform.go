@@ -52,7 +52,7 @@ type Runtime struct {
 	Name     string
 	Config   Config
 	Pool     *pgxpool.Pool
-	Redis    *redis.Client
+	Redis    redis.UniversalClient
 	Limiter  *ratelimit.Limiter
 	Verifier *authjwt.Verifier
 
