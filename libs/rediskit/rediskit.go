@@ -133,3 +133,26 @@ func MasterForKey(ctx context.Context, rdb redis.UniversalClient, key string) (*
 		return nil, fmt.Errorf("rediskit: unsupported client %T", rdb)
 	}
 }
+
+// recentTimeout bounds a look-up on a read path: past it the read goes to the primary.
+const recentTimeout = 200 * time.Millisecond
+
+// Recent is pgkit.Recent in Redis: one key with a TTL per writer, shared by every replica of a
+// service, so a user's next request sees their write whichever replica serves it.
+type Recent struct {
+	RDB    redis.UniversalClient
+	Prefix string
+}
+
+func (r Recent) Mark(ctx context.Context, key string, ttl time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, recentTimeout)
+	defer cancel()
+	return r.RDB.Set(ctx, r.Prefix+key, 1, ttl).Err()
+}
+
+func (r Recent) Seen(ctx context.Context, key string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, recentTimeout)
+	defer cancel()
+	n, err := r.RDB.Exists(ctx, r.Prefix+key).Result()
+	return n > 0, err
+}

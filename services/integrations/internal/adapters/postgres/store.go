@@ -28,6 +28,8 @@ type Store struct {
 	jobs    JobQueue
 	box     *sealbox.Box
 	records *pgkit.Group[app.AttemptRecord]
+	// reads serves the delivery log, which tolerates replication lag (UseReplica).
+	reads *pgkit.Reads
 }
 
 // Bounds of one group commit of delivery attempts: a batch holds what the workers recorded while
@@ -38,10 +40,13 @@ const (
 )
 
 func New(pool *pgxpool.Pool, jobs JobQueue, box *sealbox.Box) *Store {
-	s := &Store{pool: pool, jobs: jobs, box: box}
+	s := &Store{pool: pool, jobs: jobs, box: box, reads: pgkit.PrimaryReads(pool)}
 	s.records = pgkit.NewGroup(recordBatch, recordTimeout, s.recordAll)
 	return s
 }
+
+// UseReplica sends the delivery log's reads through reads (the read replica within its lag bound).
+func (s *Store) UseReplica(reads *pgkit.Reads) { s.reads = reads }
 
 func notFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
