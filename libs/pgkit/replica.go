@@ -152,8 +152,9 @@ func (r *Reads) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(lagEvery)
 	defer t.Stop()
+	var marks []walMark
 	for {
-		r.Sample(ctx)
+		marks = r.sample(ctx, marks)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -162,21 +163,42 @@ func (r *Reads) Run(ctx context.Context) error {
 	}
 }
 
-// Sample measures the lag once. The replica is behind by the age of its last replayed
-// transaction while WAL it has received is not replayed yet; caught up (0) otherwise, provided its
-// WAL receiver is streaming: a standby cut off from its primary is never current.
-func (r *Reads) Sample(ctx context.Context) {
+// walMark is the primary's WAL position at a moment.
+type walMark struct {
+	at  time.Time
+	lsn int64
+}
+
+// lagHorizon is how far back positions of the primary are remembered: a replica further behind
+// is not measured, only known to be past any sensible bound.
+const lagHorizon = time.Minute
+
+// sample measures the lag once and returns the primary positions to keep for the next call. It
+// needs no privilege: the replica holds the primary's state as of the latest remembered moment
+// whose WAL position it has replayed, so its lag is at most the age of that moment. A replica
+// that stopped receiving (primary unreachable, streaming broken) ages out of the bound.
+func (r *Reads) sample(ctx context.Context, marks []walMark) []walMark {
 	ctx, cancel := context.WithTimeout(ctx, lagEvery)
 	defer cancel()
-	var secs float64
-	err := r.replica.QueryRow(ctx, `SELECT CASE
-		WHEN NOT pg_is_in_recovery() THEN 0
-		WHEN NOT EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') THEN -1
-		WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-		ELSE coalesce(extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()), -1) END`).Scan(&secs)
-	lag := time.Duration(secs * float64(time.Second))
-	if err != nil || secs < 0 {
-		lag = -1
+	const lsnSQL = "SELECT (%s - '0/0'::pg_lsn)::bigint"
+	now := time.Now()
+	var primary, replayed int64
+	err := r.primary.QueryRow(ctx, fmt.Sprintf(lsnSQL, "pg_current_wal_lsn()")).Scan(&primary)
+	if err == nil {
+		marks = append(marks, walMark{at: now, lsn: primary})
+		err = r.replica.QueryRow(ctx, fmt.Sprintf(lsnSQL, "coalesce(pg_last_wal_replay_lsn(), '0/0')")).Scan(&replayed)
+	}
+	for len(marks) > 0 && now.Sub(marks[0].at) > lagHorizon {
+		marks = marks[1:]
+	}
+	lag := time.Duration(-1)
+	if err == nil {
+		for i := len(marks) - 1; i >= 0; i-- {
+			if marks[i].lsn <= replayed {
+				lag = time.Since(marks[i].at)
+				break
+			}
+		}
 	}
 	usable := lag >= 0 && lag <= r.maxLag
 	if was := r.usable.Swap(usable); was != usable {
@@ -191,4 +213,5 @@ func (r *Reads) Sample(ctx context.Context) {
 	if usable {
 		replicaReads.Set(1)
 	}
+	return marks
 }
