@@ -56,17 +56,25 @@ devstack = go build -o $(DEVSTACK) ./tools/devstack && $(DEVSTACK)
 deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed and PostgreSQL and Redis running
 	@tools/devstack/deps.sh
 
+# The scale-out shape: make up REDIS=cluster (a local Redis Cluster, 3 masters + 3 replicas) and/or
+# PG_REPLICA=1 (a streaming PostgreSQL replica for lag-tolerant reads); docs/decisions.md.
+REDIS ?=
+PG_REPLICA ?=
+scale_up = $(if $(filter cluster,$(REDIS)),tools/devstack/redis-cluster.sh up;) $(if $(filter 1,$(PG_REPLICA)),tools/devstack/pg-replica.sh up;)
+
 .PHONY: up
-up: ## Build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
-	@$(devstack) up
+up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REDIS=cluster, PG_REPLICA=1: the scale-out shape); writes .devstack/env
+	@$(scale_up) DEVSTACK_REDIS=$(REDIS) DEVSTACK_PG_REPLICA=$(PG_REPLICA) $(devstack) up
 
 .PHONY: up-plan
 up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing
 	@go run ./tools/devstack up -dry-run
 
 .PHONY: down
-down: ## Stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
+down: ## Stop the services and the ingress, and the scale-out shape's Redis Cluster and replica (PostgreSQL, Redis and .devstack state stay)
 	@$(devstack) down
+	@if [ -d .devstack/redis-cluster ]; then tools/devstack/redis-cluster.sh down; fi
+	@if [ -d .devstack/pg-replica ]; then tools/devstack/pg-replica.sh down; fi
 
 .PHONY: reset
 reset: ## make down, drop the stack's database and Redis keys, remove .devstack (next make up starts clean)
@@ -110,6 +118,21 @@ $(DASHBOARD_LINTER):
 test-e2e: up $(AXE) ## make up, then the tools/e2e suite against it (the console's in headless Chromium)
 	@echo "==> go test tools/e2e"
 	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
+
+# The cluster shape's seeds and replica port, as make up REDIS=cluster PG_REPLICA=1 starts them (lib.sh).
+SCALE_TEST_ENV := TEST_REDIS_CLUSTER_ADDRS=127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103 TEST_DATABASE_REPLICA_PORT=5442
+
+.PHONY: test-scale
+test-scale: $(AXE) ## The scale-out shape: the Redis-facing libs' tests on a local Redis Cluster and replica, the e2e suite on make up REDIS=cluster PG_REPLICA=1, then a Redis master killed under load
+	@tools/devstack/redis-cluster.sh up
+	@tools/devstack/pg-replica.sh up
+	@echo "==> libs on the Redis Cluster and the PostgreSQL replica: events, rediskit, ratelimit, authjwt, pgkit"
+	@cd libs && $(SCALE_TEST_ENV) go test -race -count=1 ./events/ ./rediskit/... ./ratelimit/ ./authjwt/ ./pgkit/
+	@$(MAKE) --no-print-directory up REDIS=cluster PG_REPLICA=1 $(if $(REPLICAS),REPLICAS=$(REPLICAS))
+	@echo "==> go test tools/e2e (cluster shape)"
+	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
+	@echo "==> fault: a Redis master killed during 100 inbound events/s (tools/loadgen/faults)"
+	@go run ./tools/loadgen -strict -env .devstack/env -scenarios tools/loadgen/faults
 
 $(AXE):
 	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }

@@ -80,6 +80,7 @@ type envInput struct {
 	secrets map[string]string // .devstack/state/secrets.env
 	path    string            // PATH and HOME of the caller
 	home    string
+	shape   shape // the scale-out shape, if asked for
 }
 
 // localURL is where a service answers plain HTTP in the local stack.
@@ -145,6 +146,7 @@ func (c *chart) localEnv(svc string, in envInput) (serviceEnv, error) {
 		"HTTP_DRAIN_DELAY": "0s",
 		"DEBUG_ADDR":       debugAddr,
 	})
+	env.set(sourceLocal, in.shape.serviceEnv(svc))
 	// A peer is always the local instance, whatever the chart's env says about the name.
 	peers := map[string]string{}
 	for name, peer := range sc.peers {

@@ -22,6 +22,7 @@ type upOptions struct {
 	skip         map[string]bool // DEVSTACK_SKIP: services left out on purpose
 	readyTimeout time.Duration   // DEVSTACK_READY_TIMEOUT, per service
 	path, home   string          // passed on to every process
+	shape        shape
 }
 
 // service is one service of the stack as make up plans it.
@@ -40,6 +41,7 @@ type helper struct{ name, command string }
 type plan struct {
 	running []*service
 	absent  []string // services with a port but nothing built
+	shape   shape
 }
 
 func (p *plan) runningNames() []string {
@@ -226,7 +228,7 @@ func (s *stack) makePlan(c *chart, present []string, secrets map[string]string, 
 		}
 		isPresent[svc] = true
 	}
-	p := &plan{}
+	p := &plan{shape: opt.shape}
 	for _, name := range c.serviceNames() {
 		if !isPresent[name] {
 			p.absent = append(p.absent, name)
@@ -260,7 +262,7 @@ func (s *stack) planService(c *chart, name string, secrets map[string]string, op
 	if err != nil {
 		return nil, err
 	}
-	env, err := c.localEnv(name, envInput{devEnv: devEnv, secrets: secrets, path: opt.path, home: opt.home})
+	env, err := c.localEnv(name, envInput{devEnv: devEnv, secrets: secrets, path: opt.path, home: opt.home, shape: opt.shape})
 	if err != nil {
 		return nil, err
 	}
@@ -586,6 +588,7 @@ func (s *stack) stackEnv(p *plan, secrets map[string]string) ([]kv, error) {
 		{"SERVICES_RUNNING", strings.Join(p.runningNames(), " ")},
 		{"SERVICES_ABSENT", strings.Join(p.absent, " ")},
 	}
+	lines = append(lines, p.shape.stackEnv()...)
 	seeded, err := readKV(filepath.Join(s.state, "seed.env"))
 	if err != nil {
 		return nil, err

@@ -44,6 +44,7 @@ func run() error {
 	concurrency := flag.Int("concurrency", 0, "override every scenario's concurrency")
 	maxRequests := flag.Int("max-requests", 200000, "upper bound on requests per scenario")
 	http1 := flag.Bool("http1", false, "use HTTP/1.1 (one connection per worker) instead of HTTP/2")
+	strict := flag.Bool("strict", false, "fail when a webhook scenario leaves an accepted event undelivered or an inbound request gets a 5xx other than 503 (the fault cases of make test-scale)")
 	profileDir := flag.String("profile", "", "also write each service's CPU profile per scenario to this directory (<scenario>.<service>.pprof)")
 	flag.Parse()
 
@@ -112,7 +113,7 @@ func run() error {
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
 			var res WebhookResult
-			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter); err == nil {
+			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, env); err == nil {
 				webhooks = append(webhooks, res)
 				unit, units = "delivery", res.Delivered
 			}
@@ -157,6 +158,24 @@ func run() error {
 	if len(failed) > 0 {
 		return fmt.Errorf("scenarios that could not run: %s", strings.Join(failed, ", "))
 	}
+	if *strict {
+		return checkWebhooks(webhooks)
+	}
+	return nil
+}
+
+// checkWebhooks fails when a webhook scenario lost an accepted event, or answered an inbound
+// request with a 5xx other than 503 (or not at all).
+func checkWebhooks(webhooks []WebhookResult) error {
+	var bad []string
+	for _, r := range webhooks {
+		if r.Undelivered() > 0 || r.Rejected > 0 || r.ServerErrors > 0 {
+			bad = append(bad, fmt.Sprintf("%s (%d undelivered, %d rejected, %d 5xx other than 503)", r.Name, r.Undelivered(), r.Rejected, r.ServerErrors))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("-strict: %s", strings.Join(bad, "; "))
+	}
 	return nil
 }
 
@@ -196,6 +215,10 @@ func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
 		}
 	}
 	for _, r := range webhooks {
+		if r.Failover != nil {
+			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s; inbound answers 503: %d, other 5xx or none: %d\n",
+				r.Name, r.Failover.Node, round(r.Failover.Window), r.Unavailable, r.ServerErrors)
+		}
 		if r.FirstError != "" {
 			fmt.Fprintf(w, "%s: first inbound error: %s\n", r.Name, r.FirstError)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +34,9 @@ type WebhookLoad struct {
 	// MaxInFlight bounds the inbound requests awaiting an answer; past it the offer slows down
 	// (and the achieved inbound rate shows it).
 	MaxInFlight int `yaml:"maxInFlight"`
+	// KillRedisMasterAfter, when set, SIGKILLs the Redis Cluster master of the inbound events'
+	// stream this long into the load (make up REDIS=cluster; REDIS_CLUSTER_ADDRS in the env file).
+	KillRedisMasterAfter time.Duration `yaml:"killRedisMasterAfter"`
 }
 
 // WebhookResult is what one webhook scenario measured.
@@ -41,6 +46,8 @@ type WebhookResult struct {
 	Offered       int // inbound events sent
 	Accepted      int // inbound events answered 200
 	InboundErrors int
+	Unavailable   int // inbound answers 503 (refused while a dependency is away; the sender retries)
+	ServerErrors  int // inbound answers 5xx other than 503, or no answer
 	FirstError    string
 	Expected      int // Accepted × Subs
 	Delivered     int // distinct webhook-ids that arrived and verified
@@ -52,6 +59,8 @@ type WebhookResult struct {
 	// caused, sorted.
 	Latencies []time.Duration
 	CPU       CPUSample
+	// Failover is set when the scenario killed a Redis master.
+	Failover *Failover
 }
 
 // PerSecond is deliveries per second over Elapsed.
@@ -153,7 +162,7 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 
 // RunWebhook subscribes wl.Subscriptions receivers for new_lead (with the scenario's login), posts
 // inbound new_lead events to sc.Path with sc.Headers, waits for the deliveries and unsubscribes.
-func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter) (WebhookResult, error) {
+func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter, env map[string]string) (WebhookResult, error) {
 	wl := *sc.Webhook
 	token, err := logins.Token(ctx, hc, base, *sc.Login)
 	if err != nil {
@@ -200,6 +209,21 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		return res, err
 	}
 	start := time.Now()
+	fault := make(chan error, 1)
+	if wl.KillRedisMasterAfter > 0 {
+		seeds := strings.Split(env["REDIS_CLUSTER_ADDRS"], ",")
+		if seeds[0] == "" {
+			return res, errors.New("killRedisMasterAfter needs the Redis Cluster of make up REDIS=cluster (REDIS_CLUSTER_ADDRS)")
+		}
+		go func() {
+			time.Sleep(wl.KillRedisMasterAfter)
+			f, err := killMasterOf(ctx, seeds, cmp.Or(env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead")
+			res.Failover = &f
+			fault <- err
+		}()
+	} else {
+		fault <- nil
+	}
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -220,11 +244,16 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 			defer func() { <-inflight }()
 			body, _ := json.Marshal(map[string]string{"event": "new_lead", "name": "Load " + strconv.Itoa(i), "email": email})
 			sent.Store(email, time.Now())
-			err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
+			status, err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				res.InboundErrors++
+				if status == http.StatusServiceUnavailable {
+					res.Unavailable++
+				} else if status == 0 || status >= 500 {
+					res.ServerErrors++
+				}
 				if res.FirstError == "" {
 					res.FirstError = err.Error()
 				}
@@ -234,6 +263,9 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		}()
 	}
 	wg.Wait()
+	if err := <-fault; err != nil {
+		return res, fmt.Errorf("redis failover: %w", err)
+	}
 	res.Expected = res.Accepted * wl.Subscriptions
 	deadline := time.Now().Add(wl.Drain)
 	for int(rc.delivered.Load()) < res.Expected && time.Now().Before(deadline) && ctx.Err() == nil {
@@ -256,10 +288,11 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 	return res, nil
 }
 
-func inbound(ctx context.Context, hc *http.Client, url string, headers map[string]string, body []byte) error {
+// inbound posts one inbound event and returns the answer's status (0 when there was none).
+func inbound(ctx context.Context, hc *http.Client, url string, headers map[string]string, body []byte) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {
@@ -267,7 +300,7 @@ func inbound(ctx context.Context, hc *http.Client, url string, headers map[strin
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	var out struct {
@@ -275,12 +308,12 @@ func inbound(ctx context.Context, hc *http.Client, url string, headers map[strin
 		Error     string `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return fmt.Errorf("status %d: %w", resp.StatusCode, err)
+		return resp.StatusCode, fmt.Errorf("status %d: %w", resp.StatusCode, err)
 	}
 	if resp.StatusCode != http.StatusOK || !out.Processed {
-		return fmt.Errorf("status %d %s (processed %t)", resp.StatusCode, out.Error, out.Processed)
+		return resp.StatusCode, fmt.Errorf("status %d %s (processed %t)", resp.StatusCode, out.Error, out.Processed)
 	}
-	return nil
+	return resp.StatusCode, nil
 }
 
 // apiClient makes the bearer calls a scenario needs around its load.

@@ -27,7 +27,9 @@ type Health struct {
 	reads *pgkit.Reads
 }
 
-func NewHealth(pool *pgxpool.Pool) *Health { return &Health{pool: pool, reads: pgkit.PrimaryReads(pool)} }
+func NewHealth(pool *pgxpool.Pool) *Health {
+	return &Health{pool: pool, reads: pgkit.PrimaryReads(pool)}
+}
 
 // UseReplica sends the score history's reads through reads (the read replica within its lag bound).
 func (h *Health) UseReplica(reads *pgkit.Reads) { h.reads = reads }
