@@ -64,7 +64,7 @@ scale_up = $(if $(filter cluster,$(REDIS)),tools/devstack/redis-cluster.sh up;) 
 
 .PHONY: up
 up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REDIS=cluster, PG_REPLICA=1: the scale-out shape); writes .devstack/env
-	@$(scale_up) DEVSTACK_REDIS=$(REDIS) DEVSTACK_PG_REPLICA=$(PG_REPLICA) $(devstack) up
+	@$(scale_up) export DEVSTACK_REDIS=$(REDIS) DEVSTACK_PG_REPLICA=$(PG_REPLICA); $(devstack) up
 
 .PHONY: up-plan
 up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing

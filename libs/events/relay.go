@@ -27,8 +27,9 @@ type RelayConfig struct {
 	Retention time.Duration `env:"EVENTS_OUTBOX_RETENTION" envDefault:"24h"`
 	// MinReplicas is how many Redis replicas must hold a batch (WAIT) before its rows count as
 	// published, so a master failing over loses no event the outbox let go of; 0 trusts the master.
+	// ReplicaWait bounds the WAIT; keep it below REDIS_READ_TIMEOUT.
 	MinReplicas int           `env:"EVENTS_RELAY_MIN_REPLICAS" envDefault:"0"`
-	ReplicaWait time.Duration `env:"EVENTS_RELAY_REPLICA_WAIT" envDefault:"1s"`
+	ReplicaWait time.Duration `env:"EVENTS_RELAY_REPLICA_WAIT" envDefault:"500ms"`
 }
 
 func (c RelayConfig) withDefaults() RelayConfig {
@@ -48,7 +49,7 @@ func (c RelayConfig) withDefaults() RelayConfig {
 		c.Retention = 24 * time.Hour
 	}
 	if c.ReplicaWait == 0 {
-		c.ReplicaWait = time.Second
+		c.ReplicaWait = 500 * time.Millisecond
 	}
 	return c
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,11 +14,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Failover is what a Redis master kill measured: the node killed and how long the slot of the
-// events stream took to accept writes again (detection, election, clients finding the new master).
+// Failover is what a Redis master kill measured: the node killed, how long the slot of the events
+// stream took to accept writes again (detection, election, clients finding the new master), and
+// how long until the restarted node was back as a replica of the new master, as an orchestrator
+// restarting the process would have it (until then the new master has no replica, and a relay
+// that waits for one holds its events in the outbox).
 type Failover struct {
-	Node   string
-	Window time.Duration
+	Node     string
+	Window   time.Duration
+	Rejoined time.Duration
 }
 
 // killMasterOf SIGKILLs the Redis Cluster master holding key (a local node of make up
@@ -38,6 +44,10 @@ func killMasterOf(ctx context.Context, seeds []string, key string) (Failover, er
 		return Failover{}, err
 	}
 	node := master.Options().Addr
+	argv, dir, err := commandOf(pid)
+	if err != nil {
+		return Failover{}, err
+	}
 	killed := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return Failover{}, fmt.Errorf("kill %s (pid %d): %w", node, pid, err)
@@ -50,17 +60,52 @@ func killMasterOf(ctx context.Context, seeds []string, key string) (Failover, er
 	}
 	// The probe's hash tag is key itself, so it lives in key's slot.
 	probe := "{" + key + "}:failover-probe"
+	f := Failover{Node: node}
 	for ctx.Err() == nil {
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: rest, MaxRetries: -1,
 			DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
 		err := c.Set(ctx, probe, killed.UnixMilli(), time.Minute).Err()
 		_ = c.Close()
 		if err == nil {
-			return Failover{Node: node, Window: time.Since(killed)}, nil
+			f.Window = time.Since(killed)
+			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return Failover{Node: node}, ctx.Err()
+	// Restart the node as it was started (it daemonizes); it rejoins as a replica of its successor.
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return f, fmt.Errorf("restart %s: %w: %s", node, err, out)
+	}
+	restarted := redis.NewClient(&redis.Options{Addr: node})
+	defer restarted.Close()
+	for ctx.Err() == nil {
+		info, err := restarted.Info(ctx, "replication").Result()
+		if err == nil && strings.Contains(info, "role:slave") && strings.Contains(info, "master_link_status:up") {
+			f.Rejoined = time.Since(killed)
+			return f, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return f, ctx.Err()
+}
+
+// commandOf is the command line and working directory of process pid.
+func commandOf(pid int) ([]string, string, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return nil, "", err
+	}
+	dir, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+	if err != nil {
+		return nil, "", err
+	}
+	argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, "", fmt.Errorf("pid %d has no command line", pid)
+	}
+	return argv, dir, nil
 }
 
 // infoField reads an integer field of an INFO reply.

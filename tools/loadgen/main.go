@@ -216,8 +216,8 @@ func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
 	}
 	for _, r := range webhooks {
 		if r.Failover != nil {
-			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s; inbound answers 503: %d, other 5xx or none: %d\n",
-				r.Name, r.Failover.Node, round(r.Failover.Window), r.Unavailable, r.ServerErrors)
+			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d\n",
+				r.Name, r.Failover.Node, round(r.Failover.Window), round(r.Failover.Rejoined), r.Unavailable, r.ServerErrors)
 		}
 		if r.FirstError != "" {
 			fmt.Fprintf(w, "%s: first inbound error: %s\n", r.Name, r.FirstError)
