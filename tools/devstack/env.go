@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -146,7 +147,7 @@ func (c *chart) localEnv(svc string, in envInput) (serviceEnv, error) {
 		"HTTP_DRAIN_DELAY": "0s",
 		"DEBUG_ADDR":       debugAddr,
 	})
-	env.set(sourceLocal, in.shape.serviceEnv(svc))
+	env.set(sourceLocal, in.shape.serviceEnv(svc, slices.Contains(sc.optionalSecretEnv, "DATABASE_REPLICA_URL")))
 	// A peer is always the local instance, whatever the chart's env says about the name.
 	peers := map[string]string{}
 	for name, peer := range sc.peers {

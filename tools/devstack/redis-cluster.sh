@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# redis-cluster.sh up|down: a local Redis Cluster for the scale-out shape (make up REDIS=cluster):
+# redis-cluster.sh up|down|start PORT: a local Redis Cluster for the scale-out shape (make up REDIS=cluster):
 # Debian's redis-server on the loopback ports of REDIS_CLUSTER_PORTS (lib.sh), three masters each
 # with one replica, data under .devstack/redis-cluster. up is idempotent: a running, healthy
-# cluster is kept (its keys too); down stops the nodes and removes their data.
+# cluster is kept (its keys too); down stops the nodes and removes their data; start PORT restarts
+# one node that died (it rejoins from its nodes.conf, as a replica if it lost its master role).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,12 +27,7 @@ up() {
   local port addrs=()
   for port in "${REDIS_CLUSTER_PORTS[@]}"; do
     port_open 127.0.0.1 "$port" && die "port $port is taken by another process"
-    mkdir -p "$DIR/$port"
-    # appendfsync everysec, as a production cluster would run; the failover tests kill nodes.
-    redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$DIR/$port" \
-      --pidfile "$DIR/$port/redis.pid" --logfile "$DIR/$port/redis.log" \
-      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
-      --appendonly yes --appendfsync everysec --save ""
+    start_node "$port"
     addrs+=("127.0.0.1:$port")
   done
   for port in "${REDIS_CLUSTER_PORTS[@]}"; do
@@ -43,6 +39,16 @@ up() {
   # Every replica must have synced before the stack counts on WAIT 1.
   wait_for "Redis Cluster replicas in sync" 30 replicas_synced
   say "Redis Cluster is up (REDIS_CLUSTER_ADDRS=$(IFS=,; echo "${addrs[*]}"))"
+}
+
+start_node() {
+  local port=$1
+  mkdir -p "$DIR/$port"
+  # appendfsync everysec, as a production cluster would run; the failover tests kill nodes.
+  redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$DIR/$port" \
+    --pidfile "$DIR/$port/redis.pid" --logfile "$DIR/$port/redis.log" \
+    --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+    --appendonly yes --appendfsync everysec --save ""
 }
 
 replicas_synced() {
@@ -70,5 +76,11 @@ down() {
 case "${1:-}" in
   up) up ;;
   down) down ;;
-  *) die "usage: $0 up|down" ;;
+  start)
+    [[ " ${REDIS_CLUSTER_PORTS[*]} " == *" ${2:-none} "* ]] || die "start: want one of ${REDIS_CLUSTER_PORTS[*]}"
+    [ -f "$DIR/$2/nodes.conf" ] || die "start: node $2 was never part of the cluster (make up REDIS=cluster)"
+    port_open 127.0.0.1 "$2" && die "port $2 is taken"
+    start_node "$2"
+    ;;
+  *) die "usage: $0 up|down|start PORT" ;;
 esac

@@ -35,8 +35,9 @@ const pgReplicaPort = 5442
 // shape is the stack's scale-out choices: DEVSTACK_REDIS=cluster, DEVSTACK_PG_REPLICA=1.
 type shape struct{ redisCluster, pgReplica bool }
 
-// serviceEnv is what the shape sets in svc's environment, over the local layer.
-func (sh shape) serviceEnv(svc string) map[string]string {
+// serviceEnv is what the shape sets in svc's environment, over the local layer: the replica goes
+// to the services whose chart takes it (optionalSecretEnv), as in a cluster.
+func (sh shape) serviceEnv(svc string, takesReplica bool) map[string]string {
 	env := map[string]string{}
 	if sh.redisCluster {
 		env["REDIS_URL"] = "redis://" + redisClusterAddrs[0]
@@ -44,7 +45,7 @@ func (sh shape) serviceEnv(svc string) map[string]string {
 		// Each master has one replica: an event leaves the outbox only once both hold it.
 		env["EVENTS_RELAY_MIN_REPLICAS"] = "1"
 	}
-	if sh.pgReplica {
+	if sh.pgReplica && takesReplica {
 		env["DATABASE_REPLICA_URL"] = fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", svc, pgHost, pgReplicaPort, dbName)
 	}
 	return env

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -26,9 +25,10 @@ type Failover struct {
 }
 
 // killMasterOf SIGKILLs the Redis Cluster master holding key (a local node of make up
-// REDIS=cluster; its pid comes from INFO) and measures the time until a write to key's slot
-// succeeds again through a fresh client.
-func killMasterOf(ctx context.Context, seeds []string, key string) (Failover, error) {
+// REDIS=cluster; its pid comes from INFO), measures the time until a write to key's slot succeeds
+// again through a fresh client, then runs restart with the node's port and waits for the node to
+// be a replica in sync.
+func killMasterOf(ctx context.Context, seeds []string, key string, restart []string) (Failover, error) {
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds})
 	defer rdb.Close()
 	master, err := rdb.MasterForKey(ctx, key)
@@ -44,10 +44,6 @@ func killMasterOf(ctx context.Context, seeds []string, key string) (Failover, er
 		return Failover{}, err
 	}
 	node := master.Options().Addr
-	argv, dir, err := commandOf(pid)
-	if err != nil {
-		return Failover{}, err
-	}
 	killed := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return Failover{}, fmt.Errorf("kill %s (pid %d): %w", node, pid, err)
@@ -72,9 +68,9 @@ func killMasterOf(ctx context.Context, seeds []string, key string) (Failover, er
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	// Restart the node as it was started (it daemonizes); it rejoins as a replica of its successor.
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
+	// The restarted node rejoins as a replica of its successor.
+	_, port, _ := strings.Cut(node, ":")
+	cmd := exec.CommandContext(ctx, restart[0], append(restart[1:], port)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return f, fmt.Errorf("restart %s: %w: %s", node, err, out)
 	}
@@ -89,23 +85,6 @@ func killMasterOf(ctx context.Context, seeds []string, key string) (Failover, er
 		time.Sleep(100 * time.Millisecond)
 	}
 	return f, ctx.Err()
-}
-
-// commandOf is the command line and working directory of process pid.
-func commandOf(pid int) ([]string, string, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return nil, "", err
-	}
-	dir, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
-	if err != nil {
-		return nil, "", err
-	}
-	argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, "", fmt.Errorf("pid %d has no command line", pid)
-	}
-	return argv, dir, nil
 }
 
 // infoField reads an integer field of an INFO reply.

@@ -199,6 +199,8 @@ func (s *Scenario) normalizeWebhook() error {
 		return errors.New("webhook: drain, maxInFlight and killRedisMasterAfter must not be negative")
 	case w.KillRedisMasterAfter >= s.Duration && w.KillRedisMasterAfter > 0:
 		return errors.New("webhook: killRedisMasterAfter must fall within the duration")
+	case w.KillRedisMasterAfter > 0 && len(w.RestartRedisNode) == 0:
+		return errors.New("webhook: killRedisMasterAfter needs restartRedisNode (the command that restarts a node, given its port)")
 	}
 	if w.Drain == 0 {
 		w.Drain = 30 * time.Second

@@ -37,6 +37,9 @@ type WebhookLoad struct {
 	// KillRedisMasterAfter, when set, SIGKILLs the Redis Cluster master of the inbound events'
 	// stream this long into the load (make up REDIS=cluster; REDIS_CLUSTER_ADDRS in the env file).
 	KillRedisMasterAfter time.Duration `yaml:"killRedisMasterAfter"`
+	// RestartRedisNode is the command (its last argument the port is added to) that restarts the
+	// killed node, as an orchestrator would restart the process.
+	RestartRedisNode []string `yaml:"restartRedisNode"`
 }
 
 // WebhookResult is what one webhook scenario measured.
@@ -217,7 +220,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		}
 		go func() {
 			time.Sleep(wl.KillRedisMasterAfter)
-			f, err := killMasterOf(ctx, seeds, cmp.Or(env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead")
+			f, err := killMasterOf(ctx, seeds, cmp.Or(env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead", wl.RestartRedisNode)
 			res.Failover = &f
 			fault <- err
 		}()
