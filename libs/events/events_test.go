@@ -488,3 +488,27 @@ func TestRelayWaitsForReplicas(t *testing.T) {
 		require.EqualValues(t, 2, l, typ)
 	}
 }
+
+// A cluster refuses one XREADGROUP across slots, so a consumer reads a lane per slot there; a
+// tagged prefix puts every stream in one slot, and a single node reads everything in one lane.
+func TestLanesFollowHashSlots(t *testing.T) {
+	t.Parallel()
+	types := []string{"account.created", "inbound.new_lead", "lead.written", "usage.recorded"}
+	single := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	t.Cleanup(func() { _ = single.Close(); _ = cluster.Close() })
+
+	require.Len(t, lanesOf(single, "bizassist", types), 1)
+	lanes := lanesOf(cluster, "bizassist", types)
+	require.Greater(t, len(lanes), 1)
+	var all []string
+	for _, l := range lanes {
+		slot := rediskit.Slot(streamKey("bizassist", l.types[0]))
+		for _, typ := range l.types {
+			require.Equal(t, slot, rediskit.Slot(streamKey("bizassist", typ)), "one lane, one slot")
+		}
+		all = append(all, l.types...)
+	}
+	require.ElementsMatch(t, types, all)
+	require.Len(t, lanesOf(cluster, "{bizassist}", types), 1)
+}
