@@ -26,6 +26,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/rediskit"
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
@@ -80,7 +81,7 @@ func run() error {
 	defer stop()
 	fmt.Printf("==> load against %s from %s\n", env["BASE_URL"], source)
 	meter := NewCPUMeter(filepath.Dir(*envPath))
-	prof, err := NewProfiler(*profileDir, filepath.Dir(*envPath), env["REDIS_URL"])
+	prof, err := NewProfiler(*profileDir, filepath.Dir(*envPath), redisConfig(env))
 	if err != nil {
 		return err
 	}
@@ -162,6 +163,16 @@ func run() error {
 		return checkWebhooks(webhooks)
 	}
 	return nil
+}
+
+// redisConfig is the stack's Redis as the env file says: its Redis Cluster when make up had one.
+func redisConfig(env map[string]string) rediskit.Config {
+	cfg := rediskit.Config{URL: env["REDIS_URL"], DialTimeout: 2 * time.Second, ReadTimeout: 2 * time.Second,
+		WriteTimeout: 2 * time.Second, PoolSize: 4}
+	if addrs := env["REDIS_CLUSTER_ADDRS"]; addrs != "" {
+		cfg.URL, cfg.ClusterAddrs = "redis://", strings.Split(addrs, ",")
+	}
+	return cfg
 }
 
 // checkWebhooks fails when a webhook scenario lost an accepted event, or answered an inbound
