@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
 // Failover is what a Redis master kill measured: the node killed, how long the slot of the events
@@ -22,6 +27,60 @@ type Failover struct {
 	Node     string
 	Window   time.Duration
 	Rejoined time.Duration
+	// RateLimited is how many of rateProbes statistics requests from a limited source were
+	// refused after the failover, and FallbackActive whether leads was still limiting in process
+	// (bizassist_ratelimit_fallback_active) instead of in Redis.
+	RateLimited    int
+	FallbackActive bool
+}
+
+// Stack is the local stack a scenario runs against: .devstack/env and the .devstack directory.
+type Stack struct {
+	Env map[string]string
+	Dir string
+}
+
+// rateProbes exceeds the statistics policy (30 per minute, burst 30), so some must be refused.
+const rateProbes = 40
+
+// checkRateLimits sends rateProbes statistics requests from 127.0.0.1 (not the bench source, so
+// limited) and reads leads' fallback gauge: after a failover the limits hold, in Redis again.
+func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool, err error) {
+	tr, err := devenv.Transport(st.Env["CA_CERT"], "")
+	if err != nil {
+		return 0, false, err
+	}
+	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	defer tr.CloseIdleConnections()
+	for range rateProbes {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.Env["BASE_URL"]+"/api/scout-stats", nil)
+		if err != nil {
+			return refused, false, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return refused, false, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	leads, err := devenv.Load(filepath.Join(st.Dir, "run", "leads.env"))
+	if err != nil {
+		return refused, false, err
+	}
+	resp, err := hc.Get("http://" + leads["HTTP_ADDR"] + "/metrics")
+	if err != nil {
+		return refused, false, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return refused, false, err
+	}
+	return refused, strings.Contains(string(body), "\nbizassist_ratelimit_fallback_active 1"), nil
 }
 
 // killMasterOf SIGKILLs the Redis Cluster master holding key (a local node of make up

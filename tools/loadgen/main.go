@@ -114,7 +114,7 @@ func run() error {
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
 			var res WebhookResult
-			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, env); err == nil {
+			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)}); err == nil {
 				webhooks = append(webhooks, res)
 				unit, units = "delivery", res.Delivered
 			}
@@ -183,6 +183,9 @@ func checkWebhooks(webhooks []WebhookResult) error {
 		if r.Undelivered() > 0 || r.Rejected > 0 || r.ServerErrors > 0 {
 			bad = append(bad, fmt.Sprintf("%s (%d undelivered, %d rejected, %d 5xx other than 503)", r.Name, r.Undelivered(), r.Rejected, r.ServerErrors))
 		}
+		if f := r.Failover; f != nil && (f.RateLimited == 0 || f.FallbackActive) {
+			bad = append(bad, fmt.Sprintf("%s: after the failover %d of %d requests over the limit were refused, in-process fallback %t", r.Name, f.RateLimited, rateProbes, f.FallbackActive))
+		}
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("-strict: %s", strings.Join(bad, "; "))
@@ -227,8 +230,9 @@ func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
 	}
 	for _, r := range webhooks {
 		if r.Failover != nil {
-			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d\n",
-				r.Name, r.Failover.Node, round(r.Failover.Window), round(r.Failover.Rejoined), r.Unavailable, r.ServerErrors)
+			f := r.Failover
+			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d; afterwards %d of %d statistics requests over the limit refused (in-process fallback: %t)\n",
+				r.Name, f.Node, round(f.Window), round(f.Rejoined), r.Unavailable, r.ServerErrors, f.RateLimited, rateProbes, f.FallbackActive)
 		}
 		if r.FirstError != "" {
 			fmt.Fprintf(w, "%s: first inbound error: %s\n", r.Name, r.FirstError)

@@ -165,7 +165,7 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 
 // RunWebhook subscribes wl.Subscriptions receivers for new_lead (with the scenario's login), posts
 // inbound new_lead events to sc.Path with sc.Headers, waits for the deliveries and unsubscribes.
-func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter, env map[string]string) (WebhookResult, error) {
+func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter, st Stack) (WebhookResult, error) {
 	wl := *sc.Webhook
 	token, err := logins.Token(ctx, hc, base, *sc.Login)
 	if err != nil {
@@ -214,13 +214,16 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 	start := time.Now()
 	fault := make(chan error, 1)
 	if wl.KillRedisMasterAfter > 0 {
-		seeds := strings.Split(env["REDIS_CLUSTER_ADDRS"], ",")
+		seeds := strings.Split(st.Env["REDIS_CLUSTER_ADDRS"], ",")
 		if seeds[0] == "" {
 			return res, errors.New("killRedisMasterAfter needs the Redis Cluster of make up REDIS=cluster (REDIS_CLUSTER_ADDRS)")
 		}
 		go func() {
 			time.Sleep(wl.KillRedisMasterAfter)
-			f, err := killMasterOf(ctx, seeds, cmp.Or(env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead", wl.RestartRedisNode)
+			f, err := killMasterOf(ctx, seeds, cmp.Or(st.Env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead", wl.RestartRedisNode)
+			if err == nil {
+				f.RateLimited, f.FallbackActive, err = checkRateLimits(ctx, st)
+			}
 			res.Failover = &f
 			fault <- err
 		}()
