@@ -202,9 +202,9 @@ func (c *Consumer) runLane(ctx context.Context, l *lane) {
 	}
 }
 
-// housekeep samples the lag and deletes old processed ids until ctx is done.
+// housekeep samples the lag and deletes old processed ids until ctx is done. The first sample
+// waits a period, by when the lanes have created their groups.
 func (c *Consumer) housekeep(ctx context.Context) {
-	c.sampleLag(ctx)
 	c.cleanup(ctx)
 	sample, cleanup := time.NewTicker(sampleEvery), time.NewTicker(cleanupEvery)
 	defer sample.Stop()
