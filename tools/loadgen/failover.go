@@ -71,7 +71,11 @@ func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool,
 	if err != nil {
 		return refused, false, err
 	}
-	resp, err := hc.Get("http://" + leads["HTTP_ADDR"] + "/metrics")
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+leads["HTTP_ADDR"]+"/metrics", nil)
+	if err != nil {
+		return refused, false, err
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return refused, false, err
 	}

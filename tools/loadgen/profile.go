@@ -45,7 +45,7 @@ func NewProfiler(dir, devstackDir string, redisCfg rediskit.Config) (*Profiler, 
 	}
 	rdb, err := rediskit.Open(redisCfg)
 	if err != nil {
-		return nil, fmt.Errorf("Redis in the env file: %w", err)
+		return nil, fmt.Errorf("the env file's Redis: %w", err)
 	}
 	p := &Profiler{dir: dir, debug: map[string]string{}, rdb: rdb}
 	runDir := filepath.Join(devstackDir, "run")
