@@ -123,11 +123,13 @@ test-e2e: up $(AXE) ## make up, then the tools/e2e suite against it (the console
 SCALE_TEST_ENV := TEST_REDIS_CLUSTER_ADDRS=127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103 TEST_DATABASE_REPLICA_PORT=5442
 
 .PHONY: test-scale
-test-scale: $(AXE) ## The scale-out shape: the Redis-facing libs' tests on a local Redis Cluster and replica, the e2e suite on make up REDIS=cluster PG_REPLICA=1, then a Redis master killed under load
+test-scale: $(AXE) ## The scale-out shape: the Redis-facing libs' and the event chain's tests on a local Redis Cluster and replica, the e2e suite on make up REDIS=cluster PG_REPLICA=1, then a Redis master killed under load
 	@tools/devstack/redis-cluster.sh up
 	@tools/devstack/pg-replica.sh up
 	@echo "==> libs on the Redis Cluster and the PostgreSQL replica: events, rediskit, ratelimit, authjwt, pgkit"
 	@cd libs && $(SCALE_TEST_ENV) go test -race -count=1 ./events/ ./rediskit/... ./ratelimit/ ./authjwt/ ./pgkit/
+	@echo "==> the event chain's component tests on the Redis Cluster: leads, integrations"
+	@for s in leads integrations; do (cd services/$$s && $(SCALE_TEST_ENV) go test -race -count=1 ./internal/service/); done
 	@$(MAKE) --no-print-directory up REDIS=cluster PG_REPLICA=1 $(if $(REPLICAS),REPLICAS=$(REPLICAS))
 	@echo "==> go test tools/e2e (cluster shape)"
 	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
