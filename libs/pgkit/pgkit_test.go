@@ -153,3 +153,82 @@ func TestTransactorHandsItsTransactionOnThroughTheContext(t *testing.T) {
 	require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error { return insert(ctx, 3) }))
 	require.Equal(t, 1, count())
 }
+
+func TestAfterCommitRunsOnlyForWorkThatCommitted(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "shop", widgets)
+	ctx := context.Background()
+	var ran []string
+	hook := func(ctx context.Context, name string) {
+		t.Helper()
+		require.NoError(t, pgkit.AfterCommit(ctx, func() { ran = append(ran, name) }))
+	}
+	uow := pgkit.Transactor{DB: pool}
+	boom := errors.New("boom")
+
+	err := uow.InTx(ctx, func(ctx context.Context) error {
+		hook(ctx, "outer")
+		require.Empty(t, ran, "a hook waits for the commit")
+		require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error { hook(ctx, "released savepoint"); return nil }))
+		require.ErrorIs(t, uow.InTx(ctx, func(ctx context.Context) error { hook(ctx, "rolled-back savepoint"); return boom }), boom)
+		require.Empty(t, ran, "a released savepoint's hook waits for the outer commit")
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"outer", "released savepoint"}, ran)
+
+	ran = nil
+	require.ErrorIs(t, uow.InTx(ctx, func(ctx context.Context) error { hook(ctx, "rolled back"); return boom }), boom)
+	require.Empty(t, ran)
+
+	hook(ctx, "no transaction")
+	require.Equal(t, []string{"no transaction"}, ran, "without a transaction the writes are in: the hook runs at once")
+
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	require.Error(t, pgkit.AfterCommit(pgkit.WithTx(ctx, tx), func() {}), "a transaction InTx did not begin cannot report its commit")
+}
+
+func TestJoinTxRunsInTheCallersTransactionAndAFailureDoomsIt(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "shop", widgets)
+	ctx := context.Background()
+	count := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM widgets`).Scan(&n))
+		return n
+	}
+	insert := func(id int) func(pgx.Tx) error {
+		return func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `INSERT INTO widgets (id, name) VALUES ($1, 'w')`, id)
+			return err
+		}
+	}
+	uow := pgkit.Transactor{DB: pool}
+	joined := pgkit.Transactor{DB: pool, Join: true}
+
+	require.NoError(t, pgkit.JoinTx(ctx, pool, insert(1)), "without a transaction it opens its own")
+	require.Equal(t, 1, count())
+
+	require.NoError(t, uow.InTx(ctx, func(ctx context.Context) error {
+		outer, _ := pgkit.TxFrom(ctx)
+		return joined.InTx(ctx, func(ctx context.Context) error {
+			inner, _ := pgkit.TxFrom(ctx)
+			require.Same(t, outer, inner, "no savepoint: the caller's transaction itself")
+			return pgkit.JoinTx(ctx, pool, insert(2))
+		})
+	}))
+	require.Equal(t, 2, count())
+
+	boom := errors.New("boom")
+	err := uow.InTx(ctx, func(ctx context.Context) error {
+		require.NoError(t, pgkit.JoinTx(ctx, pool, insert(3)))
+		require.ErrorIs(t, pgkit.JoinTx(ctx, pool, func(pgx.Tx) error { return boom }), boom)
+		return nil // a caller that swallows the failure still cannot commit the half-done work
+	})
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, 2, count(), "nothing of the doomed transaction was committed")
+}

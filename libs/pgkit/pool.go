@@ -112,12 +112,20 @@ func TxFrom(ctx context.Context) (pgx.Tx, bool) {
 }
 
 // Transactor is the adapter behind an app layer's unit-of-work port, for app code that must not
-// see pgx: InTx runs fn in one transaction (a savepoint when ctx already carries one) and hands fn
-// a ctx carrying it, so repositories that use InTx or Q, and the events outbox, join it.
-type Transactor struct{ DB Beginner }
+// see pgx: InTx runs fn in one transaction (a savepoint when ctx already carries one, or with Join
+// that transaction itself, as JoinTx) and hands fn a ctx carrying it, so repositories that use
+// InTx or Q, and the events outbox, join it.
+type Transactor struct {
+	DB   Beginner
+	Join bool // for units of work no caller recovers from: an event consumer's, say
+}
 
 func (t Transactor) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
-	return InTx(ctx, t.DB, func(tx pgx.Tx) error { return fn(WithTx(ctx, tx)) })
+	begin := InTx
+	if t.Join {
+		begin = JoinTx
+	}
+	return begin(ctx, t.DB, func(tx pgx.Tx) error { return fn(WithTx(ctx, tx)) })
 }
 
 // Q returns the transaction carried by ctx, or db when there is none.
@@ -132,13 +140,15 @@ func Q(ctx context.Context, db Querier) Querier {
 // When ctx carries a transaction (WithTx), fn runs in a savepoint of it instead, and the outer
 // transaction's owner decides the final commit.
 func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
-	if outer, ok := TxFrom(ctx); ok {
+	outer, nested := TxFrom(ctx)
+	if nested {
 		db = outer // pgx begins a savepoint inside a transaction
 	}
-	tx, err := db.Begin(ctx)
+	begun, err := db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	tx := &hookedTx{Tx: begun}
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
@@ -147,8 +157,61 @@ func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
 	if err = fn(tx); err != nil {
 		return err
 	}
+	if tx.failed != nil {
+		return fmt.Errorf("commit refused: work joined to this transaction failed: %w", tx.failed)
+	}
 	if err = tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if parent, ok := outer.(*hookedTx); ok {
+		parent.afterCommit = append(parent.afterCommit, tx.afterCommit...) // the savepoint is in; its work commits with the outer
+		return nil
+	}
+	for _, hook := range tx.afterCommit {
+		hook()
+	}
+	return nil
+}
+
+// JoinTx is InTx, but when ctx carries a transaction fn runs in it rather than in a savepoint of
+// it. A savepoint costs two round trips and a subtransaction, which turns the row locks it takes
+// into multixacts that every later reader of those rows must resolve. Without one there is nothing
+// to roll fn's work back to, so when fn fails the transaction can no longer commit: use JoinTx
+// where no caller recovers from a failure and carries on in the same transaction.
+func JoinTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) error {
+	outer, ok := TxFrom(ctx)
+	if !ok {
+		return InTx(ctx, db, fn)
+	}
+	err := fn(outer)
+	if hooked, ok := outer.(*hookedTx); ok && err != nil && hooked.failed == nil {
+		hooked.failed = err
+	}
+	return err
+}
+
+// hookedTx is a transaction begun by InTx, with the work to do once it has committed.
+type hookedTx struct {
+	pgx.Tx
+	afterCommit []func()
+	failed      error // a JoinTx in it failed: it must not commit
+}
+
+// AfterCommit runs fn once the transaction ctx carries has committed, and never if it rolls back
+// (a savepoint's hooks go with the savepoint); with no transaction in ctx, the caller's writes are
+// already committed and fn runs at once. Hooks are for work that must not see uncommitted rows,
+// such as handing them to another process or goroutine; they run in the committer's goroutine, so
+// they must not block. ctx must carry a transaction begun by InTx or Transactor.
+func AfterCommit(ctx context.Context, fn func()) error {
+	tx, ok := TxFrom(ctx)
+	if !ok {
+		fn()
+		return nil
+	}
+	hooked, ok := tx.(*hookedTx)
+	if !ok {
+		return errors.New("pgkit.AfterCommit: the transaction in ctx was not begun by pgkit.InTx")
+	}
+	hooked.afterCommit = append(hooked.afterCommit, fn)
 	return nil
 }

@@ -29,6 +29,18 @@ type AttemptRecord struct {
 	Outcome        domain.Outcome
 	GiveUp         bool // the delivery will not be tried again
 	Disable        bool // the subscription has failed for too long
+	Recovered      bool // delivered while the subscription was failing: its failure streak ends
+	// Requeue is set when no queued job holds the delivery (its first attempt was dispatched
+	// in process) and it must be tried again: the record queues this job.
+	Requeue *DeliveryJob
+}
+
+// DeliveryJob is a queued attempt at a delivery.
+type DeliveryJob struct {
+	DeliveryID string
+	AccountID  string    // whose share of the workers the attempt uses
+	At         time.Time // when it is due; the zero time is now
+	Failures   int       // failed attempts so far, which the job's backoff continues from
 }
 
 // DeliveryStore loads deliveries and records attempts.
@@ -72,7 +84,10 @@ type Deliver struct {
 	Now    Clock
 }
 
-func (h Deliver) Handle(ctx context.Context, deliveryID string) (Next, error) {
+// Handle makes the attempt a queued job asks for. answered is called as soon as the receiver has
+// answered (or the attempt failed), before the attempt is recorded: it ends the caller's hold on
+// the receiver's share of the workers.
+func (h Deliver) Handle(ctx context.Context, deliveryID string, answered func()) (Next, error) {
 	t, err := h.Store.Target(ctx, deliveryID)
 	if errors.Is(err, ErrNotFound) {
 		return Next{Done: true}, nil
@@ -80,15 +95,28 @@ func (h Deliver) Handle(ctx context.Context, deliveryID string) (Next, error) {
 	if err != nil {
 		return Next{}, fmt.Errorf("load delivery %s: %w", deliveryID, err)
 	}
+	return h.attempt(ctx, t, false, answered)
+}
+
+// Attempt makes the first attempt of a delivery that was planned in this process and that no
+// queued job holds yet; when it must be tried again, its record queues the job. answered is as
+// for Handle.
+func (h Deliver) Attempt(ctx context.Context, t DeliveryTarget, answered func()) (Next, error) {
+	return h.attempt(ctx, t, true, answered)
+}
+
+func (h Deliver) attempt(ctx context.Context, t DeliveryTarget, unqueued bool, answered func()) (Next, error) {
 	if t.Subscription.Status() != domain.SubscriptionActive {
 		return Next{Done: true}, nil
 	}
 	res := h.Sender.Send(ctx, t.Subscription, t.DeliveryID, t.Payload)
+	answered()
 	now := h.Now().UTC()
 	outcome, retryAfter := domain.Judge(res.StatusCode, res.RetryAfter, now)
 	rec := AttemptRecord{
 		DeliveryID: t.DeliveryID, SubscriptionID: t.Subscription.ID(), At: now,
 		StatusCode: res.StatusCode, Latency: res.Latency, Outcome: outcome,
+		Recovered: outcome == domain.Delivered && t.Subscription.FailingSince() != nil,
 	}
 	var failure error
 	if outcome == domain.Throttled || outcome == domain.Failed {
@@ -102,12 +130,15 @@ func (h Deliver) Handle(ctx context.Context, deliveryID string) (Next, error) {
 		}
 		rec.Disable = h.Policy.ShouldDisable(failingSince, now)
 		rec.GiveUp = rec.Disable || now.Sub(t.CreatedAt) >= h.Policy.GiveUpAfter
+		if unqueued && !rec.GiveUp {
+			rec.Requeue = h.firstRetry(t, outcome, retryAfter, now)
+		}
 	}
 	// The attempt happened; a shutdown must not lose its record.
 	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err := h.Store.Record(recordCtx, rec); err != nil {
-		return Next{}, fmt.Errorf("record attempt of %s: %w", deliveryID, err)
+		return Next{}, fmt.Errorf("record attempt of %s: %w", t.DeliveryID, err)
 	}
 	switch {
 	case failure == nil:
@@ -119,6 +150,16 @@ func (h Deliver) Handle(ctx context.Context, deliveryID string) (Next, error) {
 	default:
 		return Next{Retry: failure}, nil
 	}
+}
+
+// firstRetry is the job a failed first attempt queues: after Retry-After when the receiver asked
+// for a pause (as a queued job is snoozed, it counts no failure), else after the first backoff.
+func (h Deliver) firstRetry(t DeliveryTarget, outcome domain.Outcome, retryAfter time.Duration, now time.Time) *DeliveryJob {
+	job := &DeliveryJob{DeliveryID: t.DeliveryID, AccountID: t.Subscription.AccountID(), At: now.Add(retryAfter)}
+	if outcome != domain.Throttled {
+		job.At, job.Failures = now.Add(h.Policy.Backoff(1)), 1
+	}
+	return job
 }
 
 func attemptError(res SendResult) error {

@@ -81,10 +81,16 @@ func TestDeliverDecidesWhatComesNext(t *testing.T) {
 			t.Parallel()
 			store := &fakeDeliveries{target: tc.target}
 			h := app.Deliver{Store: store, Sender: fakeSender{tc.res}, Policy: policy, Now: func() time.Time { return now }}
-			next, err := h.Handle(context.Background(), "msg_1")
+			answered := 0
+			next, err := h.Handle(context.Background(), "msg_1", func() {
+				answered++
+				require.Empty(t, store.recorded, "the hold on the receiver ends before the attempt is recorded")
+			})
 			require.NoError(t, err)
 			tc.check(t, next)
+			require.Equal(t, 1, answered)
 			require.Len(t, store.recorded, 1, "every attempt is recorded")
+			require.Nil(t, store.recorded[0].Requeue, "a queued job retries itself")
 			require.Equal(t, tc.disable, store.recorded[0].Disable)
 			require.Equal(t, tc.giveUp, store.recorded[0].GiveUp)
 			require.Equal(t, tc.res.StatusCode, store.recorded[0].StatusCode)
@@ -99,7 +105,7 @@ func TestDeliverSkipsWhatIsGoneOrDisabled(t *testing.T) {
 		"disabled": {target: target(time.Minute, ptr(time.Hour), domain.SubscriptionDisabled)},
 	} {
 		h := app.Deliver{Store: store, Sender: fakeSender{app.SendResult{StatusCode: 200}}, Policy: policy, Now: func() time.Time { return now }}
-		next, err := h.Handle(context.Background(), "msg_1")
+		next, err := h.Handle(context.Background(), "msg_1", func() {})
 		require.NoError(t, err, name)
 		require.True(t, next.Done, name)
 		require.Empty(t, store.recorded, name)
@@ -117,9 +123,42 @@ func TestAttemptsAreLoggedInGenericWords(t *testing.T) {
 	} {
 		store := &fakeDeliveries{target: target(time.Minute, nil, domain.SubscriptionActive)}
 		h := app.Deliver{Store: store, Sender: fakeSender{res}, Policy: policy, Now: func() time.Time { return now }}
-		next, err := h.Handle(context.Background(), "msg_1")
+		next, err := h.Handle(context.Background(), "msg_1", func() {})
 		require.NoError(t, err)
 		require.Error(t, next.Retry)
 		require.Equal(t, want, store.recorded[0].Error)
+	}
+}
+
+// A dispatched first attempt has no job behind it: one that must be tried again queues its own.
+func TestADispatchedAttemptQueuesItsRetry(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		target   app.DeliveryTarget
+		res      app.SendResult
+		requeued bool
+		failures int
+		after    [2]time.Duration // the retry is due within this range from now
+	}{
+		"delivered":      {target(time.Minute, nil, domain.SubscriptionActive), app.SendResult{StatusCode: 200}, false, 0, [2]time.Duration{}},
+		"failed":         {target(time.Minute, nil, domain.SubscriptionActive), app.SendResult{StatusCode: 500}, true, 1, [2]time.Duration{policy.Base / 2, policy.Base}},
+		"throttled":      {target(time.Minute, nil, domain.SubscriptionActive), app.SendResult{StatusCode: 429, RetryAfter: "120"}, true, 0, [2]time.Duration{2 * time.Minute, 2 * time.Minute}},
+		"given up":       {target(73*time.Hour, nil, domain.SubscriptionActive), app.SendResult{StatusCode: 500}, false, 0, [2]time.Duration{}},
+		"410 is not one": {target(time.Minute, nil, domain.SubscriptionActive), app.SendResult{StatusCode: 410}, false, 0, [2]time.Duration{}},
+	} {
+		store := &fakeDeliveries{}
+		h := app.Deliver{Store: store, Sender: fakeSender{tc.res}, Policy: policy, Now: func() time.Time { return now }}
+		_, err := h.Attempt(context.Background(), tc.target, func() {})
+		require.NoError(t, err, name)
+		require.Len(t, store.recorded, 1, name)
+		job := store.recorded[0].Requeue
+		if !tc.requeued {
+			require.Nil(t, job, name)
+			continue
+		}
+		require.NotNil(t, job, name)
+		require.Equal(t, app.DeliveryJob{DeliveryID: "msg_1", AccountID: "acc_1", At: job.At, Failures: tc.failures}, *job, name)
+		require.GreaterOrEqual(t, job.At.Sub(now), tc.after[0], name)
+		require.LessOrEqual(t, job.At.Sub(now), tc.after[1], name)
 	}
 }

@@ -36,15 +36,20 @@ const Name = "integrations"
 // workerStopTimeout bounds how long in-flight deliveries may finish on shutdown.
 const workerStopTimeout = 30 * time.Second
 
+// dispatchBacklog is how many planned deliveries may wait for a dispatcher worker (a few seconds
+// of a burst at full speed); beyond it they go to queued jobs.
+const dispatchBacklog = 10_000
+
 // Sources are the migrations of the integrations schema besides River's.
 var Sources = []pgkit.Source{{Name: Name, FS: migrations.FS}, events.Migrations}
 
 // Service is integrations, assembled.
 type Service struct {
 	*platform.Runtime
-	App     app.Application
-	Store   *postgres.Store
-	Workers *river.Client[pgx.Tx]
+	App        app.Application
+	Store      *postgres.Store
+	Workers    *river.Client[pgx.Tx]
+	Dispatcher *delivery.Dispatcher
 
 	stripeSecret string
 	consumers    []platform.Worker
@@ -98,15 +103,26 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: store, Outbox: outbox, Planner: store},
 	}
 	prune := app.Prune{Store: store, Retention: cfg.LogRetention, Now: now}
+	slots, err := delivery.NewAccountSlots(cfg.DeliveryAccountConcurrency)
+	if err != nil {
+		return nil, err
+	}
 	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, delivery.WorkerConfig{
-		Concurrency: cfg.DeliveryConcurrency, AccountConcurrency: cfg.DeliveryAccountConcurrency,
+		Concurrency: cfg.DeliveryConcurrency, Slots: slots,
 		AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
 		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, stripeSecret: cfg.StripeWebhookSecret,
+	dispatcher, err := delivery.NewDispatcher(a.Deliver, store, delivery.DispatchConfig{
+		Workers: cfg.DeliveryConcurrency, Backlog: dispatchBacklog, AttemptTimeout: cfg.DeliveryTimeout, Slots: slots,
+	})
+	if err != nil {
+		return nil, err
+	}
+	store.DispatchTo(dispatcher)
+	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, Dispatcher: dispatcher, stripeSecret: cfg.StripeWebhookSecret,
 		consumers: consumers(rt, cfg, ports.EventHandlers(a))}, nil
 }
 
@@ -170,11 +186,13 @@ func (s *Service) Handler() http.Handler {
 	return r
 }
 
-// Serve runs the HTTP server, the delivery workers, the queue depth sampler, the secret sealer
-// (at once, then hourly), the outbox relay and the consumers on ln until ctx ends; in-flight
-// deliveries finish before it returns.
+// Serve runs the HTTP server, the delivery workers, the dispatcher and its claim sweeper, the
+// queue depth sampler, the secret sealer (at once, then hourly), the outbox relay and the
+// consumers on ln until ctx ends; in-flight deliveries finish before it returns.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
+		{Name: "delivery dispatcher", Run: s.Dispatcher.Run},
+		platform.Every("dispatch claim sweeper", delivery.SweepEvery, s.Dispatcher.Sweep),
 		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool}.Sample),
 		platform.Every("secret sealer", secretSealing, s.sealSecrets)}, s.consumers...)
 	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)

@@ -56,7 +56,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	sheetStore := postgres.NewSheet(rt.Pool, rt.Reads)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
 	allowances := analytics.New(cfg.Analytics)
-	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}
+	uow, outbox := pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{} // no use case recovers from a failed unit of work
 	return &Service{Runtime: rt, analytics: allowances, App: app.Application{
 		FindLeads:   app.FindLeads{Catalog: cat, Tx: uow, Sheet: sheetStore, Outbox: outbox, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now},
 		QualifyLead: app.QualifyLead{Qualifier: q},

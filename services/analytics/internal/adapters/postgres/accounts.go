@@ -53,7 +53,7 @@ func (a *Accounts) Created(ctx context.Context, n app.NewAccount) error {
 	if n.OwnerID != "" {
 		owner = &n.OwnerID
 	}
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, owner_id, email, business_name, plan, plan_at, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $6)
 			ON CONFLICT (account_id) DO UPDATE SET owner_id = excluded.owner_id, email = excluded.email,
@@ -70,7 +70,7 @@ func (a *Accounts) Created(ctx context.Context, n app.NewAccount) error {
 
 // LoggedIn implements app.Projection.
 func (a *Accounts) LoggedIn(ctx context.Context, accountID, email string, at time.Time) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, email, created_at, last_login_at) VALUES ($1, $2, $3, $3)
 			ON CONFLICT (account_id) DO UPDATE SET last_login_at = GREATEST(accounts.last_login_at, excluded.last_login_at)`,
 			accountID, email, at)
@@ -83,7 +83,7 @@ func (a *Accounts) LoggedIn(ctx context.Context, accountID, email string, at tim
 
 // PlanChanged implements app.Projection.
 func (a *Accounts) PlanChanged(ctx context.Context, accountID, plan string, at time.Time) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, plan, plan_at, created_at) VALUES ($1, $2, $3, $3)
 			ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, plan_at = excluded.plan_at
 			WHERE accounts.plan_at IS NULL OR accounts.plan_at <= excluded.plan_at`, accountID, plan, at)
@@ -96,7 +96,7 @@ func (a *Accounts) PlanChanged(ctx context.Context, accountID, plan string, at t
 
 // UpdatePayment implements app.Projection.
 func (a *Accounts) UpdatePayment(ctx context.Context, accountID string, seen time.Time, fn func(health.PaymentState) (health.PaymentState, bool)) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error {
 		// The account may not be projected yet; account.created completes the row later.
 		if _, err := tx.Exec(ctx, `INSERT INTO accounts (account_id, created_at) VALUES ($1, $2)
 			ON CONFLICT (account_id) DO NOTHING`, accountID, seen); err != nil {
@@ -128,22 +128,26 @@ func (a *Accounts) UpdatePayment(ctx context.Context, accountID string, seen tim
 
 // Activity implements app.Projection.
 func (a *Accounts) Activity(ctx context.Context, accountID string, kind app.Activity, at time.Time) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error { return activity(ctx, tx, accountID, kind, at) })
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error { return activity(ctx, tx, accountID, kind, at) })
 }
 
-// activity counts one login, lead written or inbound event on at's UTC day.
+// activity counts one login, lead written or inbound event on at's UTC day and marks the account
+// dirty, in one statement: it runs for every lead twice.
 func activity(ctx context.Context, tx pgx.Tx, accountID string, kind app.Activity, at time.Time) error {
-	_, err := tx.Exec(ctx, `INSERT INTO activity_daily (account_id, day, kind, n) VALUES ($1, $2, $3, 1)
-		ON CONFLICT (account_id, day, kind) DO UPDATE SET n = activity_daily.n + 1`, accountID, dayOf(at), kind)
+	_, err := tx.Exec(ctx, `WITH counted AS (
+			INSERT INTO activity_daily (account_id, day, kind, n) VALUES ($1, $2, $3, 1)
+			ON CONFLICT (account_id, day, kind) DO UPDATE SET n = activity_daily.n + 1)
+		INSERT INTO dirty_accounts (account_id, lane) VALUES ($1, $4) ON CONFLICT DO NOTHING`,
+		accountID, dayOf(at), kind, laneProjection)
 	if err != nil {
 		return fmt.Errorf("project %s activity: %w", kind, err)
 	}
-	return markDirty(ctx, tx, laneProjection, accountID)
+	return nil
 }
 
 // UsageRecorded implements app.Projection; a repeat of the event's id is a no-op.
 func (a *Accounts) UsageRecorded(ctx context.Context, e usage.Event) error {
-	return pgkit.InTx(ctx, a.pool, func(tx pgx.Tx) error { return storeRecorded(ctx, tx, e) })
+	return pgkit.JoinTx(ctx, a.pool, func(tx pgx.Tx) error { return storeRecorded(ctx, tx, e) })
 }
 
 var _ app.Projection = (*Accounts)(nil)

@@ -17,10 +17,11 @@ type Feed struct{ pool *pgxpool.Pool }
 
 func NewFeed(pool *pgxpool.Pool) *Feed { return &Feed{pool: pool} }
 
-// Add inserts the events in one transaction; a repeated source id is skipped.
+// Add inserts the events in one transaction (the consumer's, when ctx carries one); a repeated
+// source id is skipped.
 func (r *Feed) Add(ctx context.Context, evs []app.SourcedEvent) (int, error) {
 	inserted := 0
-	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+	err := pgkit.JoinTx(ctx, r.pool, func(tx pgx.Tx) error {
 		var err error
 		inserted, err = addFeed(ctx, tx, evs)
 		return err

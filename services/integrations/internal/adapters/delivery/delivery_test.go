@@ -56,18 +56,29 @@ func newFixture(t *testing.T) *fixture {
 // startWorkers runs a River client until it is stopped or the test ends.
 func (f *fixture) startWorkers(policy domain.RetryPolicy) *river.Client[pgx.Tx] {
 	f.t.Helper()
-	return f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, AccountConcurrency: 4, AttemptTimeout: 2 * time.Second,
+	return f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, Slots: slots(f.t, 4), AttemptTimeout: 2 * time.Second,
 		Policy: policy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+}
+
+func slots(t *testing.T, limit int) *delivery.AccountSlots {
+	s, err := delivery.NewAccountSlots(limit)
+	require.NoError(t, err)
+	return s
+}
+
+// deliverer is the use case the workers and the dispatcher run; the sender gives up after timeout.
+func (f *fixture) deliverer(policy domain.RetryPolicy, timeout time.Duration) app.Deliver {
+	return app.Deliver{
+		Store:  f.store,
+		Sender: delivery.Sender{Client: safehttp.NewClient(loopback, timeout, 8), Now: time.Now},
+		Policy: policy, Now: time.Now,
+	}
 }
 
 // startWorkersWith runs a River client with cfg; the sender gives up after cfg.AttemptTimeout.
 func (f *fixture) startWorkersWith(cfg delivery.WorkerConfig) *river.Client[pgx.Tx] {
 	f.t.Helper()
-	deliver := app.Deliver{
-		Store:  f.store,
-		Sender: delivery.Sender{Client: safehttp.NewClient(loopback, cfg.AttemptTimeout, 8), Now: time.Now},
-		Policy: cfg.Policy, Now: time.Now,
-	}
+	deliver := f.deliverer(cfg.Policy, cfg.AttemptTimeout)
 	prune := app.Prune{Store: f.store, Retention: 30 * 24 * time.Hour, Now: time.Now}
 	c, err := delivery.NewWorkers(f.pool, deliver, prune, cfg)
 	require.NoError(f.t, err)
@@ -315,7 +326,7 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 	const slowQueued, healthyQueued = 40, 10
 	f.planLeadsFor("acc_slow", slowQueued) // first in line
 	f.planLeadsFor("acc_healthy", healthyQueued)
-	f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, AccountConcurrency: 2, AttemptTimeout: 10 * time.Minute,
+	f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, Slots: slots(t, 2), AttemptTimeout: 10 * time.Minute,
 		Policy: fastRetries, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
 	t.Cleanup(func() { close(release) }) // runs before the workers stop
 

@@ -2,9 +2,11 @@ package delivery
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,10 +28,13 @@ const QueueName = "deliveries"
 const maxAttemptsBackstop = 10_000
 
 // Args is one delivery job: attempt the delivery row with this id, of this account. Jobs queued
-// before the account was carried have none and share one account's slots.
+// before the account was carried have none and share one account's slots. Failures counts the
+// attempts that failed before the job was queued (a dispatched first attempt), so its backoff
+// goes on from there.
 type Args struct {
 	DeliveryID string `json:"deliveryId"`
 	AccountID  string `json:"accountId,omitempty"`
+	Failures   int    `json:"failures,omitempty"`
 }
 
 func (Args) Kind() string { return "integrations.delivery" }
@@ -66,13 +71,18 @@ func NewQueue(pool *pgxpool.Pool, notifyEvery time.Duration) (*Queue, error) {
 }
 
 // EnqueueTx implements postgres.JobQueue.
-func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, accountID string, deliveryIDs ...string) error {
-	if len(deliveryIDs) == 0 {
+func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, jobs ...app.DeliveryJob) error {
+	if len(jobs) == 0 {
 		return nil
 	}
-	params := make([]river.InsertManyParams, len(deliveryIDs))
-	for i, id := range deliveryIDs {
-		params[i] = river.InsertManyParams{Args: Args{DeliveryID: id, AccountID: accountID}}
+	params := make([]river.InsertManyParams, len(jobs))
+	for i, j := range jobs {
+		params[i] = river.InsertManyParams{Args: Args{DeliveryID: j.DeliveryID, AccountID: j.AccountID, Failures: j.Failures}}
+		if !j.At.IsZero() {
+			opts := Args{}.InsertOpts()
+			opts.ScheduledAt = j.At
+			params[i].InsertOpts = &opts
+		}
 	}
 	_, err := q.client.InsertManyTx(ctx, tx, params)
 	return err
@@ -109,12 +119,12 @@ func (w *pruneWorker) Timeout(*river.Job[PruneArgs]) time.Duration { return 10 *
 // WorkerConfig sizes the delivery workers.
 type WorkerConfig struct {
 	Concurrency int
-	// AccountConcurrency is how many of one account's deliveries run at once in this process;
-	// the account's other due deliveries are put off, leaving the workers to other accounts.
-	AccountConcurrency int
-	AttemptTimeout     time.Duration // the sender's timeout; a job gets a little more to record it
-	Policy             domain.RetryPolicy
-	PollInterval       time.Duration // how often to look for due retries besides insert notifications
+	// Slots is how many of one account's deliveries run at once in this process; the account's
+	// other due deliveries are put off, leaving the workers to other accounts.
+	Slots          *AccountSlots
+	AttemptTimeout time.Duration // the sender's timeout; a job gets a little more to record it
+	Policy         domain.RetryPolicy
+	PollInterval   time.Duration // how often to look for due retries besides insert notifications
 	// FetchCooldown is the least time between two fetches of new jobs; it bounds the delay
 	// between an insert notification and the job starting.
 	FetchCooldown time.Duration
@@ -123,11 +133,11 @@ type WorkerConfig struct {
 // NewWorkers returns a River client that runs deliveries and the hourly prune; Start and Stop
 // it with the process.
 func NewWorkers(pool *pgxpool.Pool, deliver app.Deliver, prune app.Prune, cfg WorkerConfig) (*river.Client[pgx.Tx], error) {
-	if cfg.AccountConcurrency < 1 {
-		return nil, errors.New("delivery workers: AccountConcurrency must be at least 1")
+	if cfg.Slots == nil {
+		return nil, errors.New("delivery workers: no account slots")
 	}
 	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver, slots: newAccountSlots(cfg.AccountConcurrency, time.Now)}); err != nil {
+	if err := river.AddWorkerSafely(workers, &worker{deliver: deliver, slots: cfg.Slots}); err != nil {
 		return nil, err
 	}
 	if err := river.AddWorkerSafely(workers, &pruneWorker{prune: prune}); err != nil {
@@ -163,23 +173,20 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		deferrals.Inc()
 		return river.JobSnooze(wait)
 	}
+	release = sync.OnceFunc(release)
 	defer release()
-	next, err := w.deliver.Handle(ctx, job.Args.DeliveryID)
+	next, err := w.deliver.Handle(ctx, job.Args.DeliveryID, release)
+	countOutcome(next, err)
 	switch {
 	case err != nil:
-		outcomes.WithLabelValues("retry").Inc()
 		return err
 	case next.GiveUp != nil:
-		outcomes.WithLabelValues("given_up").Inc()
 		return river.JobCancel(next.GiveUp)
 	case next.Retry != nil:
-		outcomes.WithLabelValues("retry").Inc()
 		return next.Retry
 	case !next.Done:
-		outcomes.WithLabelValues("snoozed").Inc()
 		return river.JobSnooze(next.SnoozeFor)
 	default:
-		outcomes.WithLabelValues("done").Inc()
 		return nil
 	}
 }
@@ -188,5 +195,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 type retryPolicy struct{ p domain.RetryPolicy }
 
 func (r retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
-	return time.Now().UTC().Add(r.p.Backoff(len(job.Errors) + 1))
+	var args Args
+	_ = json.Unmarshal(job.EncodedArgs, &args) // a job that does not decode has no earlier failures to count
+	return time.Now().UTC().Add(r.p.Backoff(args.Failures + len(job.Errors) + 1))
 }

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -23,8 +24,19 @@ const (
 	slotWait = 200 * time.Millisecond
 )
 
-// accountSlots bounds how many deliveries of one account run at once in this process, so a
+// AccountSlots bounds how many deliveries of one account run at once in this process, so a
 // receiver that hangs until the timeout holds its own account's share of the workers and no more.
+// The queued jobs' workers and the dispatcher share one.
+type AccountSlots = accountSlots
+
+// NewAccountSlots gives each account limit deliveries at once.
+func NewAccountSlots(limit int) (*AccountSlots, error) {
+	if limit < 1 {
+		return nil, errors.New("delivery: an account's share of the workers must be at least 1")
+	}
+	return newAccountSlots(limit, time.Now), nil
+}
+
 type accountSlots struct {
 	limit   int
 	now     func() time.Time

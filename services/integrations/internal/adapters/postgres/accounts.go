@@ -14,9 +14,9 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
-// SaveAccount implements app.AccountProjection.
+// SaveAccount implements app.AccountProjection, in the consumer's transaction.
 func (s *Store) SaveAccount(ctx context.Context, a app.NewAccount, secretHash []byte) error {
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	return pgkit.JoinTx(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO accounts (id, email, role, owner_id) VALUES ($1, $2, $3, NULLIF($4, ''))
 			ON CONFLICT (id) DO NOTHING`, a.AccountID, a.Email, a.Role, a.OwnerID)
 		if err != nil || tag.RowsAffected() == 0 || secretHash == nil {
@@ -54,10 +54,25 @@ func (s *Store) OwnerByEmail(ctx context.Context, email string) (string, error) 
 	return id, wrap("find owner", notFound(err))
 }
 
-// Accept implements app.InboxStore. A transaction-scoped advisory lock on (account, body hash)
-// serialises concurrent copies of one delivery, so exactly one of them inserts; the lock lasts
-// until the caller's unit of work commits, so its events are in before the next copy looks.
+// Accept implements app.InboxStore, in the transaction ctx must carry (not a savepoint of it:
+// a failure fails the whole unit of work anyway). A transaction-scoped
+// advisory lock on (account, body hash) serialises concurrent copies of one delivery, so exactly
+// one of them inserts; the lock lasts until the caller's unit of work commits, so its events are
+// in before the next copy looks.
 func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
+	tx, ok := pgkit.TxFrom(ctx)
+	if !ok {
+		return app.InboundRecord{}, false, errors.New("accept inbound: ctx carries no transaction for the lock to last until")
+	}
+	stored, created, err := accept(ctx, tx, rec, since)
+	if err != nil {
+		return app.InboundRecord{}, false, wrap("accept inbound", err)
+	}
+	return stored, created, nil
+}
+
+// accept stores rec unless a copy of it is already in the inbox, and returns the stored record.
+func accept(ctx context.Context, tx pgx.Tx, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
 	fields, err := json.Marshal(rec.Fields)
 	if err != nil {
 		return app.InboundRecord{}, false, err
@@ -66,44 +81,46 @@ func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 	if err != nil {
 		return app.InboundRecord{}, false, err
 	}
-	stored, created := rec, true
-	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		lockKey := rec.AccountID + ":" + rec.IdempotencyKey
-		if rec.IdempotencyKey == "" {
-			lockKey = rec.AccountID + ":" + hex.EncodeToString(rec.BodyHash)
-		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lockKey); err != nil {
-			return err
-		}
-		var row pgx.Row
-		if rec.IdempotencyKey != "" {
-			row = tx.QueryRow(ctx, `SELECT id, event, fields, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
-				rec.AccountID, rec.IdempotencyKey)
-		} else {
-			row = tx.QueryRow(ctx, `SELECT id, event, fields, received_at FROM inbox
-				WHERE account_id = $1 AND body_hash = $2 AND received_at >= $3 ORDER BY received_at DESC LIMIT 1`,
-				rec.AccountID, rec.BodyHash, since)
-		}
-		var event string
-		err := row.Scan(&stored.ID, &event, &stored.Fields, &stored.ReceivedAt)
-		if err == nil {
-			stored.Event, created = domain.InboundEvent(event), false
-			return nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO inbox (id, account_id, event, fields, extras, idempotency_key, body_hash, received_at)
-			VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8)`,
-			rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt); err != nil {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		return app.InboundRecord{}, false, wrap("accept inbound", err)
+	lockKey := rec.AccountID + ":" + rec.IdempotencyKey
+	if rec.IdempotencyKey == "" {
+		lockKey = rec.AccountID + ":" + hex.EncodeToString(rec.BodyHash)
 	}
-	return stored, created, nil
+	// One round trip: the lock, then the look-up, whose snapshot is taken after the lock is held.
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lockKey)
+	if rec.IdempotencyKey != "" {
+		batch.Queue(`SELECT id, event, fields, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
+			rec.AccountID, rec.IdempotencyKey)
+	} else {
+		batch.Queue(`SELECT id, event, fields, received_at FROM inbox
+			WHERE account_id = $1 AND body_hash = $2 AND received_at >= $3 ORDER BY received_at DESC LIMIT 1`,
+			rec.AccountID, rec.BodyHash, since)
+	}
+	results := tx.SendBatch(ctx, batch)
+	if _, err := results.Exec(); err != nil {
+		_ = results.Close()
+		return app.InboundRecord{}, false, err
+	}
+	row := results.QueryRow()
+	stored := rec
+	var event string
+	err = row.Scan(&stored.ID, &event, &stored.Fields, &stored.ReceivedAt)
+	if closeErr := results.Close(); closeErr != nil && (err == nil || errors.Is(err, pgx.ErrNoRows)) {
+		err = closeErr
+	}
+	if err == nil {
+		stored.Event = domain.InboundEvent(event)
+		return stored, false, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return app.InboundRecord{}, false, err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO inbox (id, account_id, event, fields, extras, idempotency_key, body_hash, received_at)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8)`,
+		rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt); err != nil {
+		return app.InboundRecord{}, false, err
+	}
+	return rec, true, nil
 }
 
 // KnowLead implements app.KnownLeads.

@@ -53,7 +53,20 @@ func newStoreAndUnitOfWork(t *testing.T) (*postgres.Store, func(sql string, args
 // noJobs stands in for River: these tests look at rows, not at job execution.
 type noJobs struct{}
 
-func (noJobs) EnqueueTx(context.Context, pgx.Tx, string, ...string) error { return nil }
+func (noJobs) EnqueueTx(context.Context, pgx.Tx, ...app.DeliveryJob) error { return nil }
+
+// jobLog stands in for River and keeps the jobs queued.
+type jobLog struct {
+	mu   sync.Mutex
+	jobs []app.DeliveryJob
+}
+
+func (l *jobLog) EnqueueTx(_ context.Context, _ pgx.Tx, jobs ...app.DeliveryJob) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.jobs = append(l.jobs, jobs...)
+	return nil
+}
 
 func record(key string, hash byte) app.InboundRecord {
 	return app.InboundRecord{ID: ids.New("svc"), AccountID: "acc_1", Event: domain.InboundNewLead,
@@ -234,4 +247,59 @@ func TestConcurrentAttemptsAreRecordedTogetherAndEachApplies(t *testing.T) {
 	require.Error(t, errs[len(ids)])
 	require.Equal(t, 40, sqlInt(`SELECT count(*) FROM delivery_attempts`))
 	require.Equal(t, 40, sqlInt(`SELECT count(*) FROM deliveries WHERE status = 'delivered' AND attempts = 1`))
+}
+
+// Whatever the attempts recorded together, each applies its own effects: a failure starts its
+// subscription's streak, a success after failures ends it, a 410 removes the subscription, a
+// retry of a dispatched delivery is queued.
+func TestAttemptsRecordedTogetherApplyTheirOwnEffects(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	jobs := &jobLog{}
+	store := postgres.New(pool, jobs, sealboxtest.New(t))
+	ctx := context.Background()
+	count := func(sql string, args ...any) int {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, sql, args...).Scan(&n))
+		return n
+	}
+	msg, err := domain.NewLeadMessage(domain.LeadWritten{LeadID: "lead_1", Name: "x", Email: "x@example.com"})
+	require.NoError(t, err)
+	subs := map[string]domain.Subscription{}
+	for _, name := range []string{"failing", "recovering", "gone"} {
+		sub, err := domain.NewSubscription("acc_1", domain.OutboundNewLead, "https://h.example/"+name, domain.TargetPolicy{}, time.Now())
+		require.NoError(t, err)
+		subs[name], _, err = store.CreateSubscription(ctx, sub)
+		require.NoError(t, err)
+	}
+	_, err = pool.Exec(ctx, `UPDATE subscriptions SET failing_since = now() - interval '1 hour' WHERE id = $1`, subs["recovering"].ID())
+	require.NoError(t, err)
+	_, err = store.Plan(ctx, "acc_1", msg)
+	require.NoError(t, err)
+	jobs.jobs = nil // the plan's own
+	delivery := func(name string) string {
+		var id string
+		require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM deliveries WHERE subscription_id = $1`, subs[name].ID()).Scan(&id))
+		return id
+	}
+	now := time.Now().UTC()
+	records := []app.AttemptRecord{
+		{DeliveryID: delivery("failing"), SubscriptionID: subs["failing"].ID(), At: now, StatusCode: 500, Outcome: domain.Failed, Error: "HTTP 500",
+			Requeue: &app.DeliveryJob{DeliveryID: delivery("failing"), AccountID: "acc_1", At: now.Add(time.Second), Failures: 1}},
+		{DeliveryID: delivery("recovering"), SubscriptionID: subs["recovering"].ID(), At: now, StatusCode: 200, Outcome: domain.Delivered, Recovered: true},
+		{DeliveryID: delivery("gone"), SubscriptionID: subs["gone"].ID(), At: now, StatusCode: 410, Outcome: domain.Gone},
+	}
+	var wg sync.WaitGroup
+	for _, r := range records {
+		wg.Go(func() { require.NoError(t, store.Record(ctx, r)) })
+	}
+	wg.Wait()
+
+	require.Equal(t, 1, count(`SELECT count(*) FROM subscriptions WHERE id = $1 AND failing_since IS NOT NULL`, subs["failing"].ID()))
+	require.Equal(t, 1, count(`SELECT count(*) FROM deliveries WHERE subscription_id = $1 AND status = 'pending' AND attempts = 1`, subs["failing"].ID()))
+	require.Equal(t, 1, count(`SELECT count(*) FROM subscriptions WHERE id = $1 AND failing_since IS NULL`, subs["recovering"].ID()))
+	require.Equal(t, 1, count(`SELECT count(*) FROM deliveries WHERE subscription_id = $1 AND status = 'delivered'`, subs["recovering"].ID()))
+	require.Zero(t, count(`SELECT count(*) FROM subscriptions WHERE id = $1`, subs["gone"].ID()))
+	require.Equal(t, 2, count(`SELECT count(*) FROM delivery_attempts`), "a 410 leaves no attempt: its subscription is gone")
+	require.Equal(t, []app.DeliveryJob{*records[0].Requeue}, jobs.jobs, "the dispatched failure queued its retry")
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -110,36 +111,59 @@ func (s *Store) Replay(ctx context.Context, accountID, deliveryID string) error 
 		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', created_at = now() WHERE id = $1`, deliveryID); err != nil {
 			return err
 		}
-		return s.jobs.EnqueueTx(ctx, tx, accountID, deliveryID)
+		return s.jobs.EnqueueTx(ctx, tx, app.DeliveryJob{DeliveryID: deliveryID, AccountID: accountID})
 	}))
 }
 
-// Plan implements app.Planner; the deliveries and their jobs join the transaction ctx carries.
+// Plan implements app.Planner; the deliveries join the transaction ctx carries. With a
+// dispatcher they are claimed for it and handed to it when that transaction commits; without
+// one, each is queued as a job in the same transaction.
 func (s *Store) Plan(ctx context.Context, accountID string, msg domain.Message) (int, error) {
-	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `SELECT id FROM subscriptions WHERE account_id = $1 AND event = $2 AND status = 'active'`, accountID, msg.Event)
+	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE account_id = $1 AND event = $2 AND status = 'active'`, accountID, msg.Event)
 	if err != nil {
 		return 0, wrap("find subscribers", err)
 	}
-	subIDs, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || len(subIDs) == 0 {
+	subs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Subscription, error) { return s.scanSubscription(r) })
+	if err != nil || len(subs) == 0 {
 		return 0, wrap("find subscribers", err)
 	}
-	deliveryIDs := make([]string, len(subIDs))
-	for i := range subIDs {
-		deliveryIDs[i] = ids.New("msg")
+	now := time.Now().UTC()
+	targets := make([]app.DeliveryTarget, len(subs))
+	deliveryIDs, subIDs := make([]string, len(subs)), make([]string, len(subs))
+	for i, sub := range subs {
+		targets[i] = app.DeliveryTarget{DeliveryID: ids.New("msg"), CreatedAt: now, Payload: msg.Body, Subscription: sub}
+		deliveryIDs[i], subIDs[i] = targets[i].DeliveryID, sub.ID()
 	}
-	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	if s.dispatch == nil {
+		return len(targets), s.planJobs(ctx, accountID, msg, deliveryIDs, subIDs)
+	}
+	until := now.Add(s.dispatch.Lease())
+	if _, err := pgkit.Q(ctx, s.pool).Exec(ctx, `INSERT INTO deliveries (id, subscription_id, event, payload, status, created_at, claimed_until)
+		SELECT d, s, $3, $4, 'pending', $5, $6 FROM unnest($1::text[], $2::text[]) AS r(d, s)`,
+		deliveryIDs, subIDs, msg.Event, msg.Body, now, until); err != nil {
+		return 0, wrap("plan deliveries", err)
+	}
+	if err := pgkit.AfterCommit(ctx, func() { s.dispatch.Dispatch(until, targets) }); err != nil {
+		return 0, err
+	}
+	return len(targets), nil
+}
+
+// planJobs writes the deliveries, each with its queued job.
+func (s *Store) planJobs(ctx context.Context, accountID string, msg domain.Message, deliveryIDs, subIDs []string) error {
+	jobs := make([]app.DeliveryJob, len(deliveryIDs))
+	for i, id := range deliveryIDs {
+		jobs[i] = app.DeliveryJob{DeliveryID: id, AccountID: accountID}
+	}
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO deliveries (id, subscription_id, event, payload, status)
 			SELECT d, s, $3, $4, 'pending' FROM unnest($1::text[], $2::text[]) AS r(d, s)`,
 			deliveryIDs, subIDs, msg.Event, msg.Body); err != nil {
 			return wrap("plan deliveries", err)
 		}
-		return wrap("queue deliveries", s.jobs.EnqueueTx(ctx, tx, accountID, deliveryIDs...))
+		return wrap("queue deliveries", s.jobs.EnqueueTx(ctx, tx, jobs...))
 	})
-	if err != nil {
-		return 0, err
-	}
-	return len(deliveryIDs), nil
 }
 
 // Target implements app.DeliveryStore.
@@ -170,45 +194,87 @@ func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
 	return wrap("record attempt", s.records.Do(ctx, r))
 }
 
-// recordAll logs the attempts and applies their effects in one transaction, in one round trip.
+// recordAll logs the attempts and applies their effects in one transaction: the attempt rows
+// and delivery states of the whole batch in one statement, with what only some attempts change
+// (a subscription's failure streak, its removal or disabling) in the same round trip, and a
+// second one when dispatched deliveries need their retry jobs.
 func (s *Store) recordAll(ctx context.Context, records []app.AttemptRecord) error {
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
-		for _, r := range records {
-			queueRecord(batch, r)
+	var (
+		attempts attemptRows
+		retries  []app.DeliveryJob
+	)
+	for _, r := range records {
+		if r.Outcome != domain.Gone {
+			attempts.add(r)
 		}
-		return tx.SendBatch(ctx, batch).Close()
+		if r.Requeue != nil {
+			retries = append(retries, *r.Requeue)
+		}
+	}
+	batch := &pgx.Batch{}
+	if len(attempts.deliveryIDs) > 0 {
+		// A delivery canceled meanwhile (its subscription disabled) stays canceled; the claim of a
+		// dispatched one ends with its attempt (a retry is a queued job's).
+		batch.Queue(`WITH logged AS (
+			INSERT INTO delivery_attempts (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error)
+			SELECT d, s, t, NULLIF(c, 0), l, NULLIF(e, '')
+			FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[]) AS r(d, s, t, c, l, e))
+		UPDATE deliveries SET attempts = attempts + 1, status = u.status, claimed_until = NULL,
+			delivered_at = CASE WHEN u.status = 'delivered' THEN u.t END
+		FROM unnest($1::text[], $7::text[], $3::timestamptz[]) AS u(d, status, t)
+		WHERE deliveries.id = u.d AND deliveries.status = 'pending'`,
+			attempts.deliveryIDs, attempts.subscriptionIDs, attempts.at, attempts.statusCodes, attempts.latencyMS,
+			attempts.errors, attempts.deliveryStatus)
+	}
+	for _, r := range records {
+		queueEffects(batch, r)
+	}
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		return s.jobs.EnqueueTx(ctx, tx, retries...)
 	})
 }
 
-func queueRecord(batch *pgx.Batch, r app.AttemptRecord) {
-	if r.Outcome == domain.Gone {
-		batch.Queue(`DELETE FROM subscriptions WHERE id = $1`, r.SubscriptionID)
-		return
-	}
-	var errText *string
-	if r.Error != "" {
-		errText = &r.Error
-	}
-	deliveryStatus := "pending"
+// attemptRows are a batch of attempts as columns, for one statement over all of them.
+type attemptRows struct {
+	deliveryIDs, subscriptionIDs, errors, deliveryStatus []string
+	at                                                   []time.Time
+	statusCodes, latencyMS                               []int32
+}
+
+func (a *attemptRows) add(r app.AttemptRecord) {
+	status := "pending"
 	switch {
 	case r.Outcome == domain.Delivered:
-		deliveryStatus = "delivered"
+		status = "delivered"
 	case r.GiveUp:
-		deliveryStatus = "failed"
+		status = "failed"
 	}
-	batch.Queue(`INSERT INTO delivery_attempts (delivery_id, subscription_id, attempted_at, status_code, latency_ms, error)
-		VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6)`, r.DeliveryID, r.SubscriptionID, r.At, r.StatusCode, r.Latency.Milliseconds(), errText)
-	batch.Queue(`UPDATE deliveries SET attempts = attempts + 1, status = $2::text,
-		delivered_at = CASE WHEN $2::text = 'delivered' THEN $3::timestamptz END WHERE id = $1`, r.DeliveryID, deliveryStatus, r.At)
+	a.deliveryIDs = append(a.deliveryIDs, r.DeliveryID)
+	a.subscriptionIDs = append(a.subscriptionIDs, r.SubscriptionID)
+	a.at = append(a.at, r.At)
+	a.statusCodes = append(a.statusCodes, int32(r.StatusCode))                             //nolint:gosec // an HTTP status code
+	a.latencyMS = append(a.latencyMS, int32(min(r.Latency.Milliseconds(), math.MaxInt32))) //nolint:gosec // bounded above
+	a.errors = append(a.errors, r.Error)
+	a.deliveryStatus = append(a.deliveryStatus, status)
+}
+
+// queueEffects queues what an attempt changes besides its own row and its delivery's state.
+func queueEffects(batch *pgx.Batch, r app.AttemptRecord) {
 	switch {
+	case r.Outcome == domain.Gone:
+		batch.Queue(`DELETE FROM subscriptions WHERE id = $1`, r.SubscriptionID)
 	case r.Outcome == domain.Delivered:
-		batch.Queue(`UPDATE subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, r.SubscriptionID)
+		if r.Recovered {
+			batch.Queue(`UPDATE subscriptions SET failing_since = NULL WHERE id = $1`, r.SubscriptionID)
+		}
 	case r.Disable:
 		batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2), status = 'disabled' WHERE id = $1`,
 			r.SubscriptionID, r.At)
 		// Its other queued deliveries stop too; their jobs find nothing pending and end.
-		batch.Queue(`UPDATE deliveries SET status = 'canceled' WHERE subscription_id = $1 AND status = 'pending'`, r.SubscriptionID)
+		batch.Queue(`UPDATE deliveries SET status = 'canceled', claimed_until = NULL WHERE subscription_id = $1 AND status = 'pending'`, r.SubscriptionID)
 	default:
 		batch.Queue(`UPDATE subscriptions SET failing_since = coalesce(failing_since, $2) WHERE id = $1`, r.SubscriptionID, r.At)
 	}

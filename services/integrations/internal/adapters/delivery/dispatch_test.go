@@ -1,0 +1,177 @@
+package delivery_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/platform/platformtest"
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
+	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+)
+
+// startDispatcher makes the store's planned deliveries the dispatcher's and runs it; stop ends
+// it as a shutdown does (the test's end does too).
+func (f *fixture) startDispatcher(cfg delivery.DispatchConfig) (d *delivery.Dispatcher, stop func()) {
+	f.t.Helper()
+	d, err := delivery.NewDispatcher(f.deliverer(fastRetries, cfg.AttemptTimeout), f.store, cfg)
+	require.NoError(f.t, err)
+	f.store.DispatchTo(d)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	var stopped atomic.Bool
+	stop = func() {
+		if stopped.CompareAndSwap(false, true) {
+			cancel()
+			require.NoError(f.t, <-done)
+		}
+	}
+	f.t.Cleanup(stop)
+	return d, stop
+}
+
+func (f *fixture) dispatchConfig(workers, backlog, accountShare int) delivery.DispatchConfig {
+	return delivery.DispatchConfig{Workers: workers, Backlog: backlog, AttemptTimeout: 2 * time.Second, Slots: slots(f.t, accountShare)}
+}
+
+func (f *fixture) jobArgs() []delivery.Args {
+	f.t.Helper()
+	rows, err := f.pool.Query(context.Background(), `SELECT args FROM river_job WHERE kind = $1 ORDER BY id`, delivery.Args{}.Kind())
+	require.NoError(f.t, err)
+	raw, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	require.NoError(f.t, err)
+	out := make([]delivery.Args, len(raw))
+	for i, r := range raw {
+		require.NoError(f.t, json.Unmarshal(r, &out[i]))
+	}
+	return out
+}
+
+func TestADispatchedDeliveryArrivesWithoutAQueuedJob(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := platformtest.ClosedAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	rc := newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusNoContent })
+	serveOn(t, addr, rc)
+	f.startDispatcher(f.dispatchConfig(4, 100, 4))
+
+	const events = 20
+	f.planLeads(events)
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
+	}, 30*time.Second, 20*time.Millisecond, "every delivery to arrive")
+	require.Len(t, rc.sightings(), events)
+	require.Empty(t, f.jobArgs(), "no job was queued for a first attempt that succeeded")
+	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`), "an attempt ends its claim")
+	require.Equal(t, events, f.count(`SELECT count(*) FROM delivery_attempts WHERE status_code = 204`))
+}
+
+func TestAFailedDispatchedAttemptIsRetriedByAJobUnderTheSameID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := platformtest.ClosedAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	rc := newReceiver(t, sub.Secret(), func(_ string, sighting int) int {
+		if sighting == 1 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	serveOn(t, addr, rc)
+	f.startDispatcher(f.dispatchConfig(4, 100, 4))
+	f.planLeads(3)
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM delivery_attempts WHERE status_code = 500`) == 3
+	}, 30*time.Second, 20*time.Millisecond, "every first attempt to fail")
+	jobs := f.jobArgs()
+	require.Len(t, jobs, 3, "each failed first attempt queued its retry")
+	for _, j := range jobs {
+		require.Equal(t, 1, j.Failures, "the retry's backoff goes on from the dispatched failure")
+		require.Equal(t, "acc_1", j.AccountID)
+	}
+
+	f.startWorkers(fastRetries)
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == 3
+	}, 30*time.Second, 20*time.Millisecond, "every retry to arrive")
+	for id, n := range rc.sightings() {
+		require.Equal(t, 2, n, "%s arrived once more under the same webhook-id", id)
+	}
+}
+
+// A process that dies after planning (kill -9) leaves its deliveries claimed; once the claims run
+// out, any replica's sweep hands them to jobs.
+func TestTheSweeperQueuesDeliveriesWhoseClaimRanOut(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := platformtest.ClosedAddr(t)
+	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	rc := newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusOK })
+	serveOn(t, addr, rc)
+	dead, err := delivery.NewDispatcher(f.deliverer(fastRetries, time.Second), f.store, f.dispatchConfig(1, 100, 1))
+	require.NoError(t, err)
+	f.store.DispatchTo(dead) // planned for, never run
+	f.planLeads(5)
+	require.Equal(t, 5, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until > now()`))
+
+	live, _ := f.startDispatcher(f.dispatchConfig(1, 100, 1))
+	require.NoError(t, live.Sweep(context.Background()))
+	require.Empty(t, f.jobArgs(), "a claim that has not run out is left to its dispatcher")
+
+	_, err = f.pool.Exec(context.Background(), `UPDATE deliveries SET claimed_until = now() - interval '1 second'`)
+	require.NoError(t, err)
+	require.NoError(t, live.Sweep(context.Background()))
+	require.Len(t, f.jobArgs(), 5)
+	require.NoError(t, live.Sweep(context.Background()))
+	require.Len(t, f.jobArgs(), 5, "a delivery is handed over once")
+
+	f.startWorkers(fastRetries)
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == 5
+	}, 30*time.Second, 20*time.Millisecond, "every swept delivery to arrive")
+	require.Len(t, rc.sightings(), 5)
+}
+
+// What the dispatcher cannot hold, and what it still holds when it stops, goes to jobs at once.
+func TestDeliveriesBeyondTheBacklogOrLeftAtAStopGoToJobs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := platformtest.ClosedAddr(t)
+	release := make(chan struct{})
+	var arrived atomic.Int32
+	serveOn(t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
+	cfg := f.dispatchConfig(1, 2, 1)
+	cfg.AttemptTimeout = time.Minute // the attempt in flight lasts until the test releases it
+	_, stop := f.startDispatcher(cfg)
+
+	f.planLeads(1)
+	require.Eventually(t, func() bool { return arrived.Load() == 1 }, 10*time.Second, 10*time.Millisecond, "the one worker to be busy")
+	f.planLeads(5) // two wait in the backlog, three do not fit
+	require.Eventually(t, func() bool { return len(f.jobArgs()) == 3 }, 10*time.Second, 10*time.Millisecond,
+		"what does not fit to be queued as jobs")
+
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	require.Eventually(t, func() bool { return len(f.jobArgs()) == 5 }, 10*time.Second, 10*time.Millisecond,
+		"the backlog to be queued as jobs at the stop")
+	close(release) // the attempt in flight finishes and is recorded before the stop completes
+	<-stopped
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`))
+	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`), "every delivery has one owner: a job or its record")
+}
