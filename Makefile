@@ -61,6 +61,8 @@ deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed 
 REDIS ?=
 PG_REPLICA ?=
 scale_up = $(if $(filter cluster,$(REDIS)),tools/devstack/redis-cluster.sh up;) $(if $(filter 1,$(PG_REPLICA)),tools/devstack/pg-replica.sh up;)
+scale_down = if [ -d .devstack/redis-cluster ]; then tools/devstack/redis-cluster.sh down; fi; \
+	if [ -d .devstack/pg-replica ]; then tools/devstack/pg-replica.sh down; fi
 
 .PHONY: up
 up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REDIS=cluster, PG_REPLICA=1: the scale-out shape); writes .devstack/env
@@ -73,11 +75,11 @@ up-plan: ## What make up would run: services, ports, helpers, seeds, each enviro
 .PHONY: down
 down: ## Stop the services and the ingress, and the scale-out shape's Redis Cluster and replica (PostgreSQL, Redis and .devstack state stay)
 	@$(devstack) down
-	@if [ -d .devstack/redis-cluster ]; then tools/devstack/redis-cluster.sh down; fi
-	@if [ -d .devstack/pg-replica ]; then tools/devstack/pg-replica.sh down; fi
+	@$(scale_down)
 
 .PHONY: reset
 reset: ## make down, drop the stack's database and Redis keys, remove .devstack (next make up starts clean)
+	@$(scale_down)
 	@$(devstack) reset
 
 ##@ Build and test
