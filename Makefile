@@ -56,13 +56,20 @@ devstack = go build -o $(DEVSTACK) ./tools/devstack && $(DEVSTACK)
 deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed and PostgreSQL and Redis running
 	@tools/devstack/deps.sh
 
-# make up REPLICAS=2 runs two processes of every service behind the ingress (tools/devstack).
+# make up REPLICAS=2 runs two processes of every service behind the ingress (tools/devstack). The
+# scale-out shape: make up REDIS=cluster (a local Redis Cluster, 3 masters + 3 replicas) and/or
+# PG_REPLICA=1 (a streaming PostgreSQL replica for lag-tolerant reads); docs/decisions.md.
 REPLICAS ?= 1
+REDIS ?=
+PG_REPLICA ?=
+scale_up = $(if $(filter cluster,$(REDIS)),tools/devstack/redis-cluster.sh up;) $(if $(filter 1,$(PG_REPLICA)),tools/devstack/pg-replica.sh up;)
+scale_down = if [ -d .devstack/redis-cluster ]; then tools/devstack/redis-cluster.sh down; fi; \
+	if [ -d .devstack/pg-replica ]; then tools/devstack/pg-replica.sh down; fi
 
 .PHONY: up
 up: export DEVSTACK_REPLICAS = $(REPLICAS)
-up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: two processes per service); writes .devstack/env
-	@$(devstack) up
+up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: two processes per service; REDIS=cluster, PG_REPLICA=1: the scale-out shape); writes .devstack/env
+	@$(scale_up) export DEVSTACK_REDIS=$(REDIS) DEVSTACK_PG_REPLICA=$(PG_REPLICA); $(devstack) up
 
 .PHONY: up-plan
 up-plan: export DEVSTACK_REPLICAS = $(REPLICAS)
@@ -74,11 +81,13 @@ restart: ## Restart one service process of the running stack: SVC=leads, or SVC=
 	@$(devstack) restart $(SVC)
 
 .PHONY: down
-down: ## Stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
+down: ## Stop the services and the ingress, and the scale-out shape's Redis Cluster and replica (PostgreSQL, Redis and .devstack state stay)
 	@$(devstack) down
+	@$(scale_down)
 
 .PHONY: reset
 reset: ## make down, drop the stack's database and Redis keys, remove .devstack (next make up starts clean)
+	@$(scale_down)
 	@$(devstack) reset
 
 ##@ Build and test
@@ -127,6 +136,23 @@ STACK_LOCK := /tmp/bizassist-stack.lock
 test-faults: ## Fault suite (tools/faults): its own PostgreSQL and Redis, make up REPLICAS=2, each fault under load; prints the table (FAULTS_ARGS="-only pg-restart"). Takes the stack lock: do not wrap it in flock
 	@echo "==> go run tools/faults (holding $(STACK_LOCK))"
 	@flock -o $(STACK_LOCK) go run ./tools/faults $(FAULTS_ARGS)
+
+# The cluster shape's seeds and replica port, as make up REDIS=cluster PG_REPLICA=1 starts them (lib.sh).
+SCALE_TEST_ENV := TEST_REDIS_CLUSTER_ADDRS=127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103 TEST_DATABASE_REPLICA_PORT=5442
+
+.PHONY: test-scale
+test-scale: $(AXE) ## The scale-out shape: the Redis-facing libs' and the event chain's tests on a local Redis Cluster and replica, the e2e suite on make up REDIS=cluster PG_REPLICA=1 REPLICAS=2, then a Redis master killed under load
+	@tools/devstack/redis-cluster.sh up
+	@tools/devstack/pg-replica.sh up
+	@echo "==> libs on the Redis Cluster and the PostgreSQL replica: events, rediskit, ratelimit, authjwt, pgkit"
+	@cd libs && $(SCALE_TEST_ENV) go test -race -count=1 ./events/ ./rediskit/... ./ratelimit/ ./authjwt/ ./pgkit/
+	@echo "==> the event chain's component tests on the Redis Cluster: leads, integrations"
+	@for s in leads integrations; do (cd services/$$s && $(SCALE_TEST_ENV) go test -race -count=1 ./internal/service/); done
+	@$(MAKE) --no-print-directory up REDIS=cluster PG_REPLICA=1 REPLICAS=2
+	@echo "==> go test tools/e2e (cluster shape)"
+	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
+	@echo "==> fault: a Redis master killed during 100 inbound events/s (tools/loadgen/faults)"
+	@go run ./tools/loadgen -strict -env .devstack/env -scenarios tools/loadgen/faults
 
 $(AXE):
 	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }

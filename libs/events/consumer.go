@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/rediskit"
 )
 
 // Handler applies one event. It runs inside the transaction that also records the event as
@@ -123,8 +125,33 @@ type Consumer struct {
 	cfg      ConsumerConfig
 	handlers map[string]Handler
 	types    []string
+	lanes    []*lane
 	invalid  error
-	ready    bool // consumer groups exist
+}
+
+// lane is a set of streams one XREADGROUP can read: all of them on a single node, the streams of
+// one hash slot on a Redis Cluster, which refuses a read across slots (CROSSSLOT).
+type lane struct {
+	types []string
+	ready bool // consumer groups exist
+}
+
+// lanesOf groups types by the hash slot of their stream when rdb is a cluster.
+func lanesOf(rdb redis.UniversalClient, prefix string, types []string) []*lane {
+	if !rediskit.IsCluster(rdb) {
+		return []*lane{{types: types}}
+	}
+	bySlot := map[int]*lane{}
+	var lanes []*lane
+	for _, typ := range types {
+		slot := rediskit.Slot(streamKey(prefix, typ))
+		if bySlot[slot] == nil {
+			bySlot[slot] = &lane{}
+			lanes = append(lanes, bySlot[slot])
+		}
+		bySlot[slot].types = append(bySlot[slot].types, typ)
+	}
+	return lanes
 }
 
 // NewConsumer returns a consumer that runs handlers[type] for each event of that type. An invalid
@@ -142,67 +169,98 @@ func NewConsumer(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg ConsumerConf
 		c.invalid = errors.Join(c.invalid, errors.New("consumer has no handlers"))
 	}
 	sort.Strings(c.types)
+	c.lanes = lanesOf(rdb, c.cfg.StreamPrefix, c.types)
 	return c
 }
 
 // Run consumes until ctx is done and returns nil then. Redis or database failures are logged and
-// retried. Shutdown waits for the message in hand and for a blocking read (up to Block).
+// retried. Each lane is read by its own loop, so a blocking read on one slot never delays another.
+// Shutdown waits for the messages in hand and for the blocking reads (up to Block).
 func (c *Consumer) Run(ctx context.Context) error {
 	if c.invalid != nil {
 		return fmt.Errorf("events consumer: %w", c.invalid)
 	}
-	var lastSample, lastCleanup time.Time
+	var wg sync.WaitGroup
+	for _, l := range c.lanes {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.runLane(ctx, l) }()
+	}
+	c.housekeep(ctx)
+	wg.Wait()
+	return nil
+}
+
+func (c *Consumer) runLane(ctx context.Context, l *lane) {
 	for ctx.Err() == nil {
-		if _, err := c.Poll(ctx); err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "events consumer: poll", "group", c.cfg.Group, "err", err)
+		if _, err := c.pollLane(ctx, l); err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "events consumer: poll", "group", c.cfg.Group, "types", l.types, "err", err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):
 			}
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		if time.Since(lastSample) >= sampleEvery {
-			lastSample = time.Now()
+	}
+}
+
+// housekeep samples the lag and deletes old processed ids until ctx is done. The first sample
+// waits a period, by when the lanes have created their groups.
+func (c *Consumer) housekeep(ctx context.Context) {
+	c.cleanup(ctx)
+	sample, cleanup := time.NewTicker(sampleEvery), time.NewTicker(cleanupEvery)
+	defer sample.Stop()
+	defer cleanup.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sample.C:
 			c.sampleLag(ctx)
-		}
-		if time.Since(lastCleanup) >= cleanupEvery {
-			lastCleanup = time.Now()
+		case <-cleanup.C:
 			c.cleanup(ctx)
 		}
 	}
-	return nil
 }
 
-// Poll is one iteration of Run: it claims messages idle longer than ClaimIdle, then reads new
-// messages (blocking up to Block) and handles them as one batch (handleBatch). It returns how many
-// messages it handled,
-// whatever the outcome. Poll is not safe for concurrent use.
+// Poll is one iteration of Run over every lane in turn: it claims messages idle longer than
+// ClaimIdle, then reads new messages (blocking up to Block) and handles them as one batch
+// (handleBatch). It returns how many messages it handled, whatever the outcome. Poll is not safe
+// for concurrent use.
 func (c *Consumer) Poll(ctx context.Context) (int, error) {
 	if c.invalid != nil {
 		return 0, fmt.Errorf("events consumer: %w", c.invalid)
 	}
-	if !c.ready {
-		if err := c.createGroups(ctx); err != nil {
+	n := 0
+	for _, l := range c.lanes {
+		k, err := c.pollLane(ctx, l)
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func (c *Consumer) pollLane(ctx context.Context, l *lane) (int, error) {
+	if !l.ready {
+		if err := c.createGroups(ctx, l.types); err != nil {
 			return 0, err
 		}
-		c.ready = true
+		l.ready = true
 	}
 	n := 0
-	for _, typ := range c.types {
+	for _, typ := range l.types {
 		claimed, err := c.claim(ctx, typ)
 		n += claimed
 		if err != nil {
-			return n, c.readFailed(err)
+			return n, c.readFailed(l, err)
 		}
 	}
 
-	streams := make([]string, 0, 2*len(c.types))
-	for _, typ := range c.types {
+	streams := make([]string, 0, 2*len(l.types))
+	for _, typ := range l.types {
 		streams = append(streams, streamKey(c.cfg.StreamPrefix, typ))
 	}
-	for range c.types {
+	for range l.types {
 		streams = append(streams, ">")
 	}
 	res, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
@@ -213,7 +271,7 @@ func (c *Consumer) Poll(ctx context.Context) (int, error) {
 		return n, nil
 	}
 	if err != nil {
-		return n, c.readFailed(err)
+		return n, c.readFailed(l, err)
 	}
 	var batch []delivery
 	for _, s := range res {
@@ -239,8 +297,8 @@ type delivery struct {
 // the service first ran are not skipped, nor those a relay republishes into a lost stream. A
 // stream found missing may have held events the group never read: the producing service's relay
 // is asked to rebuild it from the outbox (<prefix>:rebuild:<type>, see Relay).
-func (c *Consumer) createGroups(ctx context.Context) error {
-	for _, typ := range c.types {
+func (c *Consumer) createGroups(ctx context.Context, types []string) error {
+	for _, typ := range types {
 		stream := streamKey(c.cfg.StreamPrefix, typ)
 		n, err := c.rdb.Exists(ctx, stream).Result()
 		if err != nil {
@@ -259,11 +317,11 @@ func (c *Consumer) createGroups(ctx context.Context) error {
 	return nil
 }
 
-// readFailed makes the next Poll recreate groups when Redis lost them (restart without
-// persistence, or a deleted stream).
-func (c *Consumer) readFailed(err error) error {
+// readFailed makes the lane's next poll recreate groups when Redis lost them (restart without
+// persistence, a deleted stream, or a failover to a replica the group had not reached yet).
+func (c *Consumer) readFailed(l *lane, err error) error {
 	if strings.Contains(err.Error(), "NOGROUP") {
-		c.ready = false
+		l.ready = false
 	}
 	return fmt.Errorf("events consumer %s: %w", c.cfg.Group, err)
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/rediskit"
 	"github.com/bizassist/bizassist/libs/rediskit/redistest"
 )
 
@@ -44,7 +45,7 @@ var seenTable = pgkit.Source{Name: "seen", FS: fstest.MapFS{
 
 const waitFor = 30 * time.Second
 
-func setup(t *testing.T) (*pgxpool.Pool, *redis.Client, string) {
+func setup(t *testing.T) (*pgxpool.Pool, redis.UniversalClient, string) {
 	t.Helper()
 	pool := pgtest.New(t, "svc", Migrations, seenTable)
 	rdb, prefix := redistest.New(t)
@@ -85,14 +86,14 @@ func enqueue(t *testing.T, pool *pgxpool.Pool, typ string, n int) []string {
 }
 
 // relayAll publishes one batch of pool's outbox to rdb under prefix.
-func relayAll(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix string) {
+func relayAll(t *testing.T, pool *pgxpool.Pool, rdb redis.UniversalClient, prefix string) {
 	t.Helper()
 	_, err := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).PublishBatch(context.Background())
 	require.NoError(t, err)
 }
 
 // publish enqueues n events of typ and relays them; it returns their ids and typ's stream.
-func publish(t *testing.T, pool *pgxpool.Pool, rdb *redis.Client, prefix, typ string, n int) (ids []string, stream string) {
+func publish(t *testing.T, pool *pgxpool.Pool, rdb redis.UniversalClient, prefix, typ string, n int) (ids []string, stream string) {
 	t.Helper()
 	ids = enqueue(t, pool, typ, n)
 	relayAll(t, pool, rdb, prefix)
@@ -121,7 +122,7 @@ func uniq(name, prefix string) string {
 	return name + "-" + prefix[strings.LastIndex(prefix, ":")+1:]
 }
 
-func pending(t *testing.T, rdb *redis.Client, stream, group string) int64 {
+func pending(t *testing.T, rdb redis.UniversalClient, stream, group string) int64 {
 	t.Helper()
 	p, err := rdb.XPending(context.Background(), stream, group).Result()
 	require.NoError(t, err)
@@ -139,7 +140,7 @@ func pollUntil(t *testing.T, c *Consumer, done func() bool) {
 }
 
 // testConsumer returns a consumer with test-sized timings.
-func testConsumer(pool *pgxpool.Pool, rdb *redis.Client, prefix, group string, handlers map[string]Handler) *Consumer {
+func testConsumer(pool *pgxpool.Pool, rdb redis.UniversalClient, prefix, group string, handlers map[string]Handler) *Consumer {
 	return NewConsumer(pool, rdb, ConsumerConfig{
 		StreamPrefix: prefix, Group: group, Consumer: group + "-1",
 		Block: 20 * time.Millisecond, ClaimIdle: 20 * time.Millisecond, MaxAttempts: 3,
@@ -460,4 +461,54 @@ func TestBatchCommitsOnceAndIsolatesAFailingHandler(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, count(t, pool, "SELECT count(DISTINCT type) FROM seen WHERE event_id = ANY($1)", more))
 	require.Equal(t, 6, count(t, pool, "SELECT count(*) FROM seen WHERE event_id = ANY($1)", more))
+}
+
+// A batch counts as published only once MinReplicas replicas hold it: against a node without
+// replicas the rows stay in the outbox; against the local cluster (one replica per master) the
+// batch, spread over the masters, goes out.
+func TestRelayWaitsForReplicas(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	types := []string{"lead.written", "usage.recorded", "account.created", "inbound.new_lead"}
+	for _, typ := range types {
+		enqueue(t, pool, typ, 2)
+	}
+	relay := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, MinReplicas: 1, ReplicaWait: 200 * time.Millisecond})
+	n, err := relay.PublishBatch(context.Background())
+	if !rediskit.IsCluster(rdb) {
+		require.ErrorContains(t, err, "replicas acknowledged")
+		require.Equal(t, 8, count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NULL"))
+		return
+	}
+	require.NoError(t, err)
+	require.Equal(t, 8, n)
+	for _, typ := range types {
+		l, err := rdb.XLen(context.Background(), prefix+":"+typ).Result()
+		require.NoError(t, err)
+		require.EqualValues(t, 2, l, typ)
+	}
+}
+
+// A cluster refuses one XREADGROUP across slots, so a consumer reads a lane per slot there; a
+// tagged prefix puts every stream in one slot, and a single node reads everything in one lane.
+func TestLanesFollowHashSlots(t *testing.T) {
+	t.Parallel()
+	types := []string{"account.created", "inbound.new_lead", "lead.written", "usage.recorded"}
+	single := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	t.Cleanup(func() { _ = single.Close(); _ = cluster.Close() })
+
+	require.Len(t, lanesOf(single, "bizassist", types), 1)
+	lanes := lanesOf(cluster, "bizassist", types)
+	require.Greater(t, len(lanes), 1)
+	var all []string
+	for _, l := range lanes {
+		slot := rediskit.Slot(streamKey("bizassist", l.types[0]))
+		for _, typ := range l.types {
+			require.Equal(t, slot, rediskit.Slot(streamKey("bizassist", typ)), "one lane, one slot")
+		}
+		all = append(all, l.types...)
+	}
+	require.ElementsMatch(t, types, all)
+	require.Len(t, lanesOf(cluster, "{bizassist}", types), 1)
 }

@@ -25,6 +25,11 @@ type RelayConfig struct {
 	MaxLen int64 `env:"EVENTS_STREAM_MAXLEN" envDefault:"1000000"`
 	// Retention is how long published rows stay in the outbox for inspection before deletion.
 	Retention time.Duration `env:"EVENTS_OUTBOX_RETENTION" envDefault:"24h"`
+	// MinReplicas is how many Redis replicas must hold a batch (WAIT) before its rows count as
+	// published, so a master failing over loses no event the outbox let go of; 0 trusts the master.
+	// ReplicaWait bounds the WAIT; keep it below REDIS_READ_TIMEOUT.
+	MinReplicas int           `env:"EVENTS_RELAY_MIN_REPLICAS" envDefault:"0"`
+	ReplicaWait time.Duration `env:"EVENTS_RELAY_REPLICA_WAIT" envDefault:"500ms"`
 }
 
 func (c RelayConfig) withDefaults() RelayConfig {
@@ -43,6 +48,9 @@ func (c RelayConfig) withDefaults() RelayConfig {
 	if c.Retention == 0 {
 		c.Retention = 24 * time.Hour
 	}
+	if c.ReplicaWait == 0 {
+		c.ReplicaWait = 500 * time.Millisecond
+	}
 	return c
 }
 
@@ -52,8 +60,8 @@ func (c RelayConfig) Validate() error {
 	if strings.ContainsAny(c.StreamPrefix, " \t\n") {
 		return fmt.Errorf("EVENTS_STREAM_PREFIX %q must not contain whitespace", c.StreamPrefix)
 	}
-	if c.PollInterval < 0 || c.BatchSize < 0 || c.MaxLen < 0 || c.Retention < 0 {
-		return errors.New("EVENTS_RELAY_POLL_INTERVAL, EVENTS_RELAY_BATCH_SIZE, EVENTS_STREAM_MAXLEN and EVENTS_OUTBOX_RETENTION must not be negative")
+	if c.PollInterval < 0 || c.BatchSize < 0 || c.MaxLen < 0 || c.Retention < 0 || c.MinReplicas < 0 || c.ReplicaWait < 0 {
+		return errors.New("EVENTS_RELAY_POLL_INTERVAL, EVENTS_RELAY_BATCH_SIZE, EVENTS_STREAM_MAXLEN, EVENTS_OUTBOX_RETENTION, EVENTS_RELAY_MIN_REPLICAS and EVENTS_RELAY_REPLICA_WAIT must not be negative")
 	}
 	return nil
 }
@@ -105,13 +113,11 @@ type streamState struct {
 	marker, length, ask *redis.IntCmd
 }
 
-func (r *Relay) readState(ctx context.Context, pipe redis.Pipeliner, typ string) *streamState {
-	return &streamState{
-		typ:    typ,
-		marker: pipe.Exists(ctx, markerKey(r.cfg.StreamPrefix, typ)),
-		length: pipe.XLen(ctx, streamKey(r.cfg.StreamPrefix, typ)),
-		ask:    pipe.Exists(ctx, rebuildKey(r.cfg.StreamPrefix, typ)),
-	}
+// readState queues the reads of st's stream state in pipe.
+func (r *Relay) readState(ctx context.Context, pipe redis.Pipeliner, st *streamState) {
+	st.marker = pipe.Exists(ctx, markerKey(r.cfg.StreamPrefix, st.typ))
+	st.length = pipe.XLen(ctx, streamKey(r.cfg.StreamPrefix, st.typ))
+	st.ask = pipe.Exists(ctx, rebuildKey(r.cfg.StreamPrefix, st.typ))
 }
 
 // lost says whether the stream must be rebuilt: asked for, or its marker gone with its entries.
@@ -226,26 +232,26 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 			return nil
 		}
 		// Each type's state is read before its stream is written, and its marker set after.
-		pipe := r.rdb.Pipeline()
 		states := map[string]*streamState{}
-		for _, b := range batch {
+		msgs := make([]message, len(batch))
+		for i, b := range batch {
+			msgs[i] = message{stream: streamKey(r.cfg.StreamPrefix, b.Type), envelope: b.Payload}
 			if states[b.Type] == nil {
-				states[b.Type] = r.readState(ctx, pipe, b.Type)
+				states[b.Type] = &streamState{typ: b.Type}
 			}
 		}
-		for _, b := range batch {
-			pipe.XAdd(ctx, &redis.XAddArgs{
-				Stream: streamKey(r.cfg.StreamPrefix, b.Type),
-				MaxLen: r.cfg.MaxLen,
-				Approx: true,
-				Values: []any{"envelope", b.Payload},
-			})
+		before := func(pipe redis.Pipeliner) {
+			for _, st := range states {
+				r.readState(ctx, pipe, st)
+			}
 		}
-		for typ := range states {
-			pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+		after := func(pipe redis.Pipeliner) {
+			for typ := range states {
+				pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+			}
 		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("xadd: %w", err)
+		if err := r.xadd(ctx, msgs, before, after); err != nil {
+			return err
 		}
 		for _, st := range states {
 			if st.lost() {
@@ -326,7 +332,8 @@ func (r *Relay) CheckStreams(ctx context.Context) error {
 	pipe := r.rdb.Pipeline()
 	states := make([]*streamState, len(types))
 	for i, typ := range types {
-		states[i] = r.readState(ctx, pipe, typ)
+		states[i] = &streamState{typ: typ}
+		r.readState(ctx, pipe, states[i])
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("read stream markers: %w", err)

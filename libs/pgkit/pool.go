@@ -50,18 +50,10 @@ func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	pc, err := pgxpool.ParseConfig(cfg.URL)
+	pc, err := poolConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+		return nil, err
 	}
-	pc.MaxConns = cfg.MaxConns
-	pc.MinConns = cfg.MinConns
-	pc.MaxConnLifetime = cfg.MaxConnLifetime
-	pc.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
-	pc.ConnConfig.RuntimeParams["search_path"] = cfg.Schema
-	pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(cfg.StatementTimeout.Milliseconds(), 10)
-	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
-
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("connect postgres: %w", err)
@@ -73,6 +65,23 @@ func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("ping postgres: %w", err)
 	}
 	return pool, nil
+}
+
+// poolConfig is the pool configuration of cfg: limits, timeouts, and sessions that use the
+// service's schema first on the search path.
+func poolConfig(cfg Config) (*pgxpool.Config, error) {
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	pc.MaxConns = cfg.MaxConns
+	pc.MinConns = cfg.MinConns
+	pc.MaxConnLifetime = cfg.MaxConnLifetime
+	pc.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
+	pc.ConnConfig.RuntimeParams["search_path"] = cfg.Schema
+	pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(cfg.StatementTimeout.Milliseconds(), 10)
+	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	return pc, nil
 }
 
 // Beginner is what InTx needs: a pool, or a connection.

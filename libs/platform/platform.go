@@ -33,6 +33,7 @@ import (
 type Config struct {
 	HTTP      httpx.ServerConfig
 	DB        pgkit.Config
+	Replica   pgkit.ReplicaConfig
 	Redis     rediskit.Config
 	RateLimit ratelimit.Config
 	Auth      authjwt.Config
@@ -43,16 +44,18 @@ type Config struct {
 
 // Validate checks every part, so a bad setting stops the process before it starts.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Redis.Validate(), c.RateLimit.Validate(),
+	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Replica.Validate(), c.Redis.Validate(), c.RateLimit.Validate(),
 		c.Auth.Validate(), c.Relay.Validate())
 }
 
 // Runtime holds the opened shared dependencies of one service process.
 type Runtime struct {
-	Name     string
-	Config   Config
-	Pool     *pgxpool.Pool
-	Redis    *redis.Client
+	Name   string
+	Config Config
+	Pool   *pgxpool.Pool
+	// Reads routes lag-tolerant reads to the read replica (DATABASE_REPLICA_URL) or the primary.
+	Reads    *pgkit.Reads
+	Redis    redis.UniversalClient
 	Limiter  *ratelimit.Limiter
 	Verifier *authjwt.Verifier
 
@@ -75,6 +78,11 @@ func Open(ctx context.Context, name string, cfg Config) (*Runtime, error) {
 		rt.Close()
 		return nil, err
 	}
+	recent := rediskit.Recent{RDB: rt.Redis, Prefix: cmp.Or(cfg.Relay.StreamPrefix, "bizassist") + ":recent:" + name + ":"}
+	if rt.Reads, err = pgkit.OpenReplica(ctx, cfg.DB, cfg.Replica, rt.Pool, recent); err != nil {
+		rt.Close()
+		return nil, err
+	}
 	if rt.Limiter, err = ratelimit.New(rt.Redis, cfg.RateLimit); err != nil {
 		rt.Close()
 		return nil, err
@@ -88,6 +96,9 @@ func Open(ctx context.Context, name string, cfg Config) (*Runtime, error) {
 
 // Close releases what Open acquired, flushing telemetry last.
 func (rt *Runtime) Close() {
+	if rt.Reads != nil {
+		rt.Reads.Close()
+	}
 	if rt.Pool != nil {
 		rt.Pool.Close()
 	}
@@ -153,6 +164,7 @@ func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Hand
 			return rt.Verifier.FollowRevocations(ctx, rt.Redis, revocations)
 		}},
 		Every("redis settings check", redisSettingsEvery, rediskit.CheckSettings(rt.Redis)),
+		{Name: "replica lag", Run: rt.Reads.Run},
 	}, workers...)
 	if len(handlers) > 0 {
 		cc := rt.Config.Consumer

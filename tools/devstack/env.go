@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -81,6 +82,7 @@ type envInput struct {
 	secrets map[string]string // .devstack/state/secrets.env
 	path    string            // PATH and HOME of the caller
 	home    string
+	shape   shape // the scale-out shape, if asked for
 }
 
 // localURL is where a service answers plain HTTP in the local stack.
@@ -146,6 +148,7 @@ func (c *chart) localEnv(svc string, in envInput) (serviceEnv, error) {
 		"HTTP_DRAIN_DELAY": "0s",
 		"DEBUG_ADDR":       debugAddr,
 	})
+	env.set(sourceLocal, in.shape.serviceEnv(svc, slices.Contains(sc.optionalSecretEnv, "DATABASE_REPLICA_URL")))
 	// A peer is always the local instance, whatever the chart's env says about the name.
 	peers := map[string]string{}
 	for name, peer := range sc.peers {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -411,4 +412,25 @@ func TestEnvironIsSortedAndComplete(t *testing.T) {
 	env := serviceEnv{}
 	env.set("x", map[string]string{"B": "2", "A": "1=1"})
 	require.Equal(t, []string{"A=1=1", "B=2"}, env.environ())
+}
+
+// The scale-out shape points every service at the Redis Cluster, and the services whose chart
+// takes a read replica at the local one, each with its own role.
+func TestLocalEnvScaleOutShape(t *testing.T) {
+	c := loadRepoChart(t)
+	for _, svc := range c.serviceNames() {
+		in := testInput(t, svc)
+		in.shape = shape{redisCluster: true, pgReplica: true}
+		env, err := c.localEnv(svc, in)
+		require.NoError(t, err)
+		require.Equal(t, strings.Join(redisClusterAddrs, ","), env["REDIS_CLUSTER_ADDRS"].Value, svc)
+		require.Equal(t, "1", env["EVENTS_RELAY_MIN_REPLICAS"].Value, svc)
+		replica, ok := env["DATABASE_REPLICA_URL"]
+		if slices.Contains([]string{"leads", "analytics", "integrations"}, svc) {
+			require.True(t, ok, svc)
+			require.Equal(t, "postgres://"+svc+"@127.0.0.1:5442/bizassist?sslmode=disable", replica.Value)
+		} else {
+			require.False(t, ok, "%s reads no lag-tolerant data", svc)
+		}
+	}
 }

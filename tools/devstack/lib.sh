@@ -42,3 +42,8 @@ wait_for() {
 redis_ready() {
   [ "$(redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]
 }
+
+# The scale-out shape (make up REDIS=cluster, PG_REPLICA=1): a local Redis Cluster of three masters
+# and three replicas, and a streaming replica of the PostgreSQL above. Keep in step with stack.go.
+REDIS_CLUSTER_PORTS=(7101 7102 7103 7104 7105 7106)
+PG_REPLICA_PORT=5442

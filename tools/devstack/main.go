@@ -154,6 +154,20 @@ func upOptionsFromEnv() (upOptions, error) {
 		}
 		opt.replicas = n
 	}
+	switch v := os.Getenv("DEVSTACK_REDIS"); v {
+	case "", "single":
+	case "cluster":
+		opt.shape.redisCluster = true
+	default:
+		return opt, fmt.Errorf("REDIS=%q: want cluster, or nothing for the single node", v)
+	}
+	switch v := os.Getenv("DEVSTACK_PG_REPLICA"); v {
+	case "", "0":
+	case "1":
+		opt.shape.pgReplica = true
+	default:
+		return opt, fmt.Errorf("PG_REPLICA=%q: want 1, or nothing for the primary alone", v)
+	}
 	for _, svc := range strings.Fields(os.Getenv("DEVSTACK_SKIP")) {
 		opt.skip[svc] = true
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -39,6 +41,43 @@ var (
 
 func redisAddr() string { return fmt.Sprintf("%s:%d", redisHost, redisPort) }
 func redisURL() string  { return "redis://" + redisAddr() + "/0" }
+
+// The scale-out shape (make up REDIS=cluster PG_REPLICA=1): the Redis Cluster that
+// redis-cluster.sh starts and the replica pg-replica.sh starts (ports in lib.sh).
+var redisClusterAddrs = []string{"127.0.0.1:7101", "127.0.0.1:7102", "127.0.0.1:7103", "127.0.0.1:7104", "127.0.0.1:7105", "127.0.0.1:7106"}
+
+const pgReplicaPort = 5442
+
+// shape is the stack's scale-out choices: DEVSTACK_REDIS=cluster, DEVSTACK_PG_REPLICA=1.
+type shape struct{ redisCluster, pgReplica bool }
+
+// serviceEnv is what the shape sets in svc's environment, over the local layer: the replica goes
+// to the services whose chart takes it (optionalSecretEnv), as in a cluster.
+func (sh shape) serviceEnv(svc string, takesReplica bool) map[string]string {
+	env := map[string]string{}
+	if sh.redisCluster {
+		env["REDIS_URL"] = "redis://" + redisClusterAddrs[0]
+		env["REDIS_CLUSTER_ADDRS"] = strings.Join(redisClusterAddrs, ",")
+		// Each master has one replica: an event leaves the outbox only once both hold it.
+		env["EVENTS_RELAY_MIN_REPLICAS"] = "1"
+	}
+	if sh.pgReplica && takesReplica {
+		env["DATABASE_REPLICA_URL"] = fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", svc, pgHost, pgReplicaPort, dbName)
+	}
+	return env
+}
+
+// stackEnv is what the shape adds to .devstack/env.
+func (sh shape) stackEnv() []kv {
+	var out []kv
+	if sh.redisCluster {
+		out = append(out, kv{"REDIS_CLUSTER_ADDRS", strings.Join(redisClusterAddrs, ",")})
+	}
+	if sh.pgReplica {
+		out = append(out, kv{"PG_REPLICA_PORT", strconv.Itoa(pgReplicaPort)})
+	}
+	return out
+}
 
 // serviceOrder is the start order: identity first, since the others fetch its JWKS.
 var serviceOrder = []string{"identity", "leads", "assistant", "analytics", "integrations", "console"}

@@ -26,6 +26,7 @@ type upOptions struct {
 	readyTimeout time.Duration   // DEVSTACK_READY_TIMEOUT, per service
 	replicas     int             // DEVSTACK_REPLICAS: processes per service behind the ingress
 	path, home   string          // passed on to every process
+	shape        shape
 }
 
 // service is one service of the stack as make up plans it.
@@ -87,6 +88,7 @@ type helper struct{ name, command string }
 type plan struct {
 	running []*service
 	absent  []string // services with a port but nothing built
+	shape   shape
 }
 
 // replicas is how many processes each service runs.
@@ -282,7 +284,7 @@ func (s *stack) makePlan(c *chart, present []string, secrets map[string]string, 
 		}
 		isPresent[svc] = true
 	}
-	p := &plan{}
+	p := &plan{shape: opt.shape}
 	for _, name := range c.serviceNames() {
 		if !isPresent[name] {
 			p.absent = append(p.absent, name)
@@ -316,7 +318,7 @@ func (s *stack) planService(c *chart, name string, secrets map[string]string, op
 	if err != nil {
 		return nil, err
 	}
-	env, err := c.localEnv(name, envInput{devEnv: devEnv, secrets: secrets, path: opt.path, home: opt.home})
+	env, err := c.localEnv(name, envInput{devEnv: devEnv, secrets: secrets, path: opt.path, home: opt.home, shape: opt.shape})
 	if err != nil {
 		return nil, err
 	}
@@ -669,6 +671,7 @@ func (s *stack) stackEnv(p *plan, secrets map[string]string) ([]kv, error) {
 		{"SERVICES_ABSENT", strings.Join(p.absent, " ")},
 		{"REPLICAS", strconv.Itoa(p.replicas())},
 	}
+	lines = append(lines, p.shape.stackEnv()...)
 	seeded, err := readKV(filepath.Join(s.state, "seed.env"))
 	if err != nil {
 		return nil, err

@@ -180,6 +180,26 @@ func TestMatrixShape(t *testing.T) {
 		}
 	}
 
+	// The scale-out settings reach every service: Redis Cluster seeds in the ConfigMaps, the read
+	// replica's URL from the Secrets of the services that read lag-tolerant data.
+	for _, o := range byCase["external-databases"] {
+		switch o.GetKind() {
+		case "ConfigMap":
+			if data, _, _ := unstructured.NestedStringMap(o.Object, "data"); data["DATABASE_SCHEMA"] != "" {
+				require.Equal(t, "10.10.1.2:6380,10.10.1.3:6380,10.10.1.4:6380", data["REDIS_CLUSTER_ADDRS"], o.GetName())
+			}
+		case "Deployment":
+			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			env, _, _ := unstructured.NestedSlice(containers[0].(map[string]any), "env")
+			replica := false
+			for _, e := range env {
+				replica = replica || e.(map[string]any)["name"] == "DATABASE_REPLICA_URL"
+			}
+			name := strings.TrimPrefix(o.GetName(), release+"-")
+			require.Equal(t, name == "leads" || name == "analytics" || name == "integrations", replica, o.GetName())
+		}
+	}
+
 	// HTTPS by default: every render has TLS on the Ingress and redirects plain HTTP.
 	for name, objs := range byCase {
 		require.Equal(t, 1, count(objs, "Ingress"), name)

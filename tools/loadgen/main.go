@@ -26,6 +26,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/rediskit"
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
@@ -44,6 +45,7 @@ func run() error {
 	concurrency := flag.Int("concurrency", 0, "override every scenario's concurrency")
 	maxRequests := flag.Int("max-requests", 200000, "upper bound on requests per scenario")
 	http1 := flag.Bool("http1", false, "use HTTP/1.1 (one connection per worker) instead of HTTP/2")
+	strict := flag.Bool("strict", false, "fail when a webhook scenario leaves an accepted event undelivered or an inbound request gets a 5xx other than 503 (the fault cases of make test-scale)")
 	profileDir := flag.String("profile", "", "also write each service's CPU profile per scenario to this directory (<scenario>.<service>.pprof)")
 	flag.Parse()
 
@@ -79,7 +81,7 @@ func run() error {
 	defer stop()
 	fmt.Printf("==> load against %s from %s\n", env["BASE_URL"], source)
 	meter := NewCPUMeter(filepath.Dir(*envPath))
-	prof, err := NewProfiler(*profileDir, filepath.Dir(*envPath), env["REDIS_URL"])
+	prof, err := NewProfiler(*profileDir, filepath.Dir(*envPath), redisConfig(env))
 	if err != nil {
 		return err
 	}
@@ -112,7 +114,7 @@ func run() error {
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
 			var res WebhookResult
-			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter); err == nil {
+			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)}); err == nil {
 				webhooks = append(webhooks, res)
 				unit, units = "delivery", res.Delivered
 			}
@@ -157,6 +159,37 @@ func run() error {
 	if len(failed) > 0 {
 		return fmt.Errorf("scenarios that could not run: %s", strings.Join(failed, ", "))
 	}
+	if *strict {
+		return checkWebhooks(webhooks)
+	}
+	return nil
+}
+
+// redisConfig is the stack's Redis as the env file says: its Redis Cluster when make up had one.
+func redisConfig(env map[string]string) rediskit.Config {
+	cfg := rediskit.Config{URL: env["REDIS_URL"], DialTimeout: 2 * time.Second, ReadTimeout: 2 * time.Second,
+		WriteTimeout: 2 * time.Second, PoolSize: 4}
+	if addrs := env["REDIS_CLUSTER_ADDRS"]; addrs != "" {
+		cfg.URL, cfg.ClusterAddrs = "redis://", strings.Split(addrs, ",")
+	}
+	return cfg
+}
+
+// checkWebhooks fails when a webhook scenario lost an accepted event, or answered an inbound
+// request with a 5xx other than 503 (or not at all).
+func checkWebhooks(webhooks []WebhookResult) error {
+	var bad []string
+	for _, r := range webhooks {
+		if r.Undelivered() > 0 || r.Rejected > 0 || r.ServerErrors > 0 {
+			bad = append(bad, fmt.Sprintf("%s (%d undelivered, %d rejected, %d 5xx other than 503)", r.Name, r.Undelivered(), r.Rejected, r.ServerErrors))
+		}
+		if f := r.Failover; f != nil && (f.RateLimited == 0 || f.FallbackActive) {
+			bad = append(bad, fmt.Sprintf("%s: after the failover %d of %d requests over the limit were refused, in-process fallback %t", r.Name, f.RateLimited, rateProbes, f.FallbackActive))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("-strict: %s", strings.Join(bad, "; "))
+	}
 	return nil
 }
 
@@ -196,6 +229,11 @@ func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
 		}
 	}
 	for _, r := range webhooks {
+		if r.Failover != nil {
+			f := r.Failover
+			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d; afterwards %d of %d statistics requests over the limit refused (in-process fallback: %t)\n",
+				r.Name, f.Node, round(f.Window), round(f.Rejoined), r.Unavailable, r.ServerErrors, f.RateLimited, rateProbes, f.FallbackActive)
+		}
 		if r.FirstError != "" {
 			fmt.Fprintf(w, "%s: first inbound error: %s\n", r.Name, r.FirstError)
 		}

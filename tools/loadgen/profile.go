@@ -19,6 +19,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/bizassist/bizassist/libs/rediskit"
+
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
@@ -29,23 +31,23 @@ type Profiler struct {
 	dir      string            // "" for counts only
 	debug    map[string]string // service -> its DEBUG_ADDR
 	database string
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 }
 
 // NewProfiler profiles the stack whose state is in devstackDir (CPU profiles into dir unless it
 // is empty), reading each service's DEBUG_ADDR and the database from the environments make up
 // gave the services.
-func NewProfiler(dir, devstackDir, redisURL string) (*Profiler, error) {
+func NewProfiler(dir, devstackDir string, redisCfg rediskit.Config) (*Profiler, error) {
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	opt, err := redis.ParseURL(redisURL)
+	rdb, err := rediskit.Open(redisCfg)
 	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL in the env file: %w", err)
+		return nil, fmt.Errorf("the env file's Redis: %w", err)
 	}
-	p := &Profiler{dir: dir, debug: map[string]string{}, rdb: redis.NewClient(opt)}
+	p := &Profiler{dir: dir, debug: map[string]string{}, rdb: rdb}
 	runDir := filepath.Join(devstackDir, "run")
 	files, err := filepath.Glob(filepath.Join(runDir, "*.env"))
 	if err != nil {
@@ -172,23 +174,31 @@ func (p *Profiler) snapshot(ctx context.Context) (counters, error) {
 		}
 		c[k] = n
 	}
-	info, err := p.rdb.Info(ctx, "commandstats").Result()
-	if err != nil {
-		return nil, fmt.Errorf("redis INFO commandstats: %w", err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		// cmdstat_xadd:calls=12,usec=34,...
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
-		if !ok {
-			continue
-		}
-		calls, _, _ := strings.Cut(rest, ",")
-		n, err := strconv.ParseInt(calls, 10, 64)
+	// Summed over the masters of a cluster; a node that does not answer (killed by a fault case)
+	// is left out rather than failing the run.
+	var mu sync.Mutex
+	_ = rediskit.ForEachMaster(ctx, p.rdb, func(ctx context.Context, node *redis.Client) error {
+		info, err := node.Info(ctx, "commandstats").Result()
 		if err != nil {
-			continue
+			return nil
 		}
-		c["redis "+strings.TrimPrefix(name, "cmdstat_")] = n
-	}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, line := range strings.Split(info, "\n") {
+			// cmdstat_xadd:calls=12,usec=34,...
+			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+			if !ok {
+				continue
+			}
+			calls, _, _ := strings.Cut(rest, ",")
+			n, err := strconv.ParseInt(calls, 10, 64)
+			if err != nil {
+				continue
+			}
+			c["redis "+strings.TrimPrefix(name, "cmdstat_")] += n
+		}
+		return nil
+	})
 	return c, nil
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/libs/rediskit"
 )
 
 // The profiler reads the real servers' counters: work done between Start and stop shows up.
@@ -18,7 +20,7 @@ func TestProfilerCountsServerWork(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "run"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "svc.env"),
 		[]byte("DATABASE_URL=postgres://svc@127.0.0.1:5432/postgres?sslmode=disable\n"), 0o644))
-	p, err := NewProfiler("", dir, "redis://127.0.0.1:6379/0")
+	p, err := NewProfiler("", dir, rediskit.Config{URL: "redis://127.0.0.1:6379/0", PoolSize: 1})
 	require.NoError(t, err)
 
 	ctx := context.Background()
@@ -41,6 +43,6 @@ func TestProfilerCountsServerWork(t *testing.T) {
 }
 
 func TestNewProfilerNeedsTheStacksEnvironment(t *testing.T) {
-	_, err := NewProfiler("", t.TempDir(), "redis://127.0.0.1:6379/0")
+	_, err := NewProfiler("", t.TempDir(), rediskit.Config{URL: "redis://127.0.0.1:6379/0", PoolSize: 1})
 	require.ErrorContains(t, err, "run make up")
 }

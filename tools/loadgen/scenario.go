@@ -195,8 +195,12 @@ func (s *Scenario) normalizeWebhook() error {
 		return errors.New("webhook: rate must be between 1 and 10000 events per second")
 	case w.Subscriptions < 1 || w.Subscriptions > 100:
 		return errors.New("webhook: subscriptions must be between 1 and 100 (an account's limit)")
-	case w.Drain < 0 || w.MaxInFlight < 0:
-		return errors.New("webhook: drain and maxInFlight must not be negative")
+	case w.Drain < 0 || w.MaxInFlight < 0 || w.KillRedisMasterAfter < 0:
+		return errors.New("webhook: drain, maxInFlight and killRedisMasterAfter must not be negative")
+	case w.KillRedisMasterAfter >= s.Duration && w.KillRedisMasterAfter > 0:
+		return errors.New("webhook: killRedisMasterAfter must fall within the duration")
+	case w.KillRedisMasterAfter > 0 && len(w.RestartRedisNode) == 0:
+		return errors.New("webhook: killRedisMasterAfter needs restartRedisNode (the command that restarts a node, given its port)")
 	}
 	if w.Drain == 0 {
 		w.Drain = 30 * time.Second

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +31,12 @@ type WebhookLoad struct {
 	// MaxInFlight bounds the inbound requests awaiting an answer; past it the offer slows down
 	// (and the achieved inbound rate shows it).
 	MaxInFlight int `yaml:"maxInFlight"`
+	// KillRedisMasterAfter, when set, SIGKILLs the Redis Cluster master of the inbound events'
+	// stream this long into the load (make up REDIS=cluster; REDIS_CLUSTER_ADDRS in the env file).
+	KillRedisMasterAfter time.Duration `yaml:"killRedisMasterAfter"`
+	// RestartRedisNode is the command (its last argument the port is added to) that restarts the
+	// killed node, as an orchestrator would restart the process.
+	RestartRedisNode []string `yaml:"restartRedisNode"`
 }
 
 // WebhookResult is what one webhook scenario measured.
@@ -37,6 +46,8 @@ type WebhookResult struct {
 	Offered       int // inbound events sent
 	Accepted      int // inbound events answered 200
 	InboundErrors int
+	Unavailable   int // inbound answers 503 (refused while a dependency is away; the sender retries)
+	ServerErrors  int // inbound answers 5xx other than 503, or no answer
 	FirstError    string
 	Expected      int // Accepted × Subs
 	Delivered     int // distinct webhook-ids that arrived and verified
@@ -48,6 +59,8 @@ type WebhookResult struct {
 	// caused, sorted.
 	Latencies []time.Duration
 	CPU       CPUSample
+	// Failover is set when the scenario killed a Redis master.
+	Failover *Failover
 }
 
 // PerSecond is deliveries per second over Elapsed.
@@ -120,7 +133,7 @@ func (rc *receiver) serve(d webhook.Delivery) int {
 
 // RunWebhook subscribes wl.Subscriptions receivers for new_lead (with the scenario's login), posts
 // inbound new_lead events to sc.Path with sc.Headers, waits for the deliveries and unsubscribes.
-func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter) (WebhookResult, error) {
+func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter, st Stack) (WebhookResult, error) {
 	wl := *sc.Webhook
 	token, err := logins.Token(ctx, hc, base, *sc.Login)
 	if err != nil {
@@ -160,6 +173,24 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		return res, err
 	}
 	start := time.Now()
+	fault := make(chan error, 1)
+	if wl.KillRedisMasterAfter > 0 {
+		seeds := strings.Split(st.Env["REDIS_CLUSTER_ADDRS"], ",")
+		if seeds[0] == "" {
+			return res, errors.New("killRedisMasterAfter needs the Redis Cluster of make up REDIS=cluster (REDIS_CLUSTER_ADDRS)")
+		}
+		go func() {
+			time.Sleep(wl.KillRedisMasterAfter)
+			f, err := killMasterOf(ctx, seeds, cmp.Or(st.Env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead", wl.RestartRedisNode)
+			if err == nil {
+				f.RateLimited, f.FallbackActive, err = checkRateLimits(ctx, st)
+			}
+			res.Failover = &f
+			fault <- err
+		}()
+	} else {
+		fault <- nil
+	}
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -180,11 +211,16 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 			defer func() { <-inflight }()
 			body, _ := json.Marshal(map[string]string{"event": "new_lead", "name": "Load " + strconv.Itoa(i), "email": email})
 			sent.Store(email, time.Now())
-			err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
+			status, err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				res.InboundErrors++
+				if status == http.StatusServiceUnavailable {
+					res.Unavailable++
+				} else if status == 0 || status >= 500 {
+					res.ServerErrors++
+				}
 				if res.FirstError == "" {
 					res.FirstError = err.Error()
 				}
@@ -194,6 +230,9 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		}()
 	}
 	wg.Wait()
+	if err := <-fault; err != nil {
+		return res, fmt.Errorf("redis failover: %w", err)
+	}
 	res.Expected = res.Accepted * wl.Subscriptions
 	deadline := time.Now().Add(wl.Drain)
 	for int(rc.delivered.Load()) < res.Expected && time.Now().Before(deadline) && ctx.Err() == nil {
@@ -216,17 +255,18 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 	return res, nil
 }
 
-func inbound(ctx context.Context, hc *http.Client, url string, headers map[string]string, body []byte) error {
+// inbound posts one inbound event and returns the answer's status (0 when there was none).
+func inbound(ctx context.Context, hc *http.Client, url string, headers map[string]string, body []byte) (int, error) {
 	h := http.Header{}
 	for k, v := range headers {
 		h.Set(k, v)
 	}
 	status, out, err := webhook.Inbound(ctx, hc, url, h, body)
 	if err != nil {
-		return err
+		return status, err
 	}
 	if status != http.StatusOK || !out.Processed {
-		return fmt.Errorf("status %d %s (processed %t)", status, out.Error, out.Processed)
+		return status, fmt.Errorf("status %d %s (processed %t)", status, out.Error, out.Processed)
 	}
-	return nil
+	return status, nil
 }

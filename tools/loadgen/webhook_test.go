@@ -126,7 +126,7 @@ func TestRunWebhookCountsDeliveriesDuplicatesAndForgeries(t *testing.T) {
 		Webhook: &WebhookLoad{Rate: 50, Subscriptions: 2, Drain: time.Second},
 	}
 	require.NoError(t, sc.normalize())
-	res, err := RunWebhook(context.Background(), srv.Client(), srv.URL, sc, &Logins{}, selfMeter(t))
+	res, err := RunWebhook(context.Background(), srv.Client(), srv.URL, sc, &Logins{}, selfMeter(t), Stack{})
 	require.NoError(t, err)
 	fake.wg.Wait()
 
@@ -155,7 +155,7 @@ func TestRunWebhookReportsInboundErrors(t *testing.T) {
 		Webhook: &WebhookLoad{Rate: 20, Subscriptions: 1, Drain: 10 * time.Millisecond},
 	}
 	require.NoError(t, sc.normalize())
-	res, err := RunWebhook(context.Background(), srv.Client(), srv.URL, sc, &Logins{}, selfMeter(t))
+	res, err := RunWebhook(context.Background(), srv.Client(), srv.URL, sc, &Logins{}, selfMeter(t), Stack{})
 	require.NoError(t, err)
 	require.Equal(t, 2, res.InboundErrors)
 	require.Zero(t, res.Expected)

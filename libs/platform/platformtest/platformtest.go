@@ -4,6 +4,7 @@
 package platformtest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
@@ -17,7 +18,7 @@ func Env(t testing.TB, name, jwksURL string) map[string]string {
 	t.Helper()
 	db := pgtest.NewDatabase(t)
 	_, prefix := redistest.New(t)
-	return map[string]string{
+	env := map[string]string{
 		"HTTP_ADDR":                  "127.0.0.1:0",
 		"HTTP_DRAIN_DELAY":           "0s",
 		"DATABASE_URL":               db.URL,
@@ -33,4 +34,8 @@ func Env(t testing.TB, name, jwksURL string) map[string]string {
 		"LOG_LEVEL":                  "warn",
 		"UPGRADE_URL":                "https://bizassist.test/pricing",
 	}
+	if addrs := redistest.Config().ClusterAddrs; len(addrs) > 0 {
+		env["REDIS_CLUSTER_ADDRS"] = strings.Join(addrs, ",")
+	}
+	return env
 }

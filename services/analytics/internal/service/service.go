@@ -90,6 +90,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 		return nil, err
 	}
 	accounts, store := postgres.NewAccounts(rt.Pool), postgres.NewHealth(rt.Pool)
+	store.UseReplica(rt.Reads)
 	writer := postgres.NewUsageWriter(rt.Pool, cfg.Writer)
 	models := postgres.NewChurnModels(rt.Pool)
 	allowances, reservations := postgres.NewAllowances(rt.Pool), postgres.NewReservations(rt.Pool)

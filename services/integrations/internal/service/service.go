@@ -88,6 +88,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 		return nil, err
 	}
 	store := postgres.New(rt.Pool, queue, box)
+	store.UseReplica(rt.Reads)
 	now := func() time.Time { return time.Now().UTC() }
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
 	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}

@@ -47,7 +47,7 @@ const testCatalog = `{"id":"p1","name":"Acme Plumbing","owner":"Ann Lee","email"
 type harness struct {
 	t       *testing.T
 	svc     *service.Service
-	rdb     *redis.Client
+	rdb     redis.UniversalClient
 	streams string // this test's event stream prefix
 	base    string
 	iss     *jwttest.Issuer

@@ -52,8 +52,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		rt.Close()
 		return nil, err
 	}
-	cat := postgres.NewCatalog(rt.Pool)
-	sheetStore := postgres.NewSheet(rt.Pool)
+	cat := postgres.NewCatalog(rt.Reads)
+	sheetStore := postgres.NewSheet(rt.Pool, rt.Reads)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
 	allowances := analytics.New(cfg.Analytics)
 	uow, outbox := pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{} // no use case recovers from a failed unit of work

@@ -23,9 +23,16 @@ const recomputeLock int64 = 0x616e616c79746963 // "analytic"
 // Health stores scores and their history.
 type Health struct {
 	pool *pgxpool.Pool
+	// reads serves the score history, which tolerates replication lag (UseReplica).
+	reads *pgkit.Reads
 }
 
-func NewHealth(pool *pgxpool.Pool) *Health { return &Health{pool: pool} }
+func NewHealth(pool *pgxpool.Pool) *Health {
+	return &Health{pool: pool, reads: pgkit.PrimaryReads(pool)}
+}
+
+// UseReplica sends the score history's reads through reads (the read replica within its lag bound).
+func (h *Health) UseReplica(reads *pgkit.Reads) { h.reads = reads }
 
 func (h *Health) Update(ctx context.Context, ids []string, now time.Time, update func(context.Context, []app.AccountFacts) ([]app.ScoreUpdate, error)) error {
 	// The marks are cleared, in a statement of their own, before the facts are read: a change

@@ -15,7 +15,7 @@ import (
 // History reads an account's score changes since since, led by the one in effect at since.
 func (h *Health) History(ctx context.Context, accountID string, since time.Time) ([]app.HistoryPoint, error) {
 	// Scores computed at the same instant come in the order they were written (id).
-	rows, err := h.pool.Query(ctx, `SELECT computed_at, score, tier, signals FROM (
+	rows, err := h.reads.Pool().Query(ctx, `SELECT computed_at, score, tier, signals FROM (
 		(SELECT id, computed_at, score, tier, signals FROM health_scores
 			WHERE account_id = $1 AND computed_at < $2 ORDER BY computed_at DESC, id DESC LIMIT 1)
 		UNION ALL

@@ -38,6 +38,8 @@ type Store struct {
 	dispatch Dispatcher // nil: every planned delivery is queued as a job
 	box      *sealbox.Box
 	records  *pgkit.Group[app.AttemptRecord]
+	// reads serves the delivery log, which tolerates replication lag (UseReplica).
+	reads *pgkit.Reads
 }
 
 // Bounds of one group commit of delivery attempts: a batch holds what the workers recorded while
@@ -48,13 +50,16 @@ const (
 )
 
 func New(pool *pgxpool.Pool, jobs JobQueue, box *sealbox.Box) *Store {
-	s := &Store{pool: pool, jobs: jobs, box: box}
+	s := &Store{pool: pool, jobs: jobs, box: box, reads: pgkit.PrimaryReads(pool)}
 	s.records = pgkit.NewGroup(recordBatch, recordTimeout, s.recordAll)
 	return s
 }
 
 // DispatchTo makes the first attempt of every delivery planned from now on d's.
 func (s *Store) DispatchTo(d Dispatcher) { s.dispatch = d }
+
+// UseReplica sends the delivery log's reads through reads (the read replica within its lag bound).
+func (s *Store) UseReplica(reads *pgkit.Reads) { s.reads = reads }
 
 func notFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -33,6 +33,7 @@ func (s *Store) scanSubscription(row pgx.Row) (domain.Subscription, error) {
 
 // CreateSubscription implements app.SubscriptionStore.
 func (s *Store) CreateSubscription(ctx context.Context, sub domain.Subscription) (domain.Subscription, bool, error) {
+	s.reads.Wrote(ctx, sub.AccountID())
 	sealed, err := s.sealSecret(sub.ID(), sub.Secret())
 	if err != nil {
 		return domain.Subscription{}, false, err
@@ -72,15 +73,16 @@ func (s *Store) DeleteSubscription(ctx context.Context, accountID, id string) er
 
 // Attempts implements app.SubscriptionStore.
 func (s *Store) Attempts(ctx context.Context, accountID, subscriptionID string, limit int) ([]app.Attempt, error) {
+	db := s.reads.For(ctx, accountID) // the account's own new subscription is read from the primary
 	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subscriptions WHERE id = $1 AND account_id = $2)`,
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subscriptions WHERE id = $1 AND account_id = $2)`,
 		subscriptionID, accountID).Scan(&exists); err != nil {
 		return nil, wrap("find subscription", err)
 	}
 	if !exists {
 		return nil, app.ErrNotFound
 	}
-	rows, err := s.pool.Query(ctx, `SELECT a.delivery_id, d.event, a.attempted_at, coalesce(a.status_code, 0), a.latency_ms, coalesce(a.error, '')
+	rows, err := db.Query(ctx, `SELECT a.delivery_id, d.event, a.attempted_at, coalesce(a.status_code, 0), a.latency_ms, coalesce(a.error, '')
 		FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
 		WHERE a.subscription_id = $1 ORDER BY a.attempted_at DESC, a.id DESC LIMIT $2`, subscriptionID, limit)
 	if err != nil {

@@ -9,17 +9,18 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 )
 
-// Catalog reads the businesses table.
-type Catalog struct{ pool *pgxpool.Pool }
+// Catalog reads the businesses table. Every read tolerates lag (the catalog changes by imports
+// only), so it goes to the read replica when there is one within the lag bound.
+type Catalog struct{ reads *pgkit.Reads }
 
-func NewCatalog(pool *pgxpool.Pool) *Catalog { return &Catalog{pool: pool} }
+func NewCatalog(reads *pgkit.Reads) *Catalog { return &Catalog{reads: reads} }
 
 // args numbers query parameters as they are added.
 type args []any
@@ -112,7 +113,7 @@ func anyPhrase(terms []string) string {
 }
 
 func (c *Catalog) found(ctx context.Context, sql string, a args) ([]app.Found, error) {
-	rows, err := c.pool.Query(ctx, sql, a...)
+	rows, err := c.reads.Pool().Query(ctx, sql, a...)
 	if err != nil {
 		return nil, fmt.Errorf("search catalog: %w", err)
 	}
@@ -131,7 +132,7 @@ func (c *Catalog) MatchAll(ctx context.Context, qs []app.MatchQuery) ([]app.Matc
 	for i, q := range qs {
 		domains[i], phones[i], names[i] = nonEmpty(q.Domain), nonEmpty(q.Phone), nonEmpty(strings.ToLower(q.BusinessName))
 	}
-	rows, err := c.pool.Query(ctx, matchSQL, domains, phones, names)
+	rows, err := c.reads.Pool().Query(ctx, matchSQL, domains, phones, names)
 	if err != nil {
 		return nil, fmt.Errorf("match catalog: %w", err)
 	}
@@ -169,7 +170,7 @@ func nonEmpty(s string) *string {
 // Version reads the counter every import bumps.
 func (c *Catalog) Version(ctx context.Context) (int64, error) {
 	var v int64
-	err := c.pool.QueryRow(ctx, "SELECT version FROM catalog_version").Scan(&v)
+	err := c.reads.Pool().QueryRow(ctx, "SELECT version FROM catalog_version").Scan(&v)
 	return v, err
 }
 
@@ -180,7 +181,7 @@ const topN = 10
 func (c *Catalog) Stats(ctx context.Context, now time.Time) (app.Stats, error) {
 	s := app.Stats{ByVertical: map[string]int{}, TopCities: []app.CityCount{}, TopStates: []app.StateCount{},
 		UpdatedAt: httpx.Timestamp(now)}
-	err := pgx.BeginTxFunc(ctx, c.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, c.reads.Pool(), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var (
 			avg              float64
 			earliest, latest *time.Time

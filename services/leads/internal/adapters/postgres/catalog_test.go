@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 )
@@ -55,7 +56,7 @@ func TestCatalogSearchRanksAndFilters(t *testing.T) {
 			in.ID, in.Name, in.Vertical, in.Categories, in.Phone = "hardware", "Plumbing Supply Hardware", "hardware_store", []string{"tools"}, phoneN(3)
 		}),
 	)
-	c := NewCatalog(pool)
+	c := NewCatalog(pgkit.PrimaryReads(pool))
 	q := app.SearchQuery{Verticals: []string{"plumbing"}, TextTerms: []string{"plumber"}, Limit: 10,
 		Location: catalog.Location{City: "austin", State: "TX"}}
 	got, err := c.SearchVertical(ctx, q)
@@ -100,7 +101,7 @@ func TestCatalogMatch(t *testing.T) {
 			in.ID, in.Name, in.Email, in.Website, in.Phone = "b2", "Gmail Bakery", "gb@gmail.com", "", phoneN(7)
 		}),
 	)
-	c := NewCatalog(pool)
+	c := NewCatalog(pgkit.PrimaryReads(pool))
 	cases := []struct {
 		q    app.MatchQuery
 		want app.Match
@@ -127,7 +128,7 @@ func TestCatalogStats(t *testing.T) {
 	pool := newDB(t)
 	ctx := context.Background()
 	now := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
-	c := NewCatalog(pool)
+	c := NewCatalog(pgkit.PrimaryReads(pool))
 
 	empty, err := c.Stats(ctx, now)
 	require.NoError(t, err)

@@ -13,10 +13,14 @@ import (
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
 
-// Sheet stores the accounts' leads sheets in sheet_leads.
-type Sheet struct{ pool *pgxpool.Pool }
+// Sheet stores the accounts' leads sheets in sheet_leads. Listings read the replica when there is
+// one within the lag bound, except for an account that just appended (read-your-writes).
+type Sheet struct {
+	pool  *pgxpool.Pool
+	reads *pgkit.Reads
+}
 
-func NewSheet(pool *pgxpool.Pool) *Sheet { return &Sheet{pool: pool} }
+func NewSheet(pool *pgxpool.Pool, reads *pgkit.Reads) *Sheet { return &Sheet{pool: pool, reads: reads} }
 
 // Append inserts the leads, skipping any whose email is already on the sheet (the unique index
 // decides, so concurrent appends cannot both add the same lead), and returns the added ones. It
@@ -35,6 +39,7 @@ func (s *Sheet) Append(ctx context.Context, accountID string, leads []sheet.Lead
 		idsCol[i], names[i], emails[i], phones[i], businesses[i], sources[i], notes[i], extras[i], created[i] =
 			l.ID(), l.Name(), l.Email(), l.Phone(), l.BusinessName(), l.Source(), l.Notes(), string(x), l.CreatedAt()
 	}
+	s.reads.Wrote(ctx, accountID)
 	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, business_name, source, notes, extras, created_at)
 		SELECT id, $1, name, email, phone, business_name, source, notes, extras::jsonb, created_at
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
@@ -89,7 +94,7 @@ func scanLead(r pgx.CollectableRow) (sheet.Lead, error) {
 
 // List pages by (created_at, id): ids are derived from emails and do not sort by time.
 func (s *Sheet) List(ctx context.Context, accountID, before string, limit int) ([]sheet.Lead, error) {
-	rows, err := s.pool.Query(ctx, leadColumns+` WHERE account_id = $1 AND ($2 = '' OR (created_at, id) <
+	rows, err := pgkit.Q(ctx, s.reads.For(ctx, accountID)).Query(ctx, leadColumns+` WHERE account_id = $1 AND ($2 = '' OR (created_at, id) <
 			(SELECT created_at, id FROM sheet_leads WHERE account_id = $1 AND id = $2))
 		ORDER BY created_at DESC, id DESC LIMIT $3`, accountID, before, limit)
 	if err != nil {
@@ -100,7 +105,7 @@ func (s *Sheet) List(ctx context.Context, accountID, before string, limit int) (
 
 // Each streams the sheet row by row, so an export never holds it all in memory.
 func (s *Sheet) Each(ctx context.Context, accountID string, fn func(sheet.Lead) error) error {
-	rows, err := s.pool.Query(ctx, leadColumns+` WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, accountID)
+	rows, err := pgkit.Q(ctx, s.reads.For(ctx, accountID)).Query(ctx, leadColumns+` WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, accountID)
 	if err != nil {
 		return fmt.Errorf("export sheet: %w", err)
 	}

@@ -26,7 +26,7 @@ func TestSheetAppendDeduplicatesPerAccount(t *testing.T) {
 	t.Parallel()
 	pool := newDB(t)
 	ctx := context.Background()
-	s := NewSheet(pool)
+	s := NewSheet(pool, pgkit.PrimaryReads(pool))
 
 	added, err := s.Append(ctx, "acc_a", []sheet.Lead{
 		lead(t, "acc_a", "ann@acme.com", phoneN(1)),
@@ -53,7 +53,7 @@ func TestSheetKeepsNotesAndExtras(t *testing.T) {
 	t.Parallel()
 	pool := newDB(t)
 	ctx := context.Background()
-	s := NewSheet(pool)
+	s := NewSheet(pool, pgkit.PrimaryReads(pool))
 	l, err := sheet.NewLead("acc_a", sheet.LeadInput{Email: "ann@acme.com", Notes: "call after 5",
 		Extras: map[string]string{"utm_source": "spring", "company_size": "11-50"}}, time.Now())
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestSheetAppendJoinsTheUnitOfWork(t *testing.T) {
 	t.Parallel()
 	pool := newDB(t)
 	ctx := context.Background()
-	s := NewSheet(pool)
+	s := NewSheet(pool, pgkit.PrimaryReads(pool))
 	uow := pgkit.Transactor{DB: pool}
 	ev := contracts.Event{Type: "lead.written", AccountID: "acc_a"}
 
@@ -103,7 +103,7 @@ func TestSheetListPagesNewestFirst(t *testing.T) {
 	t.Parallel()
 	pool := newDB(t)
 	ctx := context.Background()
-	s := NewSheet(pool)
+	s := NewSheet(pool, pgkit.PrimaryReads(pool))
 	var all []sheet.Lead
 	for i := range 5 {
 		all = append(all, lead(t, "acc_a", fmt.Sprintf("p%d@acme.com", i), ""))

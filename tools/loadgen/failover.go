@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bizassist/bizassist/tools/internal/devenv"
+)
+
+// Failover is what a Redis master kill measured: the node killed, how long the slot of the events
+// stream took to accept writes again (detection, election, clients finding the new master), and
+// how long until the restarted node was back as a replica of the new master, as an orchestrator
+// restarting the process would have it (until then the new master has no replica, and a relay
+// that waits for one holds its events in the outbox).
+type Failover struct {
+	Node     string
+	Window   time.Duration
+	Rejoined time.Duration
+	// RateLimited is how many of rateProbes statistics requests from a limited source were
+	// refused after the failover, and FallbackActive whether leads was still limiting in process
+	// (bizassist_ratelimit_fallback_active) instead of in Redis.
+	RateLimited    int
+	FallbackActive bool
+}
+
+// Stack is the local stack a scenario runs against: .devstack/env and the .devstack directory.
+type Stack struct {
+	Env map[string]string
+	Dir string
+}
+
+// rateProbes exceeds the statistics policy (30 per minute, burst 30), so some must be refused.
+const rateProbes = 40
+
+// checkRateLimits sends rateProbes statistics requests from 127.0.0.1 (not the bench source, so
+// limited) and reads leads' fallback gauge: after a failover the limits hold, in Redis again.
+func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool, err error) {
+	tr, err := devenv.Transport(st.Env["CA_CERT"], "")
+	if err != nil {
+		return 0, false, err
+	}
+	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	defer tr.CloseIdleConnections()
+	for range rateProbes {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.Env["BASE_URL"]+"/api/scout-stats", nil)
+		if err != nil {
+			return refused, false, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return refused, false, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	leads, err := devenv.Load(filepath.Join(st.Dir, "run", "leads.env"))
+	if err != nil {
+		return refused, false, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+leads["HTTP_ADDR"]+"/metrics", nil)
+	if err != nil {
+		return refused, false, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return refused, false, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return refused, false, err
+	}
+	return refused, strings.Contains(string(body), "\nbizassist_ratelimit_fallback_active 1"), nil
+}
+
+// killMasterOf SIGKILLs the Redis Cluster master holding key (a local node of make up
+// REDIS=cluster; its pid comes from INFO), measures the time until a write to key's slot succeeds
+// again through a fresh client, then runs restart with the node's port and waits for the node to
+// be a replica in sync.
+func killMasterOf(ctx context.Context, seeds []string, key string, restart []string) (Failover, error) {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: seeds})
+	defer rdb.Close()
+	master, err := rdb.MasterForKey(ctx, key)
+	if err != nil {
+		return Failover{}, fmt.Errorf("master of %s: %w", key, err)
+	}
+	info, err := master.Info(ctx, "server").Result()
+	if err != nil {
+		return Failover{}, err
+	}
+	pid, err := infoField(info, "process_id")
+	if err != nil {
+		return Failover{}, err
+	}
+	node := master.Options().Addr
+	killed := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return Failover{}, fmt.Errorf("kill %s (pid %d): %w", node, pid, err)
+	}
+	var rest []string
+	for _, s := range seeds {
+		if s != node {
+			rest = append(rest, s)
+		}
+	}
+	// The probe's hash tag is key itself, so it lives in key's slot.
+	probe := "{" + key + "}:failover-probe"
+	f := Failover{Node: node}
+	for ctx.Err() == nil {
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: rest, MaxRetries: -1,
+			DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
+		err := c.Set(ctx, probe, killed.UnixMilli(), time.Minute).Err()
+		_ = c.Close()
+		if err == nil {
+			f.Window = time.Since(killed)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The restarted node rejoins as a replica of its successor.
+	_, port, _ := strings.Cut(node, ":")
+	cmd := exec.CommandContext(ctx, restart[0], append(restart[1:], port)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return f, fmt.Errorf("restart %s: %w: %s", node, err, out)
+	}
+	restarted := redis.NewClient(&redis.Options{Addr: node})
+	defer restarted.Close()
+	for ctx.Err() == nil {
+		info, err := restarted.Info(ctx, "replication").Result()
+		if err == nil && strings.Contains(info, "role:slave") && strings.Contains(info, "master_link_status:up") {
+			f.Rejoined = time.Since(killed)
+			return f, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return f, ctx.Err()
+}
+
+// infoField reads an integer field of an INFO reply.
+func infoField(info, name string) (int, error) {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return strconv.Atoi(v)
+		}
+	}
+	return 0, errors.New("INFO has no " + name)
+}
