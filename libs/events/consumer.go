@@ -132,9 +132,15 @@ type Consumer struct {
 // lane is a set of streams one XREADGROUP can read: all of them on a single node, the streams of
 // one hash slot on a Redis Cluster, which refuses a read across slots (CROSSSLOT).
 type lane struct {
-	types []string
-	ready bool // consumer groups exist
+	types     []string
+	ready     bool      // consumer groups exist
+	claimedAt time.Time // the last look for idle messages that found no more than it took
 }
+
+// claimLooks is how many times per ClaimIdle a lane looks for idle messages to claim: a message
+// becomes claimable only after ClaimIdle, so looking on every read (one XAUTOCLAIM per type, most
+// of a busy consumer's Redis commands) would only find the same nothing sooner.
+const claimLooks = 4
 
 // lanesOf groups types by the hash slot of their stream when rdb is a cluster.
 func lanesOf(rdb redis.UniversalClient, prefix string, types []string) []*lane {
@@ -222,7 +228,7 @@ func (c *Consumer) housekeep(ctx context.Context) {
 }
 
 // Poll is one iteration of Run over every lane in turn: it claims messages idle longer than
-// ClaimIdle, then reads new messages (blocking up to Block) and handles them as one batch
+// ClaimIdle (looking claimLooks times per ClaimIdle), then reads new messages (blocking up to Block) and handles them as one batch
 // (handleBatch). It returns how many messages it handled, whatever the outcome. Poll is not safe
 // for concurrent use.
 func (c *Consumer) Poll(ctx context.Context) (int, error) {
@@ -248,11 +254,18 @@ func (c *Consumer) pollLane(ctx context.Context, l *lane) (int, error) {
 		l.ready = true
 	}
 	n := 0
-	for _, typ := range l.types {
-		claimed, err := c.claim(ctx, typ)
-		n += claimed
-		if err != nil {
-			return n, c.readFailed(l, err)
+	if time.Since(l.claimedAt) >= c.cfg.ClaimIdle/claimLooks {
+		more := false
+		for _, typ := range l.types {
+			claimed, err := c.claim(ctx, typ)
+			n += claimed
+			if err != nil {
+				return n, c.readFailed(l, err)
+			}
+			more = more || int64(claimed) == c.cfg.BatchSize
+		}
+		if !more { // a full claim may have left more: look again on the next read
+			l.claimedAt = time.Now()
 		}
 	}
 

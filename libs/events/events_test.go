@@ -512,3 +512,36 @@ func TestLanesFollowHashSlots(t *testing.T) {
 	require.ElementsMatch(t, types, all)
 	require.Len(t, lanesOf(cluster, "{bizassist}", types), 1)
 }
+
+// xautoclaims counts the XAUTOCLAIM commands a client sends.
+type xautoclaims struct{ n atomic.Int64 }
+
+func (h *xautoclaims) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *xautoclaims) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *xautoclaims) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "xautoclaim" {
+			h.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// A busy consumer reads on every poll but looks for idle messages only a few times per
+// ClaimIdle: nothing becomes claimable sooner.
+func TestClaimsAreLookedForAFewTimesPerClaimIdle(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	hook := &xautoclaims{}
+	rdb.AddHook(hook)
+	c := NewConsumer(pool, rdb, ConsumerConfig{
+		StreamPrefix: prefix, Group: "claims", Consumer: "claims-1", Block: time.Millisecond, ClaimIdle: time.Hour,
+	}, map[string]Handler{"lead.written": record, "account.created": record})
+	for range 20 {
+		_, err := c.Poll(context.Background())
+		require.NoError(t, err)
+	}
+	require.Equal(t, int64(2), hook.n.Load(), "one look per type, on the first poll")
+}
