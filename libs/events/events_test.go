@@ -201,7 +201,7 @@ func TestRelayWakesOnNotify(t *testing.T) {
 
 	require.Eventually(t, func() bool {
 		listening := count(t, pool, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = $1 AND query = 'LISTEN '||$2`, db.Name, notifyChannel) == 1
+			WHERE datname = $1 AND query = 'LISTEN '||$2`, db.Name, pgx.Identifier{notifyChannel("notified")}.Sanitize()) == 1
 		return listening && rdb.XLen(context.Background(), stream).Val() == 1
 	}, waitFor, 5*time.Millisecond)
 	enqueue(t, pool, "lead.written", 1)

@@ -29,8 +29,10 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// notifyChannel is where Enqueue tells relays (payload: the schema) that rows are waiting.
-const notifyChannel = "events_outbox"
+// notifyChannel is where Enqueue tells the relays of schema's outbox that rows are waiting: a
+// channel per schema, so a service's relay is not woken by every other service's events (they
+// share one database).
+func notifyChannel(schema string) string { return "events_outbox_" + schema }
 
 // Enqueue writes envs to the outbox inside tx, so they are published if and only if the caller's
 // domain write commits. It also notifies the relay, which PostgreSQL delivers only on commit.
@@ -58,8 +60,8 @@ func Enqueue(ctx context.Context, tx pgx.Tx, envs ...Envelope) error {
 			SELECT id, type, account_id, payload::jsonb
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS r(id, type, account_id, payload)
 			RETURNING 1)
-		SELECT pg_notify($5, current_schema()) WHERE EXISTS (SELECT FROM inserted)`,
-		eventIDs, types, accounts, payloads, notifyChannel)
+		SELECT pg_notify($5 || current_schema(), '') WHERE EXISTS (SELECT FROM inserted)`,
+		eventIDs, types, accounts, payloads, notifyChannel(""))
 	if err != nil {
 		return fmt.Errorf("enqueue: insert outbox: %w", err)
 	}

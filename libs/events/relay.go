@@ -405,16 +405,12 @@ func (r *Relay) waitNotifications(ctx context.Context, schema string, wake chan<
 	// A listening connection must not go back to the pool, so it is taken out and closed here.
 	conn := pc.Hijack()
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{notifyChannel(schema)}.Sanitize()); err != nil {
 		return err
 	}
 	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return err
-		}
-		if n.Payload != schema {
-			continue // another service's outbox in the same database
 		}
 		select {
 		case wake <- struct{}{}:
