@@ -289,7 +289,11 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 	}
 	r.mu.Unlock()
 	if len(fresh) > 0 {
-		if err := r.rdb.Del(ctx, rebuildKeys(r.cfg.StreamPrefix, fresh)...).Err(); err != nil {
+		pipe := r.rdb.Pipeline() // a DEL per key: on a cluster the keys may live in different slots
+		for _, typ := range fresh {
+			pipe.Del(ctx, rebuildKey(r.cfg.StreamPrefix, typ))
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
 			return len(batch), fmt.Errorf("events relay: %w", err)
 		}
 	}
@@ -297,14 +301,6 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 		return len(batch), err
 	}
 	return len(batch), nil
-}
-
-func rebuildKeys(prefix string, types []string) []string {
-	keys := make([]string, len(types))
-	for i, typ := range types {
-		keys[i] = rebuildKey(prefix, typ)
-	}
-	return keys
 }
 
 // outboxRow is one row a batch publishes.
