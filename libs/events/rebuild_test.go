@@ -3,9 +3,11 @@ package events
 import (
 	"context"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,11 +37,11 @@ func TestStreamsLostInRedisAreRebuiltFromTheOutbox(t *testing.T) {
 	wipe := func(keys ...string) {
 		t.Helper()
 		if len(keys) == 0 { // everything of this test, as a restart without persistence does
-			var err error
-			keys, err = rdb.Keys(ctx, prefix+":*").Result()
-			require.NoError(t, err)
+			keys = keysOf(t, rdb, prefix+":*")
 		}
-		require.NoError(t, rdb.Del(ctx, keys...).Err())
+		for _, key := range keys { // one by one: a cluster holds them in different slots
+			require.NoError(t, rdb.Del(ctx, key).Err())
+		}
 	}
 	handled := func(want []string) {
 		t.Helper()
@@ -107,4 +109,28 @@ func TestAStreamWrittenBeforeMarkersIsAdoptedNotRebuilt(t *testing.T) {
 	marked, err := rdb.Exists(ctx, markerKey(prefix, typ)).Result()
 	require.NoError(t, err)
 	require.Equal(t, int64(1), marked)
+}
+
+// keysOf lists the keys matching pattern on every master of a cluster, or on the single node.
+func keysOf(t *testing.T, rdb redis.UniversalClient, pattern string) []string {
+	t.Helper()
+	ctx := context.Background()
+	cluster, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		keys, err := rdb.Keys(ctx, pattern).Result()
+		require.NoError(t, err)
+		return keys
+	}
+	var (
+		mu   sync.Mutex
+		keys []string
+	)
+	require.NoError(t, cluster.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+		ks, err := node.Keys(ctx, pattern).Result()
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, ks...)
+		return err
+	}))
+	return keys
 }
