@@ -193,14 +193,26 @@ func sameEventTenTimes(ctx context.Context, s *suite) result {
 
 // redisDown stops Redis for 20 s under load and starts it again, empty (no persistence).
 func redisDown(ctx context.Context, s *suite) result {
+	return dependencyDown(ctx, s, s.redis, 20*time.Second)
+}
+
+// dependency is a private PostgreSQL or Redis of the suite.
+type dependency interface {
+	stop(ctx context.Context) error
+	start(ctx context.Context) error
+}
+
+// dependencyDown stops dep under load for down and starts it again: nothing acknowledged is
+// lost, the only errors are 503, and the deliveries catch up within deliveryBound.
+func dependencyDown(ctx context.Context, s *suite, dep dependency, down time.Duration) result {
 	var res result
 	load := s.startLoad(ctx, true)
 	sleep(ctx, baseline)
-	if err := s.redis.stop(ctx); err != nil {
+	if err := dep.stop(ctx); err != nil {
 		res.fail("%v", err)
 	}
-	sleep(ctx, 20*time.Second)
-	if err := s.redis.start(ctx); err != nil {
+	sleep(ctx, down)
+	if err := dep.start(ctx); err != nil {
 		res.fail("%v", err)
 	}
 	restored := time.Now()
@@ -242,21 +254,7 @@ func redisEmptyWhilePaused(ctx context.Context, s *suite) result {
 // postgresRestart stops PostgreSQL (fast shutdown: sessions terminated), keeps it down 3 s under
 // load and starts it again.
 func postgresRestart(ctx context.Context, s *suite) result {
-	var res result
-	load := s.startLoad(ctx, true)
-	sleep(ctx, baseline)
-	if err := s.pg.stop(ctx); err != nil {
-		res.fail("%v", err)
-	}
-	sleep(ctx, 3*time.Second)
-	if err := s.pg.start(ctx); err != nil {
-		res.fail("%v", err)
-	}
-	restored := time.Now()
-	sleep(ctx, afterDependency)
-	s.settle(ctx, &res, load.stop(), restored, deliveryBound)
-	only503(&res)
-	return res
+	return dependencyDown(ctx, s, s.pg, 3*time.Second)
 }
 
 // rollingRestart restarts both replicas of the service the load reaches, one after the other
