@@ -138,10 +138,13 @@ func (s *Store) Plan(ctx context.Context, accountID string, msg domain.Message) 
 	if s.dispatch == nil {
 		return len(targets), s.planJobs(ctx, accountID, msg, deliveryIDs, subIDs)
 	}
-	until := now.Add(s.dispatch.Lease())
+	// The claim runs on the database's clock, which the sweepers read; the dispatcher keeps its
+	// own copy on this process's clock, which it reads with a margin.
+	lease := s.dispatch.Lease()
+	until := now.Add(lease)
 	if _, err := pgkit.Q(ctx, s.pool).Exec(ctx, `INSERT INTO deliveries (id, subscription_id, event, payload, status, created_at, claimed_until)
-		SELECT d, s, $3, $4, 'pending', $5, $6 FROM unnest($1::text[], $2::text[]) AS r(d, s)`,
-		deliveryIDs, subIDs, msg.Event, msg.Body, now, until); err != nil {
+		SELECT d, s, $3, $4, 'pending', $5, now() + make_interval(secs => $6) FROM unnest($1::text[], $2::text[]) AS r(d, s)`,
+		deliveryIDs, subIDs, msg.Event, msg.Body, now, lease.Seconds()); err != nil {
 		return 0, wrap("plan deliveries", err)
 	}
 	if err := pgkit.AfterCommit(ctx, func() { s.dispatch.Dispatch(until, targets) }); err != nil {
