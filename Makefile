@@ -97,7 +97,7 @@ build: ## Compile every module
 	@for m in $(MODULES); do echo "==> go build $$m"; (cd $$m && go build ./...); done
 
 .PHONY: test
-test: test-unit test-apidocs test-e2e test-k8s ## Unit and component tests, the OpenAPI lint, end-to-end tests through the ingress, chart checks against a real API server
+test: test-unit test-apidocs test-e2e test-k8s test-faults test-scale ## Every test: unit and component, the OpenAPI lint, end-to-end through the ingress, chart checks against a real API server, the fault suite, the scale-out shape
 
 .PHONY: test-unit
 test-unit: deps ## go test -race in every module (component tests use the local PostgreSQL and Redis)
