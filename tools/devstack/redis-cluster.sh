@@ -19,10 +19,39 @@ cluster_ok() {
   [ "$(grep -c master <<<"$nodes")" -eq 3 ] && [ "$(grep -v fail <<<"$nodes" | grep -c ' connected')" -eq 6 ]
 }
 
+# node_dir PORT: the data directory of the Redis node on PORT (empty when none answers).
+node_dir() { { redis-cli -p "$1" config get dir 2>/dev/null || true; } | sed -n 2p; }
+
+# ours: every node runs from this checkout's data directory (another checkout's cluster on the
+# same ports is healthy too, but start PORT could not restart its nodes).
+ours() {
+  local port
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do
+    [ "$(node_dir "$port")" = "$DIR/$port" ] || return 1
+  done
+}
+
+port_free() { ! port_open 127.0.0.1 "$1"; }
+
+# stop_foreign: shut down the nodes another checkout's redis-cluster.sh left on our ports, as
+# make up stops another checkout's stack; anything else on a port is left for up to refuse.
+stop_foreign() {
+  local port dir
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do
+    dir=$(node_dir "$port")
+    if [[ "$dir" == */.devstack/redis-cluster/"$port" && "$dir" != "$DIR/$port" ]]; then
+      say "stopping the Redis Cluster node of another checkout on $port ($dir)"
+      redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+      wait_for "the node on $port to stop" 10 port_free "$port"
+    fi
+  done
+}
+
 up() {
   command -v redis-server >/dev/null || die "redis-server is not installed (make deps)"
-  if cluster_ok; then say "Redis Cluster on 127.0.0.1:${REDIS_CLUSTER_PORTS[*]} is up"; return; fi
+  if cluster_ok && ours; then say "Redis Cluster on 127.0.0.1:${REDIS_CLUSTER_PORTS[*]} is up"; return; fi
   down quiet
+  stop_foreign
   say "starting a Redis Cluster (3 masters, 3 replicas) on 127.0.0.1:${REDIS_CLUSTER_PORTS[*]}"
   local port addrs=()
   for port in "${REDIS_CLUSTER_PORTS[@]}"; do
