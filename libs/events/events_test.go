@@ -545,3 +545,35 @@ func TestClaimsAreLookedForAFewTimesPerClaimIdle(t *testing.T) {
 	}
 	require.Equal(t, int64(2), hook.n.Load(), "one look per type, on the first poll")
 }
+
+// After a batch smaller than BatchSize the lane pauses for Linger, so messages published during
+// the pause are read together and handled in one transaction.
+func TestLingerGathersMessagesIntoOneBatch(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	first := make(chan struct{}, 1)
+	handler := func(ctx context.Context, e Envelope) error {
+		tx, _ := pgkit.TxFrom(ctx)
+		_, err := tx.Exec(ctx, "INSERT INTO seen (event_id, type) VALUES ($1, txid_current()::text)", e.ID)
+		select {
+		case first <- struct{}{}:
+		default:
+		}
+		return err
+	}
+	c := testConsumer(pool, rdb, prefix, uniq("linger", prefix), map[string]Handler{"lead.written": handler})
+	c.cfg.Linger = 2 * time.Second
+	run(t, c.Run)
+	publish(t, pool, rdb, prefix, "lead.written", 1)
+	<-first // the lane now pauses for Linger
+	later := make([]string, 0, 3)
+	for range 3 { // each relayed on its own, as a busy producer would
+		ids, _ := publish(t, pool, rdb, prefix, "lead.written", 1)
+		later = append(later, ids...)
+	}
+	require.Eventually(t, func() bool {
+		return count(t, pool, "SELECT count(*) FROM seen WHERE event_id = ANY($1)", later) == 3
+	}, waitFor, 10*time.Millisecond)
+	require.Equal(t, 1, count(t, pool, "SELECT count(DISTINCT type) FROM seen WHERE event_id = ANY($1)", later),
+		"the three messages published during the pause share one transaction")
+}

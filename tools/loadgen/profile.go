@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,7 +27,8 @@ import (
 
 // Profiler records, around one scenario, where the work went: PostgreSQL's commits, WAL and row
 // changes and scans per table, Redis's calls per command and, when it has a directory, a CPU
-// profile of every service (from its DEBUG_ADDR), written there.
+// profile of every service (from its DEBUG_ADDR) and of the load generator itself (its receivers
+// count as machine CPU), written there.
 type Profiler struct {
 	dir      string            // "" for counts only
 	debug    map[string]string // service -> its DEBUG_ADDR
@@ -88,6 +90,10 @@ func (p *Profiler) Start(ctx context.Context, name string, d time.Duration) (sto
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(p.debug))
+	self, err := p.profileSelf(name)
+	if err != nil {
+		return nil, err
+	}
 	for svc, addr := range p.debug {
 		if p.dir == "" {
 			break
@@ -103,6 +109,9 @@ func (p *Profiler) Start(ctx context.Context, name string, d time.Duration) (sto
 	}
 	return func() (counters, error) {
 		wg.Wait()
+		if err := self(); err != nil {
+			return nil, err
+		}
 		close(errs)
 		for err := range errs {
 			return nil, err
@@ -118,6 +127,26 @@ func (p *Profiler) Start(ctx context.Context, name string, d time.Duration) (sto
 			}
 		}
 		return delta, nil
+	}, nil
+}
+
+// profileSelf starts the load generator's CPU profile (when the profiler has a directory); stop
+// writes it.
+func (p *Profiler) profileSelf(name string) (stop func() error, err error) {
+	if p.dir == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(filepath.Join(p.dir, name+".loadgen.pprof"))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
 	}, nil
 }
 
