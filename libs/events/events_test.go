@@ -209,6 +209,23 @@ func TestRelayWakesOnNotify(t *testing.T) {
 		waitFor, 5*time.Millisecond)
 }
 
+// After a partial batch the relay pauses for Linger: rows committed one by one during the pause
+// go out in one batch (one transaction, so one published_at), not one batch per commit.
+func TestRelayLingerGathersCommitsIntoOneBatch(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 2 * time.Second}).Run)
+	published := func(ids []string) int {
+		return count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NOT NULL AND id = ANY($1)", ids)
+	}
+	first := enqueue(t, pool, "lead.written", 1)
+	require.Eventually(t, func() bool { return published(first) == 1 }, waitFor, 5*time.Millisecond)
+	later := enqueue(t, pool, "lead.written", 3) // three transactions, during the pause
+	require.Eventually(t, func() bool { return published(later) == 3 }, waitFor, 5*time.Millisecond)
+	require.Equal(t, 1, count(t, pool, "SELECT count(DISTINCT published_at) FROM outbox WHERE id = ANY($1)", later))
+	require.EqualValues(t, 4, rdb.XLen(context.Background(), prefix+":lead.written").Val())
+}
+
 func TestRolledBackTxLeavesNoOutboxRow(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)

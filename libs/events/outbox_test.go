@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/contracts"
@@ -46,6 +47,31 @@ func TestOutboxPublishesInTheTransactionOfItsContext(t *testing.T) {
 		return Outbox{}.Publish(ctx, contracts.Event{Type: "Not A Type", AccountID: "acc_1"})
 	})
 	require.Error(t, err)
+}
+
+// A batch sent outside a transaction is one implicit transaction: the queued events commit with
+// the batch's other writes, and a failing statement anywhere in it leaves no event behind.
+func TestOutboxQueueCommitsWithItsBatch(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "svc", Migrations, seenTable)
+	ctx := context.Background()
+	ev := contracts.Event{Type: "lead.written", AccountID: "acc_1", Data: map[string]string{"leadId": "lead_1"}}
+	send := func(then string) error {
+		b := &pgx.Batch{}
+		b.Queue("INSERT INTO seen (event_id, type) VALUES ('e1', 'x')")
+		require.NoError(t, Outbox{}.Queue(ctx, b, ev))
+		b.Queue(then)
+		return pool.SendBatch(ctx, b).Close()
+	}
+
+	require.Error(t, send("SELECT 1/0"))
+	require.Zero(t, count(t, pool, "SELECT count(*) FROM outbox"), "rolled back with the failing statement after it")
+	require.Zero(t, count(t, pool, "SELECT count(*) FROM seen"))
+
+	require.NoError(t, send("SELECT 1"))
+	require.Equal(t, 1, count(t, pool, "SELECT count(*) FROM outbox WHERE type = 'lead.written'"))
+	require.Equal(t, 1, count(t, pool, "SELECT count(*) FROM seen"))
+	require.Error(t, Outbox{}.Queue(ctx, &pgx.Batch{}), "an empty queue is a mistake")
 }
 
 func TestTypedDecodesTheContractType(t *testing.T) {

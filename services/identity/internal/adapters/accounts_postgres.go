@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -65,12 +64,6 @@ func nullTime(t time.Time) *time.Time {
 	return &t
 }
 
-// uniqueViolation reports a unique index refusing a row: here always an email in use.
-func uniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
-}
-
 func (r *AccountRepository) Create(ctx context.Context, a *account.Account) error {
 	s := a.Snapshot()
 	return pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
@@ -79,7 +72,7 @@ func (r *AccountRepository) Create(ctx context.Context, a *account.Account) erro
 			VALUES ($1, $2, nullif($3, ''), $4, $5, nullif($6, ''), $7, $8, $9, $10, $11, $12, nullif($13, ''), $14)`,
 			s.ID, s.Email, s.PasswordHash, s.Plan, s.Role, s.OwnerID, s.BusinessName, s.OwnerName,
 			s.Phone, s.Status, s.CreatedAt, s.UpdatedAt, s.InviteHash, nullTime(s.InviteExpiresAt))
-		if uniqueViolation(err) {
+		if pgkit.UniqueViolation(err) {
 			return account.ErrEmailTaken
 		}
 		if err != nil {
@@ -137,7 +130,7 @@ func (r *AccountRepository) Update(ctx context.Context, id string, fn func(conte
 			s.ID, s.PasswordHash, s.Plan, s.Status, s.BusinessName, s.OwnerName, s.Phone, s.UpdatedAt,
 			nullTime(s.TokensNotBefore), nullTime(s.LastLoginAt), s.InviteHash, nullTime(s.InviteExpiresAt),
 			s.HealthScore, s.HealthTier, nullTime(s.HealthAt))
-		if uniqueViolation(err) {
+		if pgkit.UniqueViolation(err) {
 			return account.ErrEmailTaken
 		}
 		if err != nil {

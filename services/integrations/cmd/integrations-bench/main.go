@@ -49,7 +49,7 @@ func main() {
 	flag.IntVar(&o.accounts, "accounts", 20, "accounts the events are spread over")
 	flag.IntVar(&o.workers, "workers", 100, "delivery workers (INTEGRATIONS_DELIVERY_CONCURRENCY)")
 	flag.IntVar(&o.perAccount, "account-workers", 10, "one account's share of the workers (INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY)")
-	flag.IntVar(&o.consumers, "consumers", 4, "event consumers (INTEGRATIONS_EVENT_CONSUMERS)")
+	flag.IntVar(&o.consumers, "consumers", 1, "event consumers (INTEGRATIONS_EVENT_CONSUMERS)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database afterwards, to inspect outbox, deliveries and attempts")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))

@@ -1,7 +1,8 @@
 // Package app holds the integrations use cases. Each is a struct with a Handle method over narrow
 // interfaces that the adapters implement. A use case's unit of work is the transaction its ctx
 // carries (an event consumer's, or one a Transactor opened), which the stores and the outbox
-// join, so its writes and events commit together.
+// join, so its writes and events commit together. Accepting an inbound event, the hottest write,
+// is one store call instead (InboxStore.Accept), so that the store can send it in one round trip.
 package app
 
 import (

@@ -34,6 +34,9 @@ type InboundRecord struct {
 	IdempotencyKey string
 	BodyHash       []byte
 	ReceivedAt     time.Time
+	// LeadID is the lead a new_lead names (leadsevents.LeadID), which storing the record makes
+	// known (KnownLeads); empty for other events.
+	LeadID string
 }
 
 // SecretStore keeps the hashed inbound webhook secrets.
@@ -48,10 +51,18 @@ type SecretStore interface {
 
 // InboxStore stores inbound events durably.
 type InboxStore interface {
-	// Accept stores rec, unless the account already has a record with the same idempotency key
-	// (or, without a key, the same body hash received after since); then it stores nothing and
-	// returns that record with created false. It joins the transaction ctx carries.
-	Accept(ctx context.Context, rec InboundRecord, since time.Time) (stored InboundRecord, created bool, err error)
+	// Accept stores rec, makes rec.LeadID known (when set) and publishes ev, all in one unit of
+	// work, unless the account already has a copy of rec: a record with the same idempotency key
+	// or, both without one, the same body hash received after since. Then it writes nothing and
+	// returns that copy.
+	Accept(ctx context.Context, rec InboundRecord, since time.Time, ev contracts.Event) (Accepted, error)
+}
+
+// Accepted is what Accept made of a record.
+type Accepted struct {
+	Stored  InboundRecord // the record, or the copy stored before it
+	Created bool          // the record was stored; false for a copy
+	Merged  bool          // stored, and its lead was known already
 }
 
 // KnownLeads is the set of leads known to be on each account's sheet (ids from
@@ -82,10 +93,7 @@ type InboundResult struct {
 // publishes inbound.<event> with it.
 type ReceiveInbound struct {
 	Secrets SecretStore
-	Tx      Transactor
 	Inbox   InboxStore
-	Leads   KnownLeads
-	Outbox  Outbox
 	Now     Clock
 }
 
@@ -108,38 +116,22 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 		ID: ids.New("svc"), AccountID: accountID, Event: in.Event, Fields: in.Fields, Extras: in.Extras,
 		IdempotencyKey: cmd.IdempotencyKey, BodyHash: bodyHash(in), ReceivedAt: now,
 	}
-	var (
-		stored  InboundRecord
-		created bool
-		merged  bool
-	)
-	err = h.Tx.InTx(ctx, func(ctx context.Context) error {
-		var err error
-		stored, created, err = h.Inbox.Accept(ctx, rec, now.Add(-DuplicateWindow))
-		if err != nil || !created {
-			return err
-		}
-		if rec.Event == domain.InboundNewLead {
-			fresh, err := h.Leads.KnowLead(ctx, accountID, leadsevents.LeadID(accountID, rec.Fields["email"]))
-			if err != nil {
-				return err
-			}
-			merged = !fresh
-		}
-		ev, err := inboundEvent(rec)
-		if err != nil {
-			return err
-		}
-		return h.Outbox.Publish(ctx, ev)
-	})
+	if rec.Event == domain.InboundNewLead {
+		rec.LeadID = leadsevents.LeadID(accountID, rec.Fields["email"])
+	}
+	ev, err := inboundEvent(rec)
+	if err != nil {
+		return InboundResult{}, err
+	}
+	acc, err := h.Inbox.Accept(ctx, rec, now.Add(-DuplicateWindow), ev)
 	if err != nil {
 		return InboundResult{}, fmt.Errorf("accept inbound %s: %w", in.Event, err)
 	}
-	id := stored.ID
-	if stored.Event == domain.InboundNewLead {
-		id = leadsevents.LeadID(accountID, stored.Fields["email"])
+	id := acc.Stored.ID
+	if acc.Stored.Event == domain.InboundNewLead {
+		id = leadsevents.LeadID(accountID, acc.Stored.Fields["email"])
 	}
-	return InboundResult{ID: id, Event: stored.Event, Duplicate: !created, Merged: merged}, nil
+	return InboundResult{ID: id, Event: acc.Stored.Event, Duplicate: !acc.Created, Merged: acc.Merged}, nil
 }
 
 func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string, error) {

@@ -37,8 +37,8 @@ func (f fakeSecrets) SetSecret(_ context.Context, account string, hash []byte) e
 	return nil
 }
 
-// fakeInbox accepts every record, or none as duplicates; as the outbox and unit of work too, it
-// keeps what was published.
+// fakeInbox accepts every record, or none as duplicates, keeping the leads it made known and
+// the events it published.
 type fakeInbox struct {
 	rec       app.InboundRecord
 	since     time.Time
@@ -47,26 +47,22 @@ type fakeInbox struct {
 	known     map[string]bool
 }
 
-func (f *fakeInbox) KnowLead(_ context.Context, accountID, leadID string) (bool, error) {
-	if f.known == nil {
-		f.known = map[string]bool{}
-	}
-	fresh := !f.known[accountID+" "+leadID]
-	f.known[accountID+" "+leadID] = true
-	return fresh, nil
-}
-
-func (f *fakeInbox) Accept(_ context.Context, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
+func (f *fakeInbox) Accept(_ context.Context, rec app.InboundRecord, since time.Time, ev contracts.Event) (app.Accepted, error) {
 	f.rec, f.since = rec, since
-	return rec, !f.duplicate, nil
+	if f.duplicate {
+		return app.Accepted{Stored: rec}, nil
+	}
+	acc := app.Accepted{Stored: rec, Created: true}
+	if rec.LeadID != "" {
+		if f.known == nil {
+			f.known = map[string]bool{}
+		}
+		acc.Merged = f.known[rec.AccountID+" "+rec.LeadID]
+		f.known[rec.AccountID+" "+rec.LeadID] = true
+	}
+	f.published = append(f.published, ev)
+	return acc, nil
 }
-
-func (f *fakeInbox) Publish(_ context.Context, evs ...contracts.Event) error {
-	f.published = append(f.published, evs...)
-	return nil
-}
-
-func (f *fakeInbox) InTx(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
 
 func TestReceiveInbound(t *testing.T) {
 	t.Parallel()
@@ -74,7 +70,7 @@ func TestReceiveInbound(t *testing.T) {
 	inbox := &fakeInbox{}
 	h := app.ReceiveInbound{
 		Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
-		Tx:      inbox, Inbox: inbox, Leads: inbox, Outbox: inbox, Now: func() time.Time { return now },
+		Inbox:   inbox, Now: func() time.Time { return now },
 	}
 	body := domaintest.Body(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com"}`)
 
@@ -96,6 +92,7 @@ func TestReceiveInbound(t *testing.T) {
 	require.Equal(t, "acc_1", inbox.rec.AccountID)
 	require.Equal(t, "k1", inbox.rec.IdempotencyKey)
 	require.Equal(t, now.Add(-24*time.Hour), inbox.since)
+	require.Equal(t, leadsevents.LeadID("acc_1", "jane@example.com"), inbox.rec.LeadID, "storing a new_lead makes its lead known")
 	require.Equal(t, []contracts.Event{{Type: integrationsevents.InboundNewLead, AccountID: "acc_1",
 		Data: integrationsevents.NewLeadData{InboundID: inbox.rec.ID, Name: "Jane", Email: "jane@example.com", Extras: map[string]string{}}}}, inbox.published)
 
@@ -119,7 +116,7 @@ func TestInboundPayloadsCarryEveryField(t *testing.T) {
 	secret := string(domain.NewAccountSecret())
 	inbox := &fakeInbox{}
 	h := app.ReceiveInbound{Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
-		Tx: inbox, Inbox: inbox, Leads: inbox, Outbox: inbox, Now: func() time.Time { return now }}
+		Inbox: inbox, Now: func() time.Time { return now }}
 	for typ, body := range map[string]string{
 		integrationsevents.InboundNewLead: `{"event":"new_lead","name":"Jane","email":"jane@example.com","phone":"+15125550101",
 			"source":"form","notes":"call after 5"}`,
@@ -132,6 +129,9 @@ func TestInboundPayloadsCarryEveryField(t *testing.T) {
 		_, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: domaintest.Body(t, body)})
 		require.NoError(t, err, typ)
 		require.Len(t, inbox.published, 1, typ)
+		if typ != integrationsevents.InboundNewLead {
+			require.Empty(t, inbox.rec.LeadID, "only a new_lead names a lead")
+		}
 		require.Equal(t, typ, inbox.published[0].Type)
 		got, err := json.Marshal(inbox.published[0].Data)
 		require.NoError(t, err)

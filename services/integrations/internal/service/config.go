@@ -34,9 +34,10 @@ type Config struct {
 	DeliveryPollInterval       time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
 	DeliveryCooldown           time.Duration `env:"INTEGRATIONS_DELIVERY_FETCH_COOLDOWN" envDefault:"20ms"`
 
-	// EventConsumers is how many consumers of the group this process runs; each handles one
-	// event at a time, so more of them plan deliveries for more events at once.
-	EventConsumers int `env:"INTEGRATIONS_EVENT_CONSUMERS" envDefault:"4"`
+	// EventConsumers is how many consumers of the group this process runs. Each handles a read
+	// batch per transaction, and the events split among more consumers make smaller batches, so
+	// more work per event: add consumers only when one cannot keep up with its transactions.
+	EventConsumers int `env:"INTEGRATIONS_EVENT_CONSUMERS" envDefault:"1"`
 
 	RetryBase    time.Duration `env:"INTEGRATIONS_RETRY_BASE" envDefault:"30s"`
 	RetryCap     time.Duration `env:"INTEGRATIONS_RETRY_CAP" envDefault:"6h"`

@@ -93,7 +93,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
 	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}
 	a := app.Application{
-		ReceiveInbound: app.ReceiveInbound{Secrets: store, Tx: uow, Inbox: store, Leads: store, Outbox: outbox, Now: now},
+		ReceiveInbound: app.ReceiveInbound{Secrets: store, Inbox: store, Now: now},
 		RotateSecret:   app.RotateSecret{Secrets: store},
 		ProjectAccount: app.ProjectAccount{Accounts: store},
 		Hooks:          app.Hooks{Store: store, Policy: policy, Now: now},

@@ -2,13 +2,14 @@ package postgres
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bizassist/bizassist/libs/contracts"
+	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -27,17 +28,27 @@ func (s *Store) SaveAccount(ctx context.Context, a app.NewAccount, secretHash []
 	})
 }
 
-// SecretOwner implements app.SecretStore.
+// SecretOwner implements app.SecretStore. The inbound route looks a secret up on every request,
+// so an owner found is remembered for secretsRemembered: a rotation through this process is seen
+// at once, one through another replica within that time.
 func (s *Store) SecretOwner(ctx context.Context, hash []byte) (string, []byte, error) {
+	if accountID, stored, ok := s.secrets.recall(hash); ok {
+		return accountID, stored, nil
+	}
 	var accountID string
 	var stored []byte
 	err := s.pool.QueryRow(ctx, `SELECT account_id, secret_hash FROM webhook_secrets WHERE secret_hash = $1`, hash).
 		Scan(&accountID, &stored)
-	return accountID, stored, wrap("look up secret", notFound(err))
+	if err != nil {
+		return "", nil, wrap("look up secret", notFound(err))
+	}
+	s.secrets.remember(hash, accountID, stored)
+	return accountID, stored, nil
 }
 
 // SetSecret implements app.SecretStore.
 func (s *Store) SetSecret(ctx context.Context, accountID string, hash []byte) error {
+	defer s.secrets.forget()
 	tag, err := s.pool.Exec(ctx, `INSERT INTO webhook_secrets (account_id, secret_hash)
 		SELECT id, $2 FROM accounts WHERE id = $1 AND role = 'owner'
 		ON CONFLICT (account_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, rotated_at = now()`, accountID, hash)
@@ -54,73 +65,104 @@ func (s *Store) OwnerByEmail(ctx context.Context, email string) (string, error) 
 	return id, wrap("find owner", notFound(err))
 }
 
-// Accept implements app.InboxStore, in the transaction ctx must carry (not a savepoint of it:
-// a failure fails the whole unit of work anyway). A transaction-scoped
-// advisory lock on (account, body hash) serialises concurrent copies of one delivery, so exactly
-// one of them inserts; the lock lasts until the caller's unit of work commits, so its events are
-// in before the next copy looks.
-func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
-	tx, ok := pgkit.TxFrom(ctx)
-	if !ok {
-		return app.InboundRecord{}, false, errors.New("accept inbound: ctx carries no transaction for the lock to last until")
+// Accept implements app.InboxStore in one round trip: the record, its lead and its event are one
+// batch, which PostgreSQL runs as one implicit transaction. Copies are refused by unique indexes
+// (the idempotency key's, or the body's among records without a key), not looked for: a copy
+// arriving while the original commits waits for it, then fails its insert, and the whole batch
+// rolls back. Only then is the stored copy read, in a second round trip.
+func (s *Store) Accept(ctx context.Context, rec app.InboundRecord, since time.Time, ev contracts.Event) (app.Accepted, error) {
+	// A copy found gone (its window ended in between) no longer refuses rec: try once more.
+	for try := 0; ; try++ {
+		acc, err := s.accept(ctx, rec, since, ev)
+		if !errors.Is(err, errCopy) {
+			return acc, wrap("accept inbound", err)
+		}
+		stored, err := s.storedCopy(ctx, rec)
+		if errors.Is(err, app.ErrNotFound) && try == 0 {
+			continue
+		}
+		return app.Accepted{Stored: stored}, wrap("read the stored copy", err)
 	}
-	stored, created, err := accept(ctx, tx, rec, since)
-	if err != nil {
-		return app.InboundRecord{}, false, wrap("accept inbound", err)
-	}
-	return stored, created, nil
 }
 
-// accept stores rec unless a copy of it is already in the inbox, and returns the stored record.
-func accept(ctx context.Context, tx pgx.Tx, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
+// errCopy is an insert into the inbox that a unique index refused: a copy is stored.
+var errCopy = errors.New("a copy of the inbound event is stored")
+
+func (s *Store) accept(ctx context.Context, rec app.InboundRecord, since time.Time, ev contracts.Event) (app.Accepted, error) {
 	fields, err := json.Marshal(rec.Fields)
 	if err != nil {
-		return app.InboundRecord{}, false, err
+		return app.Accepted{}, err
 	}
 	extras, err := json.Marshal(rec.Extras)
 	if err != nil {
-		return app.InboundRecord{}, false, err
+		return app.Accepted{}, err
 	}
-	lockKey := rec.AccountID + ":" + rec.IdempotencyKey
-	if rec.IdempotencyKey == "" {
-		lockKey = rec.AccountID + ":" + hex.EncodeToString(rec.BodyHash)
+	b := &pgx.Batch{}
+	byBody := rec.IdempotencyKey == ""
+	if byBody {
+		// The copy received before since no longer refuses this body.
+		b.Queue(`UPDATE inbox SET dedupes_body = false
+			WHERE account_id = $1 AND body_hash = $2 AND dedupes_body AND received_at < $3`, rec.AccountID, rec.BodyHash, since)
 	}
-	// One round trip: the lock, then the look-up, whose snapshot is taken after the lock is held.
-	batch := &pgx.Batch{}
-	batch.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lockKey)
-	if rec.IdempotencyKey != "" {
-		batch.Queue(`SELECT id, event, fields, received_at FROM inbox WHERE account_id = $1 AND idempotency_key = $2`,
-			rec.AccountID, rec.IdempotencyKey)
-	} else {
-		batch.Queue(`SELECT id, event, fields, received_at FROM inbox
-			WHERE account_id = $1 AND body_hash = $2 AND received_at >= $3 ORDER BY received_at DESC LIMIT 1`,
-			rec.AccountID, rec.BodyHash, since)
+	b.Queue(`INSERT INTO inbox (id, account_id, event, fields, extras, idempotency_key, body_hash, received_at, dedupes_body)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, $9)`,
+		rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt, byBody)
+	if rec.LeadID != "" {
+		b.Queue(`INSERT INTO known_leads (account_id, lead_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, rec.AccountID, rec.LeadID)
 	}
-	results := tx.SendBatch(ctx, batch)
-	if _, err := results.Exec(); err != nil {
-		_ = results.Close()
-		return app.InboundRecord{}, false, err
+	if err := (events.Outbox{}).Queue(ctx, b, ev); err != nil {
+		return app.Accepted{}, err
 	}
-	row := results.QueryRow()
-	stored := rec
-	var event string
-	err = row.Scan(&stored.ID, &event, &stored.Fields, &stored.ReceivedAt)
-	if closeErr := results.Close(); closeErr != nil && (err == nil || errors.Is(err, pgx.ErrNoRows)) {
+	results := s.pool.SendBatch(ctx, b)
+	acc, err := readAccept(results, rec, byBody)
+	if closeErr := results.Close(); err == nil {
 		err = closeErr
 	}
-	if err == nil {
-		stored.Event = domain.InboundEvent(event)
-		return stored, false, nil
+	if pgkit.UniqueViolation(err, "inbox_idempotency_key", "inbox_body_copies") {
+		return app.Accepted{}, errCopy
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return app.InboundRecord{}, false, err
+	return acc, err
+}
+
+// readAccept reads the results of accept's batch, in the order it queued them.
+func readAccept(results pgx.BatchResults, rec app.InboundRecord, byBody bool) (app.Accepted, error) {
+	if byBody {
+		if _, err := results.Exec(); err != nil {
+			return app.Accepted{}, err
+		}
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO inbox (id, account_id, event, fields, extras, idempotency_key, body_hash, received_at)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8)`,
-		rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt); err != nil {
-		return app.InboundRecord{}, false, err
+	if _, err := results.Exec(); err != nil {
+		return app.Accepted{}, err
 	}
-	return rec, true, nil
+	acc := app.Accepted{Stored: rec, Created: true}
+	if rec.LeadID != "" {
+		tag, err := results.Exec()
+		if err != nil {
+			return app.Accepted{}, err
+		}
+		acc.Merged = tag.RowsAffected() == 0
+	}
+	if _, err := results.Exec(); err != nil {
+		return app.Accepted{}, err
+	}
+	return acc, nil
+}
+
+// storedCopy reads the record that refused rec as a copy; ErrNotFound when there is none.
+func (s *Store) storedCopy(ctx context.Context, rec app.InboundRecord) (app.InboundRecord, error) {
+	where, arg := `idempotency_key = $2`, any(rec.IdempotencyKey)
+	if rec.IdempotencyKey == "" {
+		where, arg = `body_hash = $2 AND dedupes_body`, rec.BodyHash
+	}
+	stored := rec
+	var event string
+	err := s.pool.QueryRow(ctx, `SELECT id, event, fields, received_at FROM inbox WHERE account_id = $1 AND `+where,
+		rec.AccountID, arg).Scan(&stored.ID, &event, &stored.Fields, &stored.ReceivedAt)
+	if err != nil {
+		return app.InboundRecord{}, notFound(err)
+	}
+	stored.Event = domain.InboundEvent(event)
+	return stored, nil
 }
 
 // KnowLead implements app.KnownLeads.

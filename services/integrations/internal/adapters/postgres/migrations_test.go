@@ -116,3 +116,32 @@ func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
 	_, err := pool.Exec(context.Background(), `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status) VALUES ('hook_a4', 'acc_1', 'new_lead', 'https://a.example/x', 's', 'active')`)
 	require.ErrorContains(t, err, "duplicate key", "the database itself refuses a second copy")
 }
+
+// Records stored before copies were refused by an index: the newest record without a key of each
+// body within the window refuses copies from then on; older ones, and keyed ones, do not.
+func TestInboxRecordsWithinTheWindowRefuseCopiesAfterTheUpgrade(t *testing.T) {
+	t.Parallel()
+	pool, upgrade := migratedBefore(t, "006")
+	exec(t, pool, `INSERT INTO accounts (id, email, role) VALUES ('acc_1', 'a@example.com', 'owner')`)
+	records := []struct {
+		id, key string
+		hash    byte
+		age     string
+	}{
+		{"svc_old", "", 1, "30 hours"},
+		{"svc_recent", "", 1, "2 hours"},
+		{"svc_keyed", "k-1", 1, "1 hour"},
+		{"svc_other", "", 2, "3 hours"},
+		{"svc_stale", "", 3, "25 hours"},
+	}
+	for _, r := range records {
+		exec(t, pool, `INSERT INTO inbox (id, account_id, event, fields, idempotency_key, body_hash, received_at)
+			VALUES ($1, 'acc_1', 'new_lead', '{}', NULLIF($2, ''), $3, now() - $4::interval)`, r.id, r.key, []byte{r.hash}, r.age)
+	}
+	upgrade()
+
+	require.Equal(t, []string{"svc_other", "svc_recent"}, column(t, pool, `SELECT id FROM inbox WHERE dedupes_body ORDER BY id`))
+	_, err := pool.Exec(context.Background(), `INSERT INTO inbox (id, account_id, event, fields, body_hash, dedupes_body)
+		VALUES ('svc_copy', 'acc_1', 'new_lead', '{}', $1, true)`, []byte{1})
+	require.ErrorContains(t, err, "inbox_body_copies", "the database itself refuses a copy")
+}

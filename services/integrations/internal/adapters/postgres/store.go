@@ -39,7 +39,8 @@ type Store struct {
 	box      *sealbox.Box
 	records  *pgkit.Group[app.AttemptRecord]
 	// reads serves the delivery log, which tolerates replication lag (UseReplica).
-	reads *pgkit.Reads
+	reads   *pgkit.Reads
+	secrets rememberedSecrets
 }
 
 // Bounds of one group commit of delivery attempts: a batch holds what the workers recorded while

@@ -2,11 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/contracts"
@@ -74,23 +76,10 @@ func record(key string, hash byte) app.InboundRecord {
 		BodyHash: []byte{hash}, ReceivedAt: time.Now().UTC()}
 }
 
-// accept is what ReceiveInbound does with the store: Accept and, when it created the record,
-// publish the event, in one unit of work.
-func accept(uow pgkit.Transactor, store *postgres.Store, rec app.InboundRecord, since time.Time) (app.InboundRecord, bool, error) {
-	var (
-		stored  app.InboundRecord
-		created bool
-	)
-	err := uow.InTx(context.Background(), func(ctx context.Context) error {
-		var err error
-		stored, created, err = store.Accept(ctx, rec, since)
-		if err != nil || !created {
-			return err
-		}
-		return events.Outbox{}.Publish(ctx, contracts.Event{Type: "inbound.new_lead", AccountID: rec.AccountID,
-			Data: map[string]string{"inboundId": rec.ID}})
-	})
-	return stored, created, err
+// accept stores rec as ReceiveInbound does, with its inbound.new_lead event.
+func accept(store *postgres.Store, rec app.InboundRecord, since time.Time) (app.Accepted, error) {
+	return store.Accept(context.Background(), rec, since, contracts.Event{Type: "inbound.new_lead", AccountID: rec.AccountID,
+		Data: map[string]string{"inboundId": rec.ID}})
 }
 
 // Copies of one delivery arriving at once (a sender retrying on a timeout) store one record.
@@ -99,7 +88,7 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 	for name, key := range map[string]string{"by idempotency key": "k-1", "by body": ""} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			store, sqlInt, uow := newStoreAndUnitOfWork(t)
+			store, sqlInt := newStore(t)
 			var wg sync.WaitGroup
 			results := make(chan app.InboundRecord, 8)
 			created := make(chan bool, 8)
@@ -108,10 +97,10 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					rec := record(key, 7)
-					stored, ok, err := accept(uow, store, rec, time.Now().Add(-time.Hour))
+					acc, err := accept(store, rec, time.Now().Add(-time.Hour))
 					require.NoError(t, err)
-					results <- stored
-					created <- ok
+					results <- acc.Stored
+					created <- acc.Created
 				}()
 			}
 			wg.Wait()
@@ -136,17 +125,90 @@ func TestConcurrentCopiesOfOneInboundEventStoreOneRecord(t *testing.T) {
 
 func TestTheSameBodyAfterTheWindowIsANewEvent(t *testing.T) {
 	t.Parallel()
-	store, sqlInt, uow := newStoreAndUnitOfWork(t)
+	store, sqlInt := newStore(t)
 	old := record("", 9)
 	old.ReceivedAt = time.Now().Add(-25 * time.Hour)
-	_, created, err := accept(uow, store, old, time.Now().Add(-24*time.Hour))
+	acc, err := accept(store, old, time.Now().Add(-48*time.Hour))
 	require.NoError(t, err)
-	require.True(t, created)
-	fresh := record("", 9)
-	_, created, err = accept(uow, store, fresh, time.Now().Add(-24*time.Hour))
+	require.True(t, acc.Created)
+	acc, err = accept(store, record("", 9), time.Now().Add(-24*time.Hour))
 	require.NoError(t, err)
-	require.True(t, created)
+	require.True(t, acc.Created)
 	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM inbox`))
+
+	within := record("", 9)
+	acc, err = accept(store, within, time.Now().Add(-24*time.Hour))
+	require.NoError(t, err)
+	require.False(t, acc.Created, "within the window of the newer one it is a copy")
+	require.NotEqual(t, within.ID, acc.Stored.ID)
+	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM inbox`))
+	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM outbox`))
+
+	keyed := record("k-9", 9)
+	acc, err = accept(store, keyed, time.Now().Add(-24*time.Hour))
+	require.NoError(t, err)
+	require.True(t, acc.Created, "a key makes the record its own event, whatever its body")
+}
+
+// Storing a new_lead makes its lead known: the first record of an email creates the lead, a
+// later one (another body) merges into it. A record the database refuses leaves nothing behind.
+func TestAcceptMakesTheLeadKnownInTheSameTransaction(t *testing.T) {
+	t.Parallel()
+	store, sqlInt := newStore(t)
+	since := time.Now().Add(-time.Hour)
+	first := record("", 1)
+	first.LeadID = "lead_1"
+	acc, err := accept(store, first, since)
+	require.NoError(t, err)
+	require.True(t, acc.Created)
+	require.False(t, acc.Merged)
+
+	again := record("", 2)
+	again.LeadID = "lead_1"
+	acc, err = accept(store, again, since)
+	require.NoError(t, err)
+	require.True(t, acc.Created)
+	require.True(t, acc.Merged, "the same lead again")
+
+	copied := record("", 2)
+	copied.LeadID = "lead_1"
+	acc, err = accept(store, copied, since)
+	require.NoError(t, err)
+	require.False(t, acc.Created)
+	require.False(t, acc.Merged, "a copy merges nothing: it is not stored")
+	require.Equal(t, 1, sqlInt(`SELECT count(*) FROM known_leads`))
+
+	stranger := record("", 3)
+	stranger.AccountID, stranger.LeadID = "acc_unknown", "lead_2"
+	_, err = accept(store, stranger, since)
+	require.Error(t, err, "an account this service does not know")
+	require.Zero(t, sqlInt(`SELECT count(*) FROM known_leads WHERE lead_id = 'lead_2'`))
+	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM inbox`))
+	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM outbox`))
+}
+
+// A looked-up secret is remembered briefly: a rotation through the same store is seen at once,
+// one through another replica once the memory runs out.
+func TestRememberedSecretsFollowRotation(t *testing.T) {
+	t.Parallel()
+	store, _, uow := newStoreAndUnitOfWork(t)
+	replica := postgres.New(uow.DB.(*pgxpool.Pool), noJobs{}, sealboxtest.New(t))
+	ctx := context.Background()
+	owner, _, err := store.SecretOwner(ctx, domain.HashSecret("s"))
+	require.NoError(t, err)
+	require.Equal(t, "acc_1", owner)
+
+	require.NoError(t, store.SetSecret(ctx, "acc_1", domain.HashSecret("second")))
+	_, _, err = store.SecretOwner(ctx, domain.HashSecret("s"))
+	require.ErrorIs(t, err, app.ErrNotFound, "rotated here: forgotten at once")
+
+	_, _, err = store.SecretOwner(ctx, domain.HashSecret("second"))
+	require.NoError(t, err)
+	require.NoError(t, replica.SetSecret(ctx, "acc_1", domain.HashSecret("third")))
+	require.Eventually(t, func() bool {
+		_, _, err := store.SecretOwner(ctx, domain.HashSecret("second"))
+		return errors.Is(err, app.ErrNotFound)
+	}, 10*time.Second, 50*time.Millisecond, "rotated by another replica: forgotten when remembered too long")
 }
 
 func TestSecretsAreOnlyForKnownOwners(t *testing.T) {

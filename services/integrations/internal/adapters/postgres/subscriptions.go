@@ -199,8 +199,8 @@ func (s *Store) Record(ctx context.Context, r app.AttemptRecord) error {
 
 // recordAll logs the attempts and applies their effects in one transaction: the attempt rows
 // and delivery states of the whole batch in one statement, with what only some attempts change
-// (a subscription's failure streak, its removal or disabling) in the same round trip, and a
-// second one when dispatched deliveries need their retry jobs.
+// (a subscription's failure streak, its removal or disabling) in the same round trip, the only
+// one unless dispatched deliveries need their retry jobs (River queues them in a transaction).
 func (s *Store) recordAll(ctx context.Context, records []app.AttemptRecord) error {
 	var (
 		attempts attemptRows
@@ -231,6 +231,10 @@ func (s *Store) recordAll(ctx context.Context, records []app.AttemptRecord) erro
 	}
 	for _, r := range records {
 		queueEffects(batch, r)
+	}
+	if len(retries) == 0 {
+		// One round trip: a batch sent outside a transaction is one implicit transaction.
+		return s.pool.SendBatch(ctx, batch).Close()
 	}
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
