@@ -492,13 +492,17 @@ func parseEnvelope(raw, typ string) (Envelope, error) {
 // message's result, or the first handler error, which rolls everything back.
 func (c *Consumer) process(ctx context.Context, ds []delivery) ([]string, error) {
 	results := make([]string, len(ds))
-	err := pgkit.InTx(ctx, c.pool, func(tx pgx.Tx) error {
-		ids := make([]string, len(ds))
-		for i, d := range ds {
-			ids[i] = d.env.ID
-		}
-		rows, err := tx.Query(ctx, `INSERT INTO processed_events (consumer_group, event_id)
-			SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`, c.cfg.Group, ids)
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.env.ID
+	}
+	// The record goes in the round trip that begins the transaction.
+	record := &pgx.Batch{}
+	record.Queue(`INSERT INTO processed_events (consumer_group, event_id)
+		SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`, c.cfg.Group, ids)
+	todo := make(map[string]bool, len(ds))
+	read := func(br pgx.BatchResults) error {
+		rows, err := br.Query()
 		if err != nil {
 			return fmt.Errorf("record processed events: %w", err)
 		}
@@ -506,10 +510,12 @@ func (c *Consumer) process(ctx context.Context, ds []delivery) ([]string, error)
 		if err != nil {
 			return fmt.Errorf("record processed events: %w", err)
 		}
-		todo := make(map[string]bool, len(fresh))
 		for _, id := range fresh {
 			todo[id] = true
 		}
+		return nil
+	}
+	err := pgkit.InTxWith(ctx, c.pool, record, read, func(tx pgx.Tx) error {
 		for i, d := range ds {
 			if !todo[d.env.ID] {
 				results[i] = "duplicate" // recorded before, or earlier in this batch

@@ -235,9 +235,12 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 		batch []outboxRow
 		lost  []string // types of the batch whose stream was lost
 	)
-	err := pgkit.InTx(ctx, r.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id, type, payload::text FROM outbox
-			WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`, r.cfg.BatchSize)
+	// The rows are locked in the round trip that begins the transaction.
+	sel := &pgx.Batch{}
+	sel.Queue(`SELECT id, type, payload::text FROM outbox
+		WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`, r.cfg.BatchSize)
+	read := func(br pgx.BatchResults) error {
+		rows, err := br.Query()
 		if err != nil {
 			return fmt.Errorf("select outbox: %w", err)
 		}
@@ -245,6 +248,9 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 		if err != nil {
 			return fmt.Errorf("select outbox: %w", err)
 		}
+		return nil
+	}
+	err := pgkit.InTxWith(ctx, r.pool, sel, read, func(tx pgx.Tx) error {
 		if len(batch) == 0 {
 			return nil
 		}

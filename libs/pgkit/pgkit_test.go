@@ -232,3 +232,50 @@ func TestJoinTxRunsInTheCallersTransactionAndAFailureDoomsIt(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 	require.Equal(t, 2, count(), "nothing of the doomed transaction was committed")
 }
+
+// InTxWith's first statements share the transaction with fn's work: both commit, or neither.
+func TestInTxWithBeginsWithTheFirstStatements(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "shop", widgets)
+	ctx := context.Background()
+	count := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM widgets").Scan(&n))
+		return n
+	}
+	first := func(id int) *pgx.Batch {
+		b := &pgx.Batch{}
+		b.Queue("INSERT INTO widgets (id, name) VALUES ($1, 'first') RETURNING id", id)
+		return b
+	}
+	var got int
+	read := func(br pgx.BatchResults) error { return br.QueryRow().Scan(&got) }
+	hooked := false
+	err := pgkit.InTxWith(ctx, pool, first(1), read, func(tx pgx.Tx) error {
+		require.NoError(t, pgkit.AfterCommit(pgkit.WithTx(ctx, tx), func() { hooked = true }))
+		var inTx int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM widgets WHERE id = 1").Scan(&inTx); err != nil {
+			return err
+		}
+		require.Equal(t, 1, inTx, "fn sees the first statements' writes")
+		_, err := tx.Exec(ctx, "INSERT INTO widgets (id, name) VALUES (2, 'then')")
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, got)
+	require.Equal(t, 2, count())
+	require.True(t, hooked, "after-commit hooks run")
+
+	boom := errors.New("boom")
+	require.ErrorIs(t, pgkit.InTxWith(ctx, pool, first(3), read, func(pgx.Tx) error { return boom }), boom)
+	require.Equal(t, 2, count(), "fn failed: the first statements roll back with it")
+	require.Error(t, pgkit.InTxWith(ctx, pool, first(1), read, func(pgx.Tx) error { return nil }), "a first statement fails")
+	require.Equal(t, 2, count())
+	require.ErrorIs(t, pgkit.InTxWith(ctx, pool, first(4), func(pgx.BatchResults) error { return boom }, func(pgx.Tx) error { return nil }), boom)
+	require.Equal(t, 2, count(), "read failed: nothing commits")
+
+	err = pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+		return pgkit.InTxWith(pgkit.WithTx(ctx, tx), pool, first(5), read, func(pgx.Tx) error { return nil })
+	})
+	require.ErrorContains(t, err, "carries one already")
+}

@@ -148,7 +148,39 @@ func InTx(ctx context.Context, db Beginner, fn func(pgx.Tx) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := &hookedTx{Tx: begun}
+	return run(ctx, &hookedTx{Tx: begun}, outer, fn)
+}
+
+// InTxWith is InTx for a transaction whose first statements are known before it begins: they
+// are sent in one batch behind the BEGIN, so beginning costs no round trip of its own. read gets
+// their results, in the order first queued them; then fn goes on in the transaction, which
+// commits when it returns nil. ctx must not carry a transaction already.
+func InTxWith(ctx context.Context, pool *pgxpool.Pool, first *pgx.Batch, read func(pgx.BatchResults) error, fn func(pgx.Tx) error) error {
+	if _, nested := TxFrom(ctx); nested {
+		return errors.New("pgkit: InTxWith begins its own transaction, and ctx carries one already")
+	}
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	b.QueuedQueries = append(b.QueuedQueries, first.QueuedQueries...)
+	results := pool.SendBatch(ctx, b)
+	tx := results.Tx()
+	_, err := results.Exec() // the BEGIN
+	if err == nil {
+		err = read(results)
+	}
+	if closeErr := results.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		_ = tx.Rollback(context.WithoutCancel(ctx)) // closed already when the BEGIN failed
+		return err
+	}
+	return run(ctx, &hookedTx{Tx: tx}, nil, fn)
+}
+
+// run runs fn in tx, begun inside outer when that is not nil, and commits unless fn or work
+// joined to tx failed; hooks run once the outermost transaction has committed.
+func run(ctx context.Context, tx *hookedTx, outer pgx.Tx, fn func(pgx.Tx) error) (err error) {
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
