@@ -57,9 +57,10 @@ type ConsumerConfig struct {
 	BatchSize int64 `env:"EVENTS_CONSUMER_BATCH_SIZE" envDefault:"100"`
 	// Linger is how long a lane waits after a batch smaller than BatchSize before it reads again,
 	// so that under load messages arrive in fewer, larger batches (a read, a transaction and an
-	// acknowledgement each). A message that arrives while the lane waits on its blocking read is
-	// handled at once; only those arriving during the pause wait, up to Linger. 0 turns it off.
-	Linger time.Duration `env:"EVENTS_CONSUMER_LINGER" envDefault:"5ms"`
+	// acknowledgement each). It lingers only while messages arrive at two or more per Linger
+	// (lingerer); below that, and for a message that arrives while the lane waits on its
+	// blocking read, a message is handled at once. 0 turns it off.
+	Linger time.Duration `env:"EVENTS_CONSUMER_LINGER" envDefault:"10ms"`
 	// ClaimIdle is how long a message may stay unacknowledged before any replica claims it again
 	// (its consumer died, or its handler failed); it is also the backoff between attempts.
 	ClaimIdle time.Duration `env:"EVENTS_CONSUMER_CLAIM_IDLE" envDefault:"30s"`
@@ -140,6 +141,7 @@ type lane struct {
 	types     []string
 	ready     bool      // consumer groups exist
 	claimedAt time.Time // the last look for idle messages that found no more than it took
+	linger    lingerer
 }
 
 // claimLooks is how many times per ClaimIdle a lane looks for idle messages to claim: a message
@@ -181,6 +183,9 @@ func NewConsumer(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg ConsumerConf
 	}
 	sort.Strings(c.types)
 	c.lanes = lanesOf(rdb, c.cfg.StreamPrefix, c.types)
+	for _, l := range c.lanes {
+		l.linger.linger = c.cfg.Linger
+	}
 	return c
 }
 
@@ -286,6 +291,7 @@ func (c *Consumer) pollLane(ctx context.Context, l *lane) (int, error) {
 		Count: c.cfg.BatchSize, Block: c.cfg.Block,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
+		l.linger.after(ctx, 0, false)
 		return n, nil
 	}
 	if err != nil {
@@ -299,12 +305,7 @@ func (c *Consumer) pollLane(ctx context.Context, l *lane) (int, error) {
 		}
 	}
 	c.handleBatch(ctx, batch)
-	if c.cfg.Linger > 0 && int64(len(batch)) < c.cfg.BatchSize {
-		select {
-		case <-ctx.Done():
-		case <-time.After(c.cfg.Linger):
-		}
-	}
+	l.linger.after(ctx, len(batch), int64(len(batch)) >= c.cfg.BatchSize)
 	return n + len(batch), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -209,21 +210,24 @@ func TestRelayWakesOnNotify(t *testing.T) {
 		waitFor, 5*time.Millisecond)
 }
 
-// After a partial batch the relay pauses for Linger: rows committed one by one during the pause
-// go out in one batch (one transaction, so one published_at), not one batch per commit.
+// Under load, after a partial batch the relay pauses for Linger: rows committed one by one during
+// the pause go out in one batch (one transaction, so one published_at), not one batch per commit.
 func TestRelayLingerGathersCommitsIntoOneBatch(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
-	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 2 * time.Second}).Run)
 	published := func(ids []string) int {
 		return count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NOT NULL AND id = ANY($1)", ids)
 	}
+	burst := enqueue(t, pool, "lead.written", 6) // a rate worth lingering for
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 2 * time.Second}).Run)
+	require.Eventually(t, func() bool { return published(burst) == 6 }, waitFor, 5*time.Millisecond)
+	time.Sleep(lingerWindow) // the relay measures the rate once a window has passed
 	first := enqueue(t, pool, "lead.written", 1)
 	require.Eventually(t, func() bool { return published(first) == 1 }, waitFor, 5*time.Millisecond)
 	later := enqueue(t, pool, "lead.written", 3) // three transactions, during the pause
 	require.Eventually(t, func() bool { return published(later) == 3 }, waitFor, 5*time.Millisecond)
 	require.Equal(t, 1, count(t, pool, "SELECT count(DISTINCT published_at) FROM outbox WHERE id = ANY($1)", later))
-	require.EqualValues(t, 4, rdb.XLen(context.Background(), prefix+":lead.written").Val())
+	require.EqualValues(t, 10, rdb.XLen(context.Background(), prefix+":lead.written").Val())
 }
 
 func TestRolledBackTxLeavesNoOutboxRow(t *testing.T) {
@@ -563,24 +567,33 @@ func TestClaimsAreLookedForAFewTimesPerClaimIdle(t *testing.T) {
 	require.Equal(t, int64(2), hook.n.Load(), "one look per type, on the first poll")
 }
 
-// After a batch smaller than BatchSize the lane pauses for Linger, so messages published during
-// the pause are read together and handled in one transaction.
+// Under load, after a batch smaller than BatchSize the lane pauses for Linger, so messages
+// published during the pause are read together and handled in one transaction.
 func TestLingerGathersMessagesIntoOneBatch(t *testing.T) {
 	t.Parallel()
 	pool, rdb, prefix := setup(t)
 	first := make(chan struct{}, 1)
+	var burst []string
 	handler := func(ctx context.Context, e Envelope) error {
 		tx, _ := pgkit.TxFrom(ctx)
 		_, err := tx.Exec(ctx, "INSERT INTO seen (event_id, type) VALUES ($1, txid_current()::text)", e.ID)
-		select {
-		case first <- struct{}{}:
-		default:
+		if !slices.Contains(burst, e.ID) {
+			select {
+			case first <- struct{}{}:
+			default:
+			}
 		}
 		return err
 	}
 	c := testConsumer(pool, rdb, prefix, uniq("linger", prefix), map[string]Handler{"lead.written": handler})
 	c.cfg.Linger = 2 * time.Second
+	for _, l := range c.lanes {
+		l.linger.linger = c.cfg.Linger
+	}
+	burst, _ = publish(t, pool, rdb, prefix, "lead.written", 6) // a rate worth lingering for
 	run(t, c.Run)
+	require.Eventually(t, func() bool { return count(t, pool, "SELECT count(*) FROM seen") == 6 }, waitFor, 5*time.Millisecond)
+	time.Sleep(lingerWindow) // the lane measures the rate once a window has passed
 	publish(t, pool, rdb, prefix, "lead.written", 1)
 	<-first // the lane now pauses for Linger
 	later := make([]string, 0, 3)
@@ -593,4 +606,22 @@ func TestLingerGathersMessagesIntoOneBatch(t *testing.T) {
 	}, waitFor, 10*time.Millisecond)
 	require.Equal(t, 1, count(t, pool, "SELECT count(DISTINCT type) FROM seen WHERE event_id = ANY($1)", later),
 		"the three messages published during the pause share one transaction")
+}
+
+// A reader lingers only while messages come at two or more per pause, and never after a full
+// batch.
+func TestLingererPausesOnlyUnderLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := lingerer{linger: 20 * time.Millisecond}
+	require.False(t, l.after(ctx, 1, false), "no rate measured yet")
+
+	l.since, l.seen = time.Now().Add(-lingerWindow), 10 // 10/s: 0.2 per pause
+	require.False(t, l.after(ctx, 1, false), "too few messages to gather")
+
+	l.since, l.seen = time.Now().Add(-lingerWindow), 500 // 500/s: 10 per pause
+	require.True(t, l.after(ctx, 1, false))
+	require.False(t, l.after(ctx, 100, true), "a full batch leaves more waiting: no pause")
+	require.False(t, l.after(ctx, 0, false), "nothing read")
+	require.False(t, (&lingerer{}).after(ctx, 1, false), "linger off")
 }

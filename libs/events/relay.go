@@ -23,8 +23,9 @@ type RelayConfig struct {
 	BatchSize    int           `env:"EVENTS_RELAY_BATCH_SIZE" envDefault:"200"`
 	// Linger is how long the relay pauses after publishing a batch smaller than BatchSize, so
 	// that under load a batch carries the rows of several transactions (its own transaction, its
-	// round trips to Redis) instead of waking for each commit. 0 turns it off.
-	Linger time.Duration `env:"EVENTS_RELAY_LINGER" envDefault:"5ms"`
+	// round trips to Redis) instead of waking for each commit; only while rows come at two or
+	// more per Linger (lingerer). 0 turns it off.
+	Linger time.Duration `env:"EVENTS_RELAY_LINGER" envDefault:"10ms"`
 	// MaxLen caps each stream approximately (XADD MAXLEN ~), so Redis memory stays bounded.
 	MaxLen int64 `env:"EVENTS_STREAM_MAXLEN" envDefault:"1000000"`
 	// Retention is how long published rows stay in the outbox for inspection before deletion.
@@ -94,6 +95,8 @@ type Relay struct {
 	rdb  redis.UniversalClient
 	cfg  RelayConfig
 
+	linger lingerer
+
 	mu      sync.Mutex
 	learned bool            // known holds the types of the outbox's published rows
 	known   map[string]bool // event types this schema's outbox has published
@@ -101,7 +104,8 @@ type Relay struct {
 
 // NewRelay returns a relay for the outbox in pool's schema.
 func NewRelay(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg RelayConfig) *Relay {
-	return &Relay{pool: pool, rdb: rdb, cfg: cfg.withDefaults(), known: map[string]bool{}}
+	cfg = cfg.withDefaults()
+	return &Relay{pool: pool, rdb: rdb, cfg: cfg, linger: lingerer{linger: cfg.Linger}, known: map[string]bool{}}
 }
 
 // markerKey is the key whose absence, with an empty stream, says the stream of typ lost what the
@@ -202,12 +206,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		if err == nil && n == r.cfg.BatchSize {
 			continue // more rows are likely waiting
 		}
-		if err == nil && n > 0 && r.cfg.Linger > 0 {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(r.cfg.Linger):
-			}
+		if err == nil && r.linger.after(ctx, n, false) {
 			// The next batch takes every row committed during the pause: their wake-ups are spent.
 			select {
 			case <-wake:
