@@ -48,9 +48,12 @@ func TestTokensLivingLongerThanADayAreRefused(t *testing.T) {
 	iss := jwttest.NewIssuer(t)
 	v, clk := newVerifier(t, iss)
 	now := clk.Now()
-	_, err := v.Verify(context.Background(), iss.Token(alice, jwttest.ExpiresAt(now.Add(24*time.Hour))))
+	// Issued at now, not when minted: a second boundary crossed in between would shorten the life.
+	issued := alice
+	issued.IssuedAt = now
+	_, err := v.Verify(context.Background(), iss.Token(issued, jwttest.ExpiresAt(now.Add(24*time.Hour))))
 	require.NoError(t, err, "exactly 24 hours is allowed")
-	_, err = v.Verify(context.Background(), iss.Token(alice, jwttest.ExpiresAt(now.Add(24*time.Hour+time.Second))))
+	_, err = v.Verify(context.Background(), iss.Token(issued, jwttest.ExpiresAt(now.Add(24*time.Hour+time.Second))))
 	requireInvalidToken(t, err, "token lifetime exceeds 24 hours")
 	_, err = v.Verify(context.Background(), iss.Token(alice, jwttest.Claims(func(c *authjwt.Claims) { c.IssuedAt = nil })))
 	requireInvalidToken(t, err, "token has no issue time (iat)")
