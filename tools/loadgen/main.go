@@ -46,7 +46,7 @@ func run() error {
 	maxRequests := flag.Int("max-requests", 200000, "upper bound on requests per scenario")
 	http1 := flag.Bool("http1", false, "use HTTP/1.1 (one connection per worker) instead of HTTP/2")
 	strict := flag.Bool("strict", false, "fail when a webhook scenario leaves an accepted event undelivered or an inbound request gets a 5xx other than 503 (the fault cases of make test-scale)")
-	vacuum := flag.Bool("vacuum", true, "VACUUM (ANALYZE) the stack's database before each scenario, as pgbench does (the local PostgreSQL runs without autovacuum)")
+	vacuum := flag.Bool("vacuum", false, "VACUUM (ANALYZE) the stack's database before each scenario, as pgbench does (the local PostgreSQL runs without autovacuum); make bench sets it")
 	profileDir := flag.String("profile", "", "also write each service's CPU profile per scenario to this directory (<scenario>.<service>.pprof)")
 	flag.Parse()
 
