@@ -45,7 +45,8 @@ func Typed[T any](fn func(ctx context.Context, e Envelope, data T) error) Handle
 	}
 }
 
-// ConsumerConfig tunes a consumer; zero fields take the defaults shown, except Group.
+// ConsumerConfig tunes a consumer; zero fields take the defaults shown, except Group and Linger
+// (0 does not linger; the default applies to a config read from the environment).
 type ConsumerConfig struct {
 	StreamPrefix string `env:"EVENTS_STREAM_PREFIX" envDefault:"bizassist"`
 	// Group is the consuming service's name; every replica of a service shares it.

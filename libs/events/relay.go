@@ -16,7 +16,8 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit"
 )
 
-// RelayConfig tunes the relay; zero fields take the defaults shown.
+// RelayConfig tunes the relay; zero fields take the defaults shown, except Linger (0 does not
+// linger; the default applies to a config read from the environment).
 type RelayConfig struct {
 	StreamPrefix string        `env:"EVENTS_STREAM_PREFIX" envDefault:"bizassist"`
 	PollInterval time.Duration `env:"EVENTS_RELAY_POLL_INTERVAL" envDefault:"200ms"`
