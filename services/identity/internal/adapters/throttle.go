@@ -15,6 +15,9 @@ import (
 var (
 	// LoginFailures bounds failed sign-ins for one email from one client address.
 	LoginFailures = ratelimit.Policy{Name: "login_failures", Rate: 5, Period: time.Minute}
+	// LoginAddressFailures bounds them per hour, a fifth of LoginEmailFailures: one address
+	// cannot spend the account-wide bound, it takes five (or five IPv6 /64s).
+	LoginAddressFailures = ratelimit.Policy{Name: "login_address_failures", Rate: 10, Period: time.Hour}
 	// LoginEmailFailures bounds failed sign-ins for one email from all addresses together; it
 	// refuses only addresses the email has not signed in from (see KnownAddressTTL).
 	LoginEmailFailures = ratelimit.Policy{Name: "login_email_failures", Rate: 50, Period: time.Hour}
@@ -26,8 +29,9 @@ const KnownAddressTTL = 30 * 24 * time.Hour
 
 // LoginThrottle keeps sign-in limits in the shared Redis limiter: every attempt counts against
 // the client address (ratelimit.Login), and only failures count against the email, so that an
-// attacker's failures cannot refuse the owner: per email and address (LoginFailures), and per
-// email over every address the owner has not signed in from (LoginEmailFailures). Failure
+// attacker's failures cannot refuse the owner: per email and address (LoginFailures a minute,
+// LoginAddressFailures an hour), and per email over every address the owner has not signed in
+// from (LoginEmailFailures). Failure
 // buckets are peeked before the password is checked and spent after a failure, so concurrent
 // attempts may overshoot a bound by the attempts in flight.
 type LoginThrottle struct {
@@ -56,8 +60,10 @@ func (t *LoginThrottle) Admit(ctx context.Context, ip netip.Addr, email string) 
 			return ratelimit.Refusal(ratelimit.Login, res)
 		}
 	}
-	if err := t.peek(ctx, LoginFailures, pairKey(ip, email)); err != nil {
-		return err
+	for _, p := range []ratelimit.Policy{LoginFailures, LoginAddressFailures} {
+		if err := t.peek(ctx, p, pairKey(ip, email)); err != nil {
+			return err
+		}
 	}
 	known, err := t.known(ctx, ip, email)
 	if err != nil {
@@ -71,8 +77,9 @@ func (t *LoginThrottle) Admit(ctx context.Context, ip netip.Addr, email string) 
 
 func (t *LoginThrottle) Failed(ctx context.Context, ip netip.Addr, email string) error {
 	_, errPair := t.limiter.Allow(ctx, LoginFailures, pairKey(ip, email))
+	_, errHour := t.limiter.Allow(ctx, LoginAddressFailures, pairKey(ip, email))
 	_, errEmail := t.limiter.Allow(ctx, LoginEmailFailures, ratelimit.EmailKey(email))
-	return errors.Join(errPair, errEmail)
+	return errors.Join(errPair, errHour, errEmail)
 }
 
 func (t *LoginThrottle) Succeeded(ctx context.Context, ip netip.Addr, email string) error {

@@ -20,6 +20,7 @@ import (
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
@@ -37,6 +38,7 @@ type stack struct {
 	svc      *service.Service
 	base     string
 	contract *openapitest.Contract
+	rlPrefix string // RATELIMIT_PREFIX: the limiter's buckets are under rate:<rlPrefix>:<policy>:<key>
 }
 
 func newStack(t *testing.T) *stack {
@@ -48,7 +50,7 @@ func newStack(t *testing.T) *stack {
 	sealing := sealboxtest.Config(t)
 	environ["ENCRYPTION_KEYS"], environ["ENCRYPTION_KEY_ID"] = sealing.Keys, sealing.KeyID
 	s := platformtest.Start(t, ln, service.New, environ)
-	return &stack{svc: s, base: base, contract: openapitest.Load(t, api.OpenAPI)}
+	return &stack{svc: s, base: base, contract: openapitest.Load(t, api.OpenAPI), rlPrefix: environ["RATELIMIT_PREFIX"]}
 }
 
 func (s *stack) createOwner(t *testing.T, email, plan string) *account.Account {
@@ -268,6 +270,43 @@ func TestFailuresFromOneAddressDoNotLockTheOwnerOut(t *testing.T) {
 	}
 	r := s.signInAs(t, "10.0.6.2", "victim@example.com", password)
 	require.Equal(t, http.StatusOK, r.status, "the owner signs in from their own address: %v", r.body)
+}
+
+// TestOneAddressCannotSpendTheAccountWideBound: an attacker failing at the per-minute pace from
+// one address (5 a minute, under both per-minute limits) spent the 50-an-hour account-wide bound
+// in ten minutes, and the owner's right password from a new address was refused. The minutes are
+// passed by clearing the two per-minute buckets of that address, as their refill would.
+func TestOneAddressCannotSpendTheAccountWideBound(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "target@example.com", "growth")
+	const attacker = "10.0.8.1"
+	failures := 0
+	for minute := 0; minute < 12 && failures < 59; minute++ {
+		for range 5 {
+			r := s.signInAs(t, attacker, "target@example.com", "guess")
+			if r.status == http.StatusTooManyRequests {
+				break
+			}
+			require.Equal(t, http.StatusUnauthorized, r.status, r.body)
+			failures++
+		}
+		s.passMinute(t, attacker, "target@example.com")
+	}
+	require.Equal(t, int(adapters.LoginAddressFailures.Rate), failures, "one address fails only its own hourly bound")
+	r := s.signInAs(t, "10.0.8.2", "target@example.com", password)
+	require.Equal(t, http.StatusOK, r.status, "the right password from another address is accepted: %v", r.body)
+}
+
+// passMinute clears client's per-minute buckets (ratelimit.API, ratelimit.Login and
+// adapters.LoginFailures for email), as a minute's refill would; every hourly bucket stays.
+func (s *stack) passMinute(t *testing.T, client, email string) {
+	t.Helper()
+	key := func(p ratelimit.Policy, k string) string { return "rate:" + s.rlPrefix + ":" + p.Name + ":" + k }
+	n, err := s.svc.Redis.Del(context.Background(), key(ratelimit.API, client), key(ratelimit.Login, client),
+		key(adapters.LoginFailures, client+"|"+ratelimit.EmailKey(email))).Result()
+	require.NoError(t, err)
+	require.Positive(t, n, "the buckets are where the limiter keeps them")
 }
 
 func TestSuccessfulSignInsAreNotCountedAsFailures(t *testing.T) {
