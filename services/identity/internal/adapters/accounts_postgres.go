@@ -101,6 +101,13 @@ func (r *AccountRepository) ClientByEmail(ctx context.Context, ownerID, email st
 		`SELECT `+accountColumns+` FROM accounts WHERE owner_id = $1 AND email = $2`, ownerID, email))
 }
 
+func (r *AccountRepository) CountClients(ctx context.Context, ownerID string) (int, error) {
+	var n int
+	err := pgkit.Q(ctx, r.pool).QueryRow(ctx,
+		`SELECT count(*) FROM accounts WHERE owner_id = $1 AND status <> 'disabled'`, ownerID).Scan(&n)
+	return n, err
+}
+
 func (r *AccountRepository) IDByInvitation(ctx context.Context, inviteHash string) (string, error) {
 	var id string
 	err := pgkit.Q(ctx, r.pool).QueryRow(ctx, `SELECT id FROM accounts WHERE invite_hash = $1`, inviteHash).Scan(&id)
@@ -152,10 +159,10 @@ func (r *AccountRepository) List(ctx context.Context, f account.ListFilter) ([]*
 		err  error
 	)
 	if f.OwnerID == "" {
-		rows, err = r.pool.Query(ctx, `SELECT `+accountColumns+` FROM accounts WHERE role = 'owner'
+		rows, err = pgkit.Q(ctx, r.pool).Query(ctx, `SELECT `+accountColumns+` FROM accounts WHERE role = 'owner'
 			ORDER BY created_at, id LIMIT $1`, limit)
 	} else {
-		rows, err = r.pool.Query(ctx, `SELECT `+accountColumns+` FROM accounts WHERE owner_id = $1
+		rows, err = pgkit.Q(ctx, r.pool).Query(ctx, `SELECT `+accountColumns+` FROM accounts WHERE owner_id = $1
 			ORDER BY created_at, id LIMIT $2`, f.OwnerID, limit)
 	}
 	if err != nil {

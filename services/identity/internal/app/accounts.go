@@ -57,7 +57,7 @@ func (h *CreateAccount) Handle(ctx context.Context, cmd CreateAccountCommand) (*
 	return acc, nil
 }
 
-// SetPlan moves an owner to another plan, by id or email.
+// SetPlan moves an account to another plan, by id or email; a client's is at most its owner's.
 type SetPlan struct {
 	Accounts account.Repository
 	Outbox   Outbox
@@ -70,8 +70,39 @@ func (h *SetPlan) Handle(ctx context.Context, accountID, plan string) (*account.
 		return nil, err
 	}
 	return h.Accounts.Update(ctx, accountID, func(ctx context.Context, a *account.Account) error {
-		return changePlan(ctx, h.Outbox, a, p, h.Now)
+		if a.Role() == account.RoleClient {
+			owner, err := h.Accounts.ByID(ctx, a.OwnerID())
+			if err != nil {
+				return fmt.Errorf("load owner: %w", err)
+			}
+			p = p.AtMost(owner.Plan())
+		}
+		return changeOwnerPlan(ctx, h.Accounts, h.Outbox, a, p, h.Now)
 	})
+}
+
+// changeOwnerPlan moves a to p, and a's clients on a plan above p down to p in the same
+// transaction: a client's plan is its owner's entitlement and follows a downgrade or a
+// cancellation at once. An upgrade leaves the clients where they are.
+func changeOwnerPlan(ctx context.Context, accounts account.Repository, outbox Outbox, a *account.Account, p account.Plan, now Clock) error {
+	if err := changePlan(ctx, outbox, a, p, now); err != nil || a.Role() != account.RoleOwner {
+		return err
+	}
+	clients, err := accounts.List(ctx, account.ListFilter{OwnerID: a.ID()})
+	if err != nil {
+		return fmt.Errorf("list clients: %w", err)
+	}
+	for _, c := range clients {
+		if c.Plan().AtMost(p) == c.Plan() {
+			continue
+		}
+		if _, err := accounts.Update(ctx, c.ID(), func(ctx context.Context, c *account.Account) error {
+			return changePlan(ctx, outbox, c, c.Plan().AtMost(p), now)
+		}); err != nil {
+			return fmt.Errorf("lower client %s: %w", c.ID(), err)
+		}
+	}
+	return nil
 }
 
 // changePlan moves a to p and, when that changed it, publishes account.plan_changed.

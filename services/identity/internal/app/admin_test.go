@@ -17,7 +17,7 @@ func TestOperatorsNameAccountsByIDOrOwnerEmail(t *testing.T) {
 	f := setup(t, false)
 	owner, err := f.repo.OwnerByEmail(ctx, "a@example.com")
 	require.NoError(t, err)
-	require.NoError(t, (&app.CreateClient{Tx: f.repo, Accounts: f.repo, Outbox: f.repo, Now: clock}).Handle(ctx,
+	require.NoError(t, (&app.CreateClient{Accounts: f.repo, Outbox: f.repo, Now: clock}).Handle(ctx,
 		app.CreateClientCommand{OwnerID: owner.ID(), Email: "client@example.com", BusinessName: "Client Co"}))
 
 	find := &app.FindAccount{Accounts: f.repo}

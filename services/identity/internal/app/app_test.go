@@ -106,6 +106,18 @@ func (r *memRepo) ClientByEmail(_ context.Context, ownerID, email string) (*acco
 	return nil, account.ErrNotFound
 }
 
+func (r *memRepo) CountClients(_ context.Context, ownerID string) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, s := range r.accounts {
+		if s.OwnerID == ownerID && s.Status != account.StatusDisabled {
+			n++
+		}
+	}
+	return n, nil
+}
+
 func (r *memRepo) IDByInvitation(_ context.Context, hash string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -45,7 +45,6 @@ type Invitation struct {
 // InviteClient creates a client of the caller (an owner on a paid plan), invited to sign in. A
 // client of that owner with that email still invited gets a new invitation instead.
 type InviteClient struct {
-	Tx       Transactor
 	Accounts account.Repository
 	Outbox   Outbox
 	Now      Clock
@@ -58,43 +57,66 @@ type InviteClientCommand struct {
 }
 
 func (h *InviteClient) Handle(ctx context.Context, cmd InviteClientCommand) (Invitation, error) {
-	owner, err := h.Accounts.ByID(ctx, cmd.OwnerID)
-	if err != nil {
-		return Invitation{}, fmt.Errorf("load owner: %w", err)
-	}
-	if !owner.CanInviteClients() {
-		return Invitation{}, errCannotInvite
-	}
-	return invite(ctx, h.Tx, h.Accounts, h.Outbox, owner, cmd.ClientDetails, h.Now())
-}
-
-// invite creates the invited client, or renews the invitation of one still invited.
-func invite(ctx context.Context, tx Transactor, accounts account.Repository, outbox Outbox, owner *account.Account, d account.ClientDetails, now time.Time) (Invitation, error) {
 	token, hash, err := newInvitation()
 	if err != nil {
 		return Invitation{}, err
 	}
-	client, err := account.NewClient(ids.New("acc"), owner, d, hash, now)
-	if err != nil {
-		return Invitation{}, err
-	}
-	existing, err := accounts.ClientByEmail(ctx, owner.ID(), client.Email())
+	now := h.Now()
+	var inv Invitation
+	err = addClient(ctx, h.Accounts, h.Outbox, cmd.OwnerID, cmd.ClientDetails, hash, now,
+		func(ctx context.Context, existing *account.Account) (*account.Account, error) {
+			return h.Accounts.Update(ctx, existing.ID(), func(_ context.Context, a *account.Account) error {
+				return a.Reinvite(hash, now)
+			})
+		},
+		func(client *account.Account) {
+			inv = Invitation{Client: client, Token: token, ExpiresAt: client.InviteExpiresAt()}
+		})
 	if errors.Is(err, account.ErrNotFound) {
-		if err := create(ctx, tx, accounts, outbox, client); err != nil {
-			return Invitation{}, err
+		return Invitation{}, fmt.Errorf("load owner: %w", err)
+	}
+	return inv, err
+}
+
+// addClient makes owner's client from d with the owner's row locked, so that the owner's plan
+// and client allowance hold however many invitations arrive at once: the owner must be allowed
+// to invite, the client's plan is at most the owner's, and a new client must fit within
+// account.MaxClients. A client of the owner with that email goes to existing instead; done gets
+// the client made or returned by existing.
+func addClient(ctx context.Context, accounts account.Repository, outbox Outbox, ownerID string, d account.ClientDetails, inviteHash string, now time.Time,
+	existing func(context.Context, *account.Account) (*account.Account, error), done func(*account.Account)) error {
+	_, err := accounts.Update(ctx, ownerID, func(ctx context.Context, owner *account.Account) error {
+		if !owner.CanInviteClients() {
+			return errCannotInvite
 		}
-		return Invitation{Client: client, Token: token, ExpiresAt: client.InviteExpiresAt()}, nil
-	}
-	if err != nil {
-		return Invitation{}, err
-	}
-	renewed, err := accounts.Update(ctx, existing.ID(), func(_ context.Context, a *account.Account) error {
-		return a.Reinvite(hash, now)
+		client, err := account.NewClient(ids.New("acc"), owner, d, inviteHash, now)
+		if err != nil {
+			return err
+		}
+		found, err := accounts.ClientByEmail(ctx, owner.ID(), client.Email())
+		if err == nil {
+			if found, err = existing(ctx, found); err == nil {
+				done(found)
+			}
+			return err
+		}
+		if !errors.Is(err, account.ErrNotFound) {
+			return err
+		}
+		n, err := accounts.CountClients(ctx, owner.ID())
+		if err != nil {
+			return err
+		}
+		if n >= account.MaxClients(owner.Plan()) {
+			return account.ErrTooManyClients
+		}
+		if err := accounts.Create(ctx, client); err != nil {
+			return err
+		}
+		done(client)
+		return outbox.Publish(ctx, accountCreated(client))
 	})
-	if err != nil {
-		return Invitation{}, err
-	}
-	return Invitation{Client: renewed, Token: token, ExpiresAt: renewed.InviteExpiresAt()}, nil
+	return err
 }
 
 // AcceptInvitation activates an invited client with the password it chose and signs it in.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 
@@ -25,23 +24,16 @@ type CreateClientCommand struct {
 
 // CreateClient turns an inbound new_client event into an invited client of the owner whose
 // webhook secret received it, as POST /api/clients does (the owner renews the invitation there
-// to get a token to pass on). Redelivery is harmless: a client that exists is left as it is.
+// to get a token to pass on), within the same plan and allowance. Redelivery is harmless: a
+// client that exists is left as it is. A refusal (the owner's plan, its client allowance, details
+// that do not make a client) is returned as the apperr it is, for the event port to record.
 type CreateClient struct {
-	Tx       Transactor
 	Accounts account.Repository
 	Outbox   Outbox
 	Now      Clock
 }
 
 func (h *CreateClient) Handle(ctx context.Context, d CreateClientCommand) error {
-	owner, err := h.Accounts.ByID(ctx, d.OwnerID)
-	if errors.Is(err, account.ErrNotFound) {
-		slog.WarnContext(ctx, "new_client for unknown owner dropped", "owner_id", d.OwnerID)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
 	if d.Plan != "" {
 		if _, perr := account.ParsePlan(d.Plan); perr != nil {
 			slog.InfoContext(ctx, "new_client plan not recognised, using free", "plan", d.Plan)
@@ -52,17 +44,17 @@ func (h *CreateClient) Handle(ctx context.Context, d CreateClientCommand) error 
 	if err != nil {
 		return err
 	}
-	client, err := account.NewClient(ids.New("acc"), owner, account.ClientDetails{
+	err = addClient(ctx, h.Accounts, h.Outbox, d.OwnerID, account.ClientDetails{
 		Email: d.Email, BusinessName: d.BusinessName, OwnerName: d.OwnerName, Phone: d.Phone, Plan: d.Plan,
-	}, hash, h.Now())
-	if err != nil {
-		// Integrations validated the event already; a client we cannot build is dropped, not retried.
-		slog.WarnContext(ctx, "new_client rejected", "owner_id", d.OwnerID, "error", err)
+	}, hash, h.Now(),
+		func(_ context.Context, a *account.Account) (*account.Account, error) { return a, nil },
+		func(*account.Account) {})
+	switch {
+	case errors.Is(err, account.ErrNotFound):
+		slog.WarnContext(ctx, "new_client for unknown owner dropped", "owner_id", d.OwnerID)
 		return nil
-	}
-	err = create(ctx, h.Tx, h.Accounts, h.Outbox, client)
-	if errors.Is(err, account.ErrEmailTaken) {
-		return nil
+	case errors.Is(err, account.ErrEmailTaken):
+		return nil // a redelivery racing the first delivery made the client
 	}
 	return err
 }
@@ -110,7 +102,7 @@ func (h *ApplyPayment) Handle(ctx context.Context, d ApplyPaymentCommand) error 
 		if a.Role() != account.RoleOwner {
 			return nil
 		}
-		return changePlan(ctx, h.Outbox, a, target, h.Now)
+		return changeOwnerPlan(ctx, h.Accounts, h.Outbox, a, target, h.Now)
 	})
 	if errors.Is(err, account.ErrNotFound) {
 		return nil

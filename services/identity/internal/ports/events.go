@@ -3,7 +3,12 @@ package ports
 import (
 	"cmp"
 	"context"
+	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/contracts/analyticsevents"
 	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/events"
@@ -17,6 +22,13 @@ var paymentTypes = []string{
 	integrationsevents.PaymentSubscriptionDeleted,
 }
 
+// newClientRefused counts the inbound new_client events identity refused, by the refusal's code
+// (plan_upgrade_required, too_many_clients, invalid_field, ...).
+var newClientRefused = promauto.NewCounterVec(prometheus.CounterOpts{
+	Name: "bizassist_identity_new_client_refused_total",
+	Help: "Inbound new_client events refused (owner's plan, client allowance, invalid details), by code.",
+}, []string{"code"})
+
 // EventHandlers returns identity's consumers: inbound new_client events become invited clients,
 // payment events keep plans in step, and health.scored keeps each client's health for its owner's
 // list. Each decodes the producer's contract type into a
@@ -27,8 +39,15 @@ func EventHandlers(createClient *app.CreateClient, applyPayment *app.ApplyPaymen
 			return recordHealth.Handle(ctx, app.RecordHealthCommand{AccountID: d.AccountID, Score: d.Score, Tier: d.Tier, At: d.At.Or(e.OccurredAt)})
 		}),
 		integrationsevents.InboundNewClient: events.Typed(func(ctx context.Context, e events.Envelope, d integrationsevents.NewClientData) error {
-			return createClient.Handle(ctx, app.CreateClientCommand{OwnerID: e.AccountID, BusinessName: d.BusinessName,
+			err := createClient.Handle(ctx, app.CreateClientCommand{OwnerID: e.AccountID, BusinessName: d.BusinessName,
 				Email: d.Email, OwnerName: d.OwnerName, Phone: d.Phone, Plan: d.Plan})
+			if code := apperr.CodeOf(err); err != nil && code != apperr.CodeInternal {
+				// A refusal is final: retrying cannot change it, so it is counted and logged, then acknowledged.
+				newClientRefused.WithLabelValues(code).Inc()
+				slog.WarnContext(ctx, "inbound new_client refused", "eventId", e.ID, "owner_id", e.AccountID, "code", code, "error", err)
+				return nil
+			}
+			return err
 		}),
 	}
 	applyPaymentEvent := events.Typed(func(ctx context.Context, e events.Envelope, d integrationsevents.PaymentData) error {

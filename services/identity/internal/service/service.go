@@ -152,7 +152,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		ListKeys:       &app.ListAPIKeys{Keys: apiKeys},
 		DeleteKey:      &app.DeleteAPIKey{Tx: uow, Keys: apiKeys, Outbox: outbox, Now: now},
 		ExchangeKey:    exchange,
-		InviteClient:   &app.InviteClient{Tx: uow, Accounts: accounts, Outbox: outbox, Now: now},
+		InviteClient:   &app.InviteClient{Accounts: accounts, Outbox: outbox, Now: now},
 		AcceptInvite:   &app.AcceptInvitation{Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: signer, Now: now},
 		ListClients:    &app.ListClients{Accounts: accounts},
 		RecordHealth:   &app.RecordHealth{Accounts: accounts},
@@ -160,7 +160,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		SetPlan:        &app.SetPlan{Accounts: accounts, Outbox: outbox, Now: now},
 		SetPassword:    &app.SetPassword{Accounts: accounts, Keys: apiKeys, Outbox: outbox, Hasher: hasher, Now: now},
 		Disable:        &app.Disable{Accounts: accounts, Outbox: outbox, Now: now},
-		CreateClient:   &app.CreateClient{Tx: uow, Accounts: accounts, Outbox: outbox, Now: now},
+		CreateClient:   &app.CreateClient{Accounts: accounts, Outbox: outbox, Now: now},
 		ApplyPayment:   &app.ApplyPayment{Accounts: accounts, Outbox: outbox, Now: now},
 
 		FindAccount:        &app.FindAccount{Accounts: accounts},

@@ -35,6 +35,42 @@ func ParsePlan(s string) (Plan, error) {
 	return "", apperr.InvalidField("plan", fmt.Sprintf("unknown plan %q (want free, growth or full_stack)", s))
 }
 
+// rank orders the plans by what they include.
+func (p Plan) rank() int {
+	switch p {
+	case PlanGrowth:
+		return 1
+	case PlanFullStack:
+		return 2
+	}
+	return 0
+}
+
+// AtMost is p, or limit when limit includes less: a client's plan is an entitlement its owner
+// pays for, never above the owner's own.
+func (p Plan) AtMost(limit Plan) Plan {
+	if p.rank() > limit.rank() {
+		return limit
+	}
+	return p
+}
+
+// MaxClients is how many clients (invited or active) an owner on plan may have: free owners
+// none, growth 20, full_stack 100. Clients are paid for by the plan, and each one costs an
+// invitation, which is the only way an owner learns anything about an email it does not hold.
+func MaxClients(plan Plan) int {
+	switch plan {
+	case PlanGrowth:
+		return 20
+	case PlanFullStack:
+		return 100
+	}
+	return 0
+}
+
+// ErrTooManyClients refuses a new client beyond MaxClients of the owner's plan.
+var ErrTooManyClients = apperr.Conflict("too_many_clients", "this plan's client allowance is used up (growth 20, full_stack 100)")
+
 // Role says whether an account is an owner or one of an owner's clients.
 type Role string
 
@@ -114,7 +150,8 @@ type ClientDetails struct {
 }
 
 // NewClient creates a client account of owner, invited: it signs in once it accepts the
-// invitation whose token hashes to inviteHash.
+// invitation whose token hashes to inviteHash. Its plan is the one asked for (free by default)
+// but never above the owner's.
 func NewClient(id string, owner *Account, d ClientDetails, inviteHash string, now time.Time) (*Account, error) {
 	if owner.role != RoleOwner {
 		return nil, errors.New("clients belong to owner accounts")
@@ -132,7 +169,7 @@ func NewClient(id string, owner *Account, d ClientDetails, inviteHash string, no
 			return nil, err
 		}
 	}
-	return &Account{id: id, email: e, plan: plan, role: RoleClient, ownerID: owner.id,
+	return &Account{id: id, email: e, plan: plan.AtMost(owner.plan), role: RoleClient, ownerID: owner.id,
 		businessName: strings.TrimSpace(d.BusinessName), ownerName: strings.TrimSpace(d.OwnerName),
 		phone: strings.TrimSpace(d.Phone), status: StatusInvited, createdAt: now, updatedAt: now,
 		inviteHash: inviteHash, inviteExpiresAt: now.Add(InvitationLifetime)}, nil

@@ -22,6 +22,8 @@ type Repository interface {
 	SignInByEmail(ctx context.Context, email string) (*Account, error)
 	// ClientByEmail is owner's client with email.
 	ClientByEmail(ctx context.Context, ownerID, email string) (*Account, error)
+	// CountClients is how many clients of ownerID are invited or active.
+	CountClients(ctx context.Context, ownerID string) (int, error)
 	// IDByInvitation is the client whose pending invitation token hashes to inviteHash.
 	IDByInvitation(ctx context.Context, inviteHash string) (string, error)
 	Update(ctx context.Context, id string, fn func(ctx context.Context, a *Account) error) (*Account, error)
