@@ -155,7 +155,9 @@ func (h *AcceptInvitation) Handle(ctx context.Context, token, password string) (
 		return h.Outbox.Publish(ctx, loggedIn(a, now))
 	})
 	if errors.Is(err, account.ErrEmailTaken) {
-		return LoginResult{}, errEmailRegistered
+		// Answered like a dead invitation: the owner holds the token, so a distinct answer would
+		// tell it whether any email it invites is registered.
+		return LoginResult{}, account.ErrInvitationInvalid
 	}
 	if err != nil {
 		return LoginResult{}, err

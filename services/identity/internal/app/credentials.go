@@ -70,7 +70,7 @@ func (h *SignUp) Handle(ctx context.Context, cmd SignUpCommand) (LoginResult, er
 }
 
 // ChangePassword replaces the caller's password after checking the current one, and revokes
-// every token issued before (account.revoked). API keys stay: they are separate credentials.
+// every token issued before and every API key of the account (account.revoked, see setPassword).
 type ChangePassword struct {
 	Accounts account.Repository
 	Keys     apikey.Repository

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,4 +167,27 @@ func TestConcurrentInvitationsKeepToTheAllowance(t *testing.T) {
 
 func appInvite(ownerID, email string) app.InviteClientCommand {
 	return app.InviteClientCommand{OwnerID: ownerID, ClientDetails: account.ClientDetails{Email: email, BusinessName: "Shop"}}
+}
+
+// TestAcceptingAnInvitationDoesNotSayTheEmailIsRegistered: accepting an invitation of an email
+// that signs in elsewhere answered 409 email_taken, so an owner could test any address; now it
+// is refused like any dead invitation, and each address tried takes one of the owner's clients.
+func TestAcceptingAnInvitationDoesNotSayTheEmailIsRegistered(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	owner := s.createOwner(t, "owner@example.com", "growth")
+	s.createOwner(t, "someone@example.com", "free")
+	token := s.login(t, "10.1.10.1", "owner@example.com")
+
+	accept := func(inviteToken string) reply {
+		return s.call(t, http.MethodPost, "/api/invitations/accept", "10.1.10.2", "",
+			map[string]string{"token": inviteToken, "password": "client password 1"})
+	}
+	unknown := accept("bzi_" + strings.Repeat("A", 43))
+	inv := s.call(t, http.MethodPost, "/api/clients", "10.1.10.1", token, map[string]string{"email": "someone@example.com", "businessName": "Probe"})
+	require.Equal(t, http.StatusCreated, inv.status, inv.body)
+	taken := accept(inv.body["inviteToken"].(string))
+	require.Equal(t, unknown.status, taken.status, taken.body)
+	require.Equal(t, unknown.body, taken.body, "a registered email is answered as an unknown invitation")
+	require.Equal(t, 1, s.clientsOf(t, owner.ID()), "the address tried keeps its place in the owner's allowance")
 }
