@@ -34,10 +34,20 @@ func (a *Accounts) Ensure(ctx context.Context, c app.Caller, now time.Time) erro
 	return nil
 }
 
-// Plan is the plan an event last set; a row no plan event reached yet has none (false).
+// effectivePlan is the plan of account a (joined with its owner as o): a client's is an
+// entitlement its owner pays for, so never above the owner's plan, and free while the owner's is
+// unknown. Read, not stored, so an owner's downgrade reaches every client at once.
+const effectivePlan = `CASE WHEN a.owner_id IS NULL THEN a.plan
+	WHEN array_position(ARRAY['free', 'growth', 'full_stack'], coalesce(o.plan, 'free'))
+		< array_position(ARRAY['free', 'growth', 'full_stack'], a.plan) THEN coalesce(o.plan, 'free')
+	ELSE a.plan END`
+
+// Plan is the plan an event last set, at most the owner's for a client (effectivePlan); a row
+// no plan event reached yet has none (false).
 func (a *Accounts) Plan(ctx context.Context, accountID string) (string, bool, error) {
 	var plan string
-	err := a.pool.QueryRow(ctx, `SELECT plan FROM accounts WHERE account_id = $1 AND plan_at IS NOT NULL`, accountID).Scan(&plan)
+	err := a.pool.QueryRow(ctx, `SELECT `+effectivePlan+` FROM accounts a LEFT JOIN accounts o ON o.account_id = a.owner_id
+		WHERE a.account_id = $1 AND a.plan_at IS NOT NULL`, accountID).Scan(&plan)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", false, nil
 	}

@@ -123,9 +123,9 @@ func (g *gathered) of(id string) *health.Facts {
 // loadAccounts reads the accounts in id order: who they are, their plan, tenure, last login and
 // payment state, and their current score.
 func loadAccounts(ctx context.Context, tx pgx.Tx, ids []string) (*gathered, error) {
-	rows, err := tx.Query(ctx, `SELECT a.account_id, coalesce(a.owner_id, ''), a.email, a.business_name, a.plan,
+	rows, err := tx.Query(ctx, `SELECT a.account_id, coalesce(a.owner_id, ''), a.email, a.business_name, `+effectivePlan+`,
 			a.created_at, a.last_login_at, a.payment_status, a.payment_failures, h.score, h.tier
-		FROM accounts a LEFT JOIN health_current h USING (account_id)
+		FROM accounts a LEFT JOIN health_current h USING (account_id) LEFT JOIN accounts o ON o.account_id = a.owner_id
 		WHERE a.account_id = ANY($1) ORDER BY a.account_id`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load accounts: %w", err)
