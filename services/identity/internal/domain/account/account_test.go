@@ -57,6 +57,25 @@ func TestClientsBelongToOwnersAndCannotSignIn(t *testing.T) {
 	require.Error(t, err, "businessName is required")
 }
 
+func TestAClientsPlanIsAtMostItsOwners(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ owner, asked, want account.Plan }{
+		{account.PlanGrowth, account.PlanFullStack, account.PlanGrowth},
+		{account.PlanGrowth, account.PlanGrowth, account.PlanGrowth},
+		{account.PlanFullStack, account.PlanGrowth, account.PlanGrowth},
+		{account.PlanFullStack, account.PlanFullStack, account.PlanFullStack},
+		{account.PlanFree, account.PlanFullStack, account.PlanFree},
+	} {
+		owner, err := account.NewOwner("acc_o", "o@example.com", "hash", tc.owner, "", now)
+		require.NoError(t, err)
+		c, err := account.NewClient("acc_c", owner, account.ClientDetails{Email: "c@shop.com", BusinessName: "Shop", Plan: string(tc.asked)}, "inv", now)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, c.Plan(), "%s owner asking %s", tc.owner, tc.asked)
+	}
+	require.Zero(t, account.MaxClients(account.PlanFree))
+	require.Less(t, account.MaxClients(account.PlanGrowth), account.MaxClients(account.PlanFullStack))
+}
+
 func TestInvitationAcceptedOnceBeforeItExpires(t *testing.T) {
 	t.Parallel()
 	owner, err := account.NewOwner("acc_o", "o@example.com", "hash", account.PlanGrowth, "", now)
