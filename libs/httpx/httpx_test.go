@@ -1,6 +1,7 @@
 package httpx_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,7 @@ func decodeBody(t *testing.T, body string, max int64) (loginBody, error) {
 	t.Helper()
 	var dst loginBody
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	err := httpx.Decode(httptest.NewRecorder(), req, &dst, max)
 	return dst, err
 }
@@ -56,6 +58,12 @@ func TestDecodeRejectsBadBodies(t *testing.T) {
 		{"unknown field", `{"emial":"x"}`, 1024, apperr.CodeUnknownField, "emial", apperr.KindInvalid},
 		{"trailing data", `{"email":"x"} {"email":"y"}`, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
 		{"too large", `{"email":"` + strings.Repeat("x", 2000) + `"}`, 100, apperr.CodeBodyTooLarge, "", apperr.KindTooLarge},
+		// Names are exact: v1 encoding/json read "Limit" as limit.
+		{"name in another case", `{"Limit":5}`, 1024, apperr.CodeUnknownField, "Limit", apperr.KindInvalid},
+		// A name given twice: v1 took the last value.
+		{"duplicate name", `{"limit":1,"limit":50}`, 1024, apperr.CodeDuplicateField, "limit", apperr.KindInvalid},
+		{"fraction for an integer", `{"limit":2.5}`, 1024, apperr.CodeInvalidType, "limit", apperr.KindInvalid},
+		{"invalid UTF-8", "{\"email\":\"\xff\"}", 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +75,48 @@ func TestDecodeRejectsBadBodies(t *testing.T) {
 			require.Equal(t, tc.field, appErr.Field)
 			require.Equal(t, tc.kind, appErr.Kind)
 		})
+	}
+}
+
+func TestDecodeNamesNestedFieldsByPath(t *testing.T) {
+	t.Parallel()
+	var dst struct {
+		Leads []struct {
+			Email string `json:"email"`
+		} `json:"leads"`
+	}
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"leads":[{"email":"a@b.co"},{"email":7}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	err := httpx.Decode(httptest.NewRecorder(), req, &dst, 1024)
+	var appErr *apperr.Error
+	require.ErrorAs(t, err, &appErr)
+	require.Equal(t, apperr.CodeInvalidType, appErr.Code)
+	require.Equal(t, "leads[1].email", appErr.Field)
+	require.Equal(t, "leads[1].email: must be a string, not number", appErr.Message)
+}
+
+// A JSON body must say it is JSON: v1-era handlers read form posts and text/plain as JSON.
+func TestDecodeRequiresAJSONContentType(t *testing.T) {
+	t.Parallel()
+	for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"} {
+		t.Run(ct, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"email":"a@b.co"}`))
+			if ct != "" {
+				req.Header.Set("Content-Type", ct)
+			}
+			rec := httptest.NewRecorder()
+			var dst loginBody
+			httpx.Fail(rec, req, httpx.Decode(rec, req, &dst, 1024))
+			require.Equal(t, http.StatusUnsupportedMediaType, rec.Code)
+			require.JSONEq(t, `{"ok":false,"code":"unsupported_media_type","field":"Content-Type","error":"Content-Type must be application/json, not `+cmp.Or(ct, "none")+`"}`, rec.Body.String())
+		})
+	}
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"} {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"email":"a@b.co"}`))
+		req.Header.Set("Content-Type", ct)
+		var dst loginBody
+		require.NoError(t, httpx.Decode(httptest.NewRecorder(), req, &dst, 1024), ct)
 	}
 }
 

@@ -119,12 +119,13 @@ func (rt *Runtime) Migrate(ctx context.Context, sources ...pgkit.Source) error {
 	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append([]pgkit.Source{events.Migrations}, sources...)...)
 }
 
-// Router returns a router with panic recovery, security headers, the API version and envelope
-// 404/405 answers. Telemetry wraps the whole router in Serve, so unmatched requests are measured too.
+// Router returns a router with panic recovery, security headers, the API version, HEAD on every
+// GET route and envelope 404/405 answers (405 with Allow). Telemetry wraps the whole router in
+// Serve, so unmatched requests are measured too.
 func (rt *Runtime) Router() *mux.Router {
 	r := mux.NewRouter()
-	r.NotFoundHandler = httpx.Versioned(httpx.NotFoundHandler())
-	r.MethodNotAllowedHandler = httpx.Versioned(httpx.MethodNotAllowedHandler())
+	r.NotFoundHandler = httpx.Versioned(unrouted(r, httpx.NotFoundHandler()))
+	r.MethodNotAllowedHandler = r.NotFoundHandler
 	r.Use(httpx.Recover, httpx.SecurityHeaders, httpx.Versioned)
 	return r
 }
