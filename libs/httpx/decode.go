@@ -28,13 +28,25 @@ var strict = json.JoinOptions(
 	jsontext.AllowInvalidUTF8(false),
 )
 
+// lenient are the rules of LenientJSONVersion, kept for clients that pin it: encoding/json v1's.
+var lenient = json.JoinOptions(
+	json.RejectUnknownMembers(true),
+	json.MatchCaseInsensitiveNames(true),
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+)
+
 // Decode reads one JSON object from the body into dst with the encoding/json v2 semantics
 // (github.com/go-json-experiment/json). It refuses a body that is not declared
 // application/json (415), bodies over maxBytes (413), malformed JSON, unknown, duplicate or
 // differently-cased member names, wrong types and trailing data, each with an error naming the
 // problem. dst should be a pointer to a struct whose optional fields are pointers or zero-valued.
+// A client pinning LenientJSONVersion gets that version's rules.
 func Decode(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64) error {
-	if err := RequireJSON(r); err != nil {
+	opts := strict
+	if r.Header.Get(APIVersionHeader) == LenientJSONVersion {
+		opts = lenient
+	} else if err := RequireJSON(r); err != nil {
 		return err
 	}
 	if maxBytes <= 0 {
@@ -43,7 +55,7 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64) err
 	if r.ContentLength > maxBytes {
 		return tooLarge(maxBytes)
 	}
-	err := json.UnmarshalRead(http.MaxBytesReader(w, r.Body, maxBytes), dst, strict)
+	err := json.UnmarshalRead(http.MaxBytesReader(w, r.Body, maxBytes), dst, opts)
 	if err != nil {
 		return decodeError(err, maxBytes)
 	}

@@ -120,6 +120,24 @@ func TestDecodeRequiresAJSONContentType(t *testing.T) {
 	}
 }
 
+// A client that pinned the version before strict bodies keeps the rules it was written against.
+func TestDecodeKeepsThePinnedLenientVersionsRules(t *testing.T) {
+	t.Parallel()
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"Email":"a@b.co","limit":1,"limit":5}`))
+	req.Header.Set("Content-Type", "text/plain")
+	req.Header.Set(httpx.APIVersionHeader, httpx.LenientJSONVersion)
+	var dst loginBody
+	require.NoError(t, httpx.Decode(httptest.NewRecorder(), req, &dst, 1024))
+	require.Equal(t, "a@b.co", dst.Email)
+	require.Equal(t, 5, *dst.Limit)
+
+	req = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"emial":"a@b.co"}`))
+	req.Header.Set(httpx.APIVersionHeader, httpx.LenientJSONVersion)
+	var appErr *apperr.Error
+	require.ErrorAs(t, httpx.Decode(httptest.NewRecorder(), req, &dst, 1024), &appErr)
+	require.Equal(t, apperr.CodeUnknownField, appErr.Code, "unknown names were refused then too")
+}
+
 func TestRespondPutsOkFirst(t *testing.T) {
 	t.Parallel()
 	rec := httptest.NewRecorder()

@@ -111,10 +111,12 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 	return map[string]any{
 		"openapi": "3.0.3",
 		"info": map[string]any{
-			"title":       "bizassist API",
-			"version":     version,
-			"description": "Every public route of the bizassist services, merged from services/*/api/openapi.yaml by tools/apidocs. Operations are tagged with the service that answers them.",
-			"license":     map[string]any{"name": "Proprietary", "url": "https://api.example.com/license"},
+			"title":   "bizassist API",
+			"version": version,
+			"description": "Every public route of the bizassist services, merged from services/*/api/openapi.yaml by tools/apidocs. Operations are tagged with the service that answers them. " +
+				"Request bodies are strict JSON: Content-Type application/json (415 otherwise), member names exactly as documented, none given twice (duplicate_field), none unknown (unknown_field). " +
+				"Every GET route answers HEAD; a documented path asked with another method answers 405 method_not_allowed with an Allow header.",
+			"license": map[string]any{"name": "Proprietary", "url": "https://api.example.com/license"},
 		},
 		"servers": []any{map[string]any{
 			"url":         "https://{host}",
