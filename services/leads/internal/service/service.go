@@ -82,7 +82,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns the leads routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Router()
-	ports.HTTP{App: s.App, Authenticated: s.Authenticated(), APILimit: s.RateLimit(ratelimit.API),
+	ports.HTTP{App: s.App, Authenticated: s.Authenticated(), APILimit: s.RateLimit(ratelimit.API), Idempotent: s.Idempotent(),
 		StatsLimit: s.RateLimit(ratelimit.Stats)}.Routes(r)
 	return r
 }

@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// HTTP conventions clients rely on, through the ingress: Idempotency-Key on what creates, spends
+// or sends; 405 with Allow; HEAD; strict JSON. Source addresses: 127.0.20.x.
+
+// idemKey returns headers carrying an Idempotency-Key unique to this test run.
+func idemKey(t *testing.T, name string) http.Header {
+	return http.Header{"Idempotency-Key": {fmt.Sprintf("e2e-%s-%s", name, strings.TrimSuffix(uniqueEmail(t), "@example.com"))}}
+}
+
+func TestARetriedPostWithAnIdempotencyKeyHasOneEffect(t *testing.T) {
+	s := UseStack(t)
+	c := s.Client(t, "127.0.20.1")
+	_, tok := signUp(t, s, "127.0.20.1", "correct horse battery staple")
+
+	t.Run("POST /api/keys creates one key", func(t *testing.T) {
+		key := idemKey(t, "keys")
+		first := c.Do(t, http.MethodPost, "/api/keys", tok, map[string]string{"name": "ci"}, key).Expect(t, http.StatusCreated)
+		again := c.Do(t, http.MethodPost, "/api/keys", tok, map[string]string{"name": "ci"}, key).Expect(t, http.StatusCreated)
+		require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
+		require.Equal(t, first.JSON, again.JSON, "the retry answers what the first request did")
+		list := c.Do(t, http.MethodGet, "/api/keys", tok, nil).Expect(t, http.StatusOK)
+		require.Len(t, list.JSON["keys"], 1, "two keys were created by one retried request: %s", list.Raw)
+
+		other := c.Do(t, http.MethodPost, "/api/keys", tok, map[string]string{"name": "other"}, key).Expect(t, http.StatusConflict)
+		require.Equal(t, "idempotency_key_reused", other.JSON["code"])
+	})
+
+	t.Run("POST /api/lead-quality-batch spends once", func(t *testing.T) {
+		key := idemKey(t, "batch")
+		body := map[string]any{"leads": []map[string]string{{"email": "owner@austinplumbing.example", "businessName": "Austin Plumbing"}}}
+		first := c.Do(t, http.MethodPost, "/api/lead-quality-batch", tok, body, key).Expect(t, http.StatusOK)
+		again := c.Do(t, http.MethodPost, "/api/lead-quality-batch", tok, body, key).Expect(t, http.StatusOK)
+		require.Equal(t, first.JSON["remaining"], again.JSON["remaining"])
+		after := c.Do(t, http.MethodGet, "/api/pql-check?feature=lead_scoring", tok, nil).Expect(t, http.StatusOK)
+		used := after.JSON["features"].(map[string]any)["lead_scoring"].(map[string]any)["used"]
+		require.EqualValues(t, 1, used, "a retried batch was charged twice")
+	})
+
+	t.Run("POST /api/chat counts once", func(t *testing.T) {
+		key := idemKey(t, "chat")
+		before := chatUsed(t, c, tok)
+		first := c.Do(t, http.MethodPost, "/api/chat", tok, map[string]string{"message": "How many leads do I have?"}, key).Expect(t, http.StatusOK)
+		again := c.Do(t, http.MethodPost, "/api/chat", tok, map[string]string{"message": "How many leads do I have?"}, key).Expect(t, http.StatusOK)
+		require.Equal(t, first.JSON, again.JSON)
+		require.Equal(t, before+1, chatUsed(t, c, tok), "a retried chat was counted twice")
+	})
+}
+
+func TestAWrongMethodIs405WithAllowAndHeadIsServed(t *testing.T) {
+	s := UseStack(t)
+	c := s.Client(t, "127.0.20.2")
+	tok := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
+	cases := []struct{ method, path, allow string }{
+		{http.MethodGet, "/api/auth", "POST"},
+		{http.MethodPost, "/api/pql-check", "GET, HEAD"},
+		{http.MethodGet, "/api/log-usage", "POST"},
+		{http.MethodPost, "/api/health-score", "GET, HEAD"},
+		{http.MethodPut, "/api/lead-finder", "POST"},
+		{http.MethodDelete, "/api/keys", "GET, HEAD, POST"},
+	}
+	for _, tc := range cases {
+		r := c.Do(t, tc.method, tc.path, tok, nil).Expect(t, http.StatusMethodNotAllowed)
+		require.Equal(t, tc.allow, r.Header.Get("Allow"), "%s %s", tc.method, tc.path)
+		require.Equal(t, "method_not_allowed", r.JSON["code"], "%s %s", tc.method, tc.path)
+	}
+	for _, path := range []string{"/api/pql-check", "/api/leads", "/api/auth/jwks.json", "/api/scout-stats", "/api/openapi.json"} {
+		r := c.Do(t, http.MethodHead, path, tok, nil).Expect(t, http.StatusOK)
+		require.Empty(t, r.Raw, path)
+	}
+}
+
+func TestBodiesAreStrictJSON(t *testing.T) {
+	s := UseStack(t)
+	c := s.Client(t, "127.0.20.3")
+	tok := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
+	find := func(body string, hdr http.Header) *Response {
+		if hdr == nil {
+			return c.Do(t, http.MethodPost, "/api/lead-finder", tok, body)
+		}
+		return c.Do(t, http.MethodPost, "/api/lead-finder", tok, body, hdr)
+	}
+	r := find(`{"industry":"plumbing","location":"Austin, TX","Limit":5}`, nil).Expect(t, http.StatusBadRequest)
+	require.Equal(t, "unknown_field", r.JSON["code"])
+	require.Equal(t, "Limit", r.JSON["field"])
+
+	r = find(`{"industry":"plumbing","location":"Austin, TX","limit":1,"limit":50}`, nil).Expect(t, http.StatusBadRequest)
+	require.Equal(t, "duplicate_field", r.JSON["code"])
+	require.Equal(t, "limit", r.JSON["field"])
+
+	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded"} {
+		r = find(`{"industry":"plumbing","location":"Austin, TX"}`, http.Header{"Content-Type": {ct}}).Expect(t, http.StatusUnsupportedMediaType)
+		require.Equal(t, "unsupported_media_type", r.JSON["code"], ct)
+	}
+
+	// A client pinned to the version before strict bodies is answered as it was then.
+	r = find(`{"industry":"plumbing","location":"Austin, TX","Limit":1}`,
+		http.Header{"Content-Type": {"text/plain"}, "Api-Version": {"2026-11-23"}}).Expect(t, http.StatusOK)
+	require.Equal(t, "2026-11-23", r.Header.Get("API-Version"))
+	require.Len(t, r.JSON["leads"], 1)
+}
