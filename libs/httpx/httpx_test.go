@@ -333,3 +333,30 @@ func TestDebugServerIsLoopbackOnly(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 }
+
+func TestPublicCORSOpensAReadOnlyRouteToAnyOriginWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	reached := 0
+	h := httpx.PublicCORS(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached++
+		httpx.Respond(w, http.StatusOK, map[string]any{})
+	}))
+	pre := httptest.NewRequest(http.MethodOptions, "/api/scout-stats", nil)
+	pre.Header.Set("Origin", "https://dashboard.example")
+	pre.Header.Set("Access-Control-Request-Method", "GET")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, pre)
+	require.Equal(t, http.StatusNoContent, rec.Code)
+	require.Equal(t, "*", rec.Header().Get("Access-Control-Allow-Origin"))
+	require.Equal(t, "GET, HEAD", rec.Header().Get("Access-Control-Allow-Methods"))
+	require.Empty(t, rec.Header().Get("Access-Control-Allow-Credentials"))
+	require.Zero(t, reached, "the preflight is answered before the route (and its rate limit)")
+
+	get := httptest.NewRequest(http.MethodGet, "/api/scout-stats", nil)
+	get.Header.Set("Origin", "https://dashboard.example")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, get)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Equal(t, "*", rec.Header().Get("Access-Control-Allow-Origin"))
+	require.Contains(t, rec.Header().Get("Access-Control-Expose-Headers"), "ETag")
+}

@@ -45,7 +45,7 @@ const (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations creates the idempotency_keys table; platform.Runtime.Migrate applies it to every
+// Migrations creates the idempotent_requests table; platform.Runtime.Migrate applies it to every
 // service's schema.
 var Migrations = pgkit.Source{Name: "idempotency", FS: mustSub(migrationFiles, "migrations")}
 
@@ -60,7 +60,7 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 // Config sets how long keys live and how long a running first request holds its key.
 type Config struct {
 	// TTL is how long a key and its answer are kept; a key reused after it starts afresh.
-	TTL time.Duration `env:"IDEMPOTENCY_KEY_TTL" envDefault:"24h"`
+	TTL time.Duration `env:"IDEMPOTENCY_KEY_TTL" envDefault:"168h"`
 	// Lease is how long a claim protects a first request that has not answered; past it (the
 	// process died mid-request) a retry runs the request again. Above the write timeout.
 	Lease time.Duration `env:"IDEMPOTENCY_LEASE" envDefault:"1m"`
@@ -163,7 +163,7 @@ func fingerprint(r *http.Request, body []byte) []byte {
 // request's claim whose lease ran out (its process died) is taken; anything else is not.
 func (k *Keys) claim(ctx context.Context, scope, key string, fp []byte) (bool, error) {
 	var claimed bool
-	err := k.pool.QueryRow(ctx, `INSERT INTO idempotency_keys AS k (scope, key, fingerprint, locked_until)
+	err := k.pool.QueryRow(ctx, `INSERT INTO idempotent_requests AS k (scope, key, fingerprint, locked_until)
 		VALUES ($1, $2, $3, now() + $4::interval)
 		ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, locked_until = EXCLUDED.locked_until,
 			created_at = now(), status = NULL, content_type = NULL, body = NULL
@@ -188,7 +188,7 @@ func (k *Keys) answerStored(w http.ResponseWriter, r *http.Request, scope, key s
 		contentType *string
 		body        []byte
 	)
-	err := k.pool.QueryRow(r.Context(), `SELECT fingerprint, status, content_type, body FROM idempotency_keys
+	err := k.pool.QueryRow(r.Context(), `SELECT fingerprint, status, content_type, body FROM idempotent_requests
 		WHERE scope = $1 AND key = $2`, scope, key).Scan(&storedFP, &status, &contentType, &body)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -217,19 +217,19 @@ func inProgress() error {
 }
 
 func (k *Keys) store(ctx context.Context, scope, key string, rec *recorder) error {
-	_, err := k.pool.Exec(ctx, `UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5
+	_, err := k.pool.Exec(ctx, `UPDATE idempotent_requests SET status = $3, content_type = $4, body = $5
 		WHERE scope = $1 AND key = $2`, scope, key, rec.status, rec.Header().Get("Content-Type"), rec.body.Bytes())
 	return err
 }
 
 func (k *Keys) release(ctx context.Context, scope, key string) error {
-	_, err := k.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status IS NULL`, scope, key)
+	_, err := k.pool.Exec(ctx, `DELETE FROM idempotent_requests WHERE scope = $1 AND key = $2 AND status IS NULL`, scope, key)
 	return err
 }
 
 // Sweep deletes keys past their TTL; platform runs it periodically.
 func (k *Keys) Sweep(ctx context.Context) error {
-	_, err := k.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < now() - $1::interval`, k.cfg.TTL)
+	_, err := k.pool.Exec(ctx, `DELETE FROM idempotent_requests WHERE created_at < now() - $1::interval`, k.cfg.TTL)
 	return err
 }
 

@@ -168,7 +168,7 @@ func TestConcurrentRetriesRunOnce(t *testing.T) {
 func TestAnAbandonedClaimIsTakenOverAfterItsLease(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, defaults)
-	_, err := s.pool.Exec(context.Background(), `INSERT INTO idempotency_keys (scope, key, fingerprint, locked_until)
+	_, err := s.pool.Exec(context.Background(), `INSERT INTO idempotent_requests (scope, key, fingerprint, locked_until)
 		VALUES ('acc_a', 'k-1', '\x00', now() + interval '1 minute'), ('acc_a', 'k-2', $1, now() - interval '1 second')`,
 		fingerprintOf(`{"n":1}`))
 	require.NoError(t, err)

@@ -18,7 +18,8 @@ const Public = "/api"
 // CheckRoutes makes route registration and the contract agree: every /api route and method the
 // service's router registers is a documented operation, every documented /api operation is
 // registered, and every operation has an operationId. handler must be the service's
-// *mux.Router (its Handler()). HEAD is accepted wherever GET is documented.
+// *mux.Router (its Handler()). HEAD is accepted wherever GET is documented, and OPTIONS (CORS
+// preflight, which the router answers on every path anyway) wherever GET is.
 //
 // It then asks each operation once, without any credentials, and checks that its documented
 // security is what the code does: an operation that needs only a bearer token answers 401, a
@@ -52,7 +53,8 @@ func (c *Contract) CheckRoutes(t testing.TB, handler http.Handler) {
 	}
 	for _, key := range sortedKeys(registered) {
 		method, path, _ := strings.Cut(key, " ")
-		if !documented[key] && !(method == http.MethodHead && documented[http.MethodGet+" "+path]) {
+		implied := (method == http.MethodHead || method == http.MethodOptions) && documented[http.MethodGet+" "+path]
+		if !documented[key] && !implied {
 			t.Errorf("openapitest: %s is registered but not in the contract (api/openapi.yaml)", key)
 		}
 	}

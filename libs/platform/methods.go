@@ -14,9 +14,10 @@ import (
 // routedMethods are the methods a path is probed with to learn which it allows.
 var routedMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-// unrouted answers what the router could not match (RFC 9110 §15.5.6, §9.3.2): a HEAD where the
-// path has a GET route is served as that GET (the server drops the body), a known path asked with
-// another method is 405 with Allow and the envelope, and anything else is notFound.
+// unrouted answers what the router could not match (RFC 9110 §15.5.6, §9.3.2, §9.3.7): a HEAD
+// where the path has a GET route is served as that GET (the server drops the body), OPTIONS on a
+// known path is 204 with Allow (and no CORS headers: only public routes open to other origins),
+// another method on a known path is 405 with Allow and the envelope, and anything else is notFound.
 func unrouted(r *mux.Router, notFound http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		allow := allowedMethods(r, req)
@@ -32,12 +33,17 @@ func unrouted(r *mux.Router, notFound http.Handler) http.Handler {
 		}
 		list := strings.Join(allow, ", ")
 		w.Header().Set("Allow", list)
+		if req.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		httpx.Fail(w, req, apperr.New(apperr.KindMethodNotAllowed, apperr.CodeMethodNotAllowed,
 			req.Method+" is not allowed on "+req.URL.Path+"; allowed: "+list))
 	})
 }
 
-// allowedMethods lists the methods some route of r serves req's path with; HEAD wherever GET is.
+// allowedMethods lists the methods some route of r serves req's path with; HEAD wherever GET is,
+// and OPTIONS on every path that has one.
 func allowedMethods(r *mux.Router, req *http.Request) []string {
 	var allow []string
 	for _, m := range routedMethods {
@@ -50,6 +56,9 @@ func allowedMethods(r *mux.Router, req *http.Request) []string {
 				allow = append(allow, http.MethodHead)
 			}
 		}
+	}
+	if len(allow) > 0 {
+		allow = append(allow, http.MethodOptions)
 	}
 	return allow
 }

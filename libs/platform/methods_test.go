@@ -38,11 +38,11 @@ func TestAKnownPathWithAnotherMethodIs405WithAllow(t *testing.T) {
 	t.Parallel()
 	srv := methodsServer(t)
 	cases := []struct{ method, path, allow string }{
-		{http.MethodGet, "/api/auth", "POST"},
-		{http.MethodPost, "/api/pql-check", "GET, HEAD"},
-		{http.MethodDelete, "/api/keys", "GET, HEAD, POST"},
-		{http.MethodPut, "/api/auth/jwks.json", "GET, HEAD"},
-		{http.MethodGet, "/api/keys/k1", "DELETE"},
+		{http.MethodGet, "/api/auth", "POST, OPTIONS"},
+		{http.MethodPost, "/api/pql-check", "GET, HEAD, OPTIONS"},
+		{http.MethodDelete, "/api/keys", "GET, HEAD, POST, OPTIONS"},
+		{http.MethodPut, "/api/auth/jwks.json", "GET, HEAD, OPTIONS"},
+		{http.MethodGet, "/api/keys/k1", "DELETE, OPTIONS"},
 	}
 	for _, tc := range cases {
 		req, err := http.NewRequest(tc.method, srv.URL+tc.path, nil)
@@ -82,7 +82,23 @@ func TestHeadIsServedOnEveryGetRoute(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
-	require.Equal(t, "POST", res.Header.Get("Allow"))
+	require.Equal(t, "POST, OPTIONS", res.Header.Get("Allow"))
+}
+
+// OPTIONS says what a path allows; it opens nothing to other origins (no CORS headers).
+func TestOptionsOnAKnownPathIs204WithAllow(t *testing.T) {
+	t.Parallel()
+	srv := methodsServer(t)
+	req, err := http.NewRequest(http.MethodOptions, srv.URL+"/api/keys", nil)
+	require.NoError(t, err)
+	req.Header.Set("Origin", "https://elsewhere.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusNoContent, res.StatusCode)
+	require.Equal(t, "GET, HEAD, POST, OPTIONS", res.Header.Get("Allow"))
+	require.Empty(t, res.Header.Get("Access-Control-Allow-Origin"))
 }
 
 func TestAnUnknownPathStays404(t *testing.T) {

@@ -61,12 +61,12 @@ func TestAWrongMethodIs405WithAllowAndHeadIsServed(t *testing.T) {
 	c := s.Client(t, "127.0.20.2")
 	tok := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
 	cases := []struct{ method, path, allow string }{
-		{http.MethodGet, "/api/auth", "POST"},
-		{http.MethodPost, "/api/pql-check", "GET, HEAD"},
-		{http.MethodGet, "/api/log-usage", "POST"},
-		{http.MethodPost, "/api/health-score", "GET, HEAD"},
-		{http.MethodPut, "/api/lead-finder", "POST"},
-		{http.MethodDelete, "/api/keys", "GET, HEAD, POST"},
+		{http.MethodGet, "/api/auth", "POST, OPTIONS"},
+		{http.MethodPost, "/api/pql-check", "GET, HEAD, OPTIONS"},
+		{http.MethodGet, "/api/log-usage", "POST, OPTIONS"},
+		{http.MethodPost, "/api/health-score", "GET, HEAD, OPTIONS"},
+		{http.MethodPut, "/api/lead-finder", "POST, OPTIONS"},
+		{http.MethodDelete, "/api/keys", "GET, HEAD, POST, OPTIONS"},
 	}
 	for _, tc := range cases {
 		r := c.Do(t, tc.method, tc.path, tok, nil).Expect(t, http.StatusMethodNotAllowed)
@@ -107,4 +107,27 @@ func TestBodiesAreStrictJSON(t *testing.T) {
 		http.Header{"Content-Type": {"text/plain"}, "Api-Version": {"2026-11-23"}}).Expect(t, http.StatusOK)
 	require.Equal(t, "2026-11-23", r.Header.Get("API-Version"))
 	require.Len(t, r.JSON["leads"], 1)
+}
+
+// A page on another origin may read the public routes, and nothing else.
+func TestPublicRoutesAnswerAnyOriginAndAuthenticatedOnesNone(t *testing.T) {
+	s := UseStack(t)
+	c := s.Client(t, "127.0.20.4")
+	origin := http.Header{"Origin": {"https://dashboard.example"}}
+	preflight := http.Header{"Origin": {"https://dashboard.example"}, "Access-Control-Request-Method": {"GET"}}
+	for _, path := range []string{"/api/agent-brain-public-feed", "/api/scout-stats", "/api/ext-webhook/sample", "/api/auth/jwks.json", "/api/openapi.json"} {
+		r := c.Do(t, http.MethodOptions, path, "", nil, preflight).Expect(t, http.StatusNoContent)
+		require.Equal(t, "*", r.Header.Get("Access-Control-Allow-Origin"), path)
+		require.Contains(t, r.Header.Get("Access-Control-Allow-Methods"), "GET", path)
+		r = c.Do(t, http.MethodGet, path, "", nil, origin).Expect(t, http.StatusOK)
+		require.Equal(t, "*", r.Header.Get("Access-Control-Allow-Origin"), path)
+		require.Empty(t, r.Header.Get("Access-Control-Allow-Credentials"), path)
+	}
+	tok := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
+	for _, path := range []string{"/api/leads", "/api/pql-check", "/api/keys"} {
+		r := c.Do(t, http.MethodOptions, path, "", nil, preflight).Expect(t, http.StatusNoContent)
+		require.Empty(t, r.Header.Get("Access-Control-Allow-Origin"), "%s must stay closed to other origins", path)
+		r = c.Do(t, http.MethodGet, path, tok, nil, origin).Expect(t, http.StatusOK)
+		require.Empty(t, r.Header.Get("Access-Control-Allow-Origin"), path)
+	}
 }

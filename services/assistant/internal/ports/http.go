@@ -43,7 +43,7 @@ type Middleware struct {
 func (h *HTTP) Routes(r *mux.Router, m Middleware) {
 	r.Handle("/api/chat", m.APILimit(m.Authenticated(m.Idempotent(http.HandlerFunc(h.chat))))).Methods(http.MethodPost)
 	r.Handle("/api/agent-brain-seed", m.APILimit(http.HandlerFunc(h.seed))).Methods(http.MethodPost)
-	r.Handle("/api/agent-brain-public-feed", m.FeedLimit(http.HandlerFunc(h.feed))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/api/agent-brain-public-feed", httpx.PublicCORS(m.FeedLimit(http.HandlerFunc(h.feed)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 }
 
 func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {

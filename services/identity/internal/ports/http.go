@@ -69,9 +69,9 @@ func (h *HTTP) Routes(r *mux.Router, mw Middleware) {
 
 	// Verifiers trade API keys for short-lived tokens here; the ingress never routes /internal.
 	r.HandleFunc(authjwt.APIKeyTokenPath, h.exchangeKey).Methods(http.MethodPost)
-	r.HandleFunc("/api/auth/jwks.json", h.jwks).Methods(http.MethodGet)
+	r.Handle("/api/auth/jwks.json", httpx.PublicCORS(http.HandlerFunc(h.jwks))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	// The merged API reference of every service; identity serves it because it is always deployed.
-	r.Handle("/api/openapi.json", apiLimit(apidocs.JSON())).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/api/openapi.json", httpx.PublicCORS(apiLimit(apidocs.JSON()))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	r.Handle("/api/openapi", apiLimit(apidocs.Page())).Methods(http.MethodGet, http.MethodHead)
 }
 

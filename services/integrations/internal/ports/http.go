@@ -35,7 +35,7 @@ func (h HTTP) Routes(r *mux.Router, limited, authed, idempotent mux.MiddlewareFu
 	protect := func(f http.HandlerFunc) http.Handler { return limited(authed(f)) }
 	effect := func(f http.HandlerFunc) http.Handler { return limited(authed(idempotent(f))) }
 	r.Handle("/api/ext-webhook", limited(http.HandlerFunc(h.receiveInbound))).Methods(http.MethodPost)
-	r.HandleFunc("/api/ext-webhook/sample", h.samples).Methods(http.MethodGet)
+	r.Handle("/api/ext-webhook/sample", httpx.PublicCORS(http.HandlerFunc(h.samples))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	r.Handle("/api/ext-webhook/subscribe", effect(h.subscribe)).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/subscriptions", protect(h.listSubscriptions)).Methods(http.MethodGet)
 	r.Handle("/api/ext-webhook/subscriptions/{id}", protect(h.unsubscribe)).Methods(http.MethodDelete)

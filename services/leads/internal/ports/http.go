@@ -40,7 +40,7 @@ func (h HTTP) Routes(r *mux.Router) {
 	r.Handle("/api/lead-quality-batch", spends(h.batch)).Methods(http.MethodPost)
 	r.Handle("/api/leads", authed(h.listSheet)).Methods(http.MethodGet)
 	r.Handle("/api/leads/export.csv", authed(h.exportSheet)).Methods(http.MethodGet)
-	r.Handle("/api/scout-stats", h.StatsLimit(http.HandlerFunc(h.scoutStats))).Methods(http.MethodGet)
+	r.Handle("/api/scout-stats", httpx.PublicCORS(h.StatsLimit(http.HandlerFunc(h.scoutStats)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 
 	// The assistant's tools call these on behalf of a caller, with the caller's own token (so the
 	// caller's account and allowances apply) but not charged to the caller's IP bucket: its

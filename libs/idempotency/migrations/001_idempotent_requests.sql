@@ -1,7 +1,7 @@
 -- Answers to requests sent with an Idempotency-Key, per caller, kept for the key's lifetime so a
 -- retry gets the first answer instead of a second effect. status is NULL while the first request
 -- runs; locked_until lets a retry take over a claim whose process died.
-CREATE TABLE idempotency_keys (
+CREATE TABLE idempotent_requests (
     scope        text NOT NULL,
     key          text NOT NULL,
     fingerprint  bytea NOT NULL,
@@ -12,4 +12,4 @@ CREATE TABLE idempotency_keys (
     locked_until timestamptz NOT NULL,
     PRIMARY KEY (scope, key)
 );
-CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+CREATE INDEX idempotent_requests_created ON idempotent_requests (created_at);
