@@ -131,3 +131,19 @@ func TestPublicRoutesAnswerAnyOriginAndAuthenticatedOnesNone(t *testing.T) {
 		require.Empty(t, r.Header.Get("Access-Control-Allow-Origin"), path)
 	}
 }
+
+// Large JSON and HTML answers go gzip-compressed to clients that ask; small ones as they are.
+func TestTheIngressCompressesLargeAnswers(t *testing.T) {
+	s := UseStack(t)
+	c := s.Client(t, "127.0.20.5")
+	gzip := http.Header{"Accept-Encoding": {"gzip, br"}}
+	for _, path := range []string{"/api/openapi.json", "/api/openapi"} {
+		r := c.Do(t, http.MethodGet, path, "", nil, gzip).Expect(t, http.StatusOK)
+		require.Equal(t, "gzip", r.Header.Get("Content-Encoding"), path)
+		require.Contains(t, r.Header.Get("Vary"), "Accept-Encoding", path)
+	}
+	r := c.Do(t, http.MethodGet, "/api/auth/jwks.json", "", nil, gzip).Expect(t, http.StatusOK)
+	require.Empty(t, r.Header.Get("Content-Encoding"), "a body under 1 KiB is not worth compressing")
+	r = c.Do(t, http.MethodGet, "/api/openapi.json", "", nil, http.Header{"Accept-Encoding": {"identity"}}).Expect(t, http.StatusOK)
+	require.Empty(t, r.Header.Get("Content-Encoding"))
+}
