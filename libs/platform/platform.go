@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -120,10 +121,13 @@ func (rt *Runtime) Close() {
 	}
 }
 
-// Migrate applies the service's migrations, the event tables and the idempotency keys' table to
-// its schema.
+// Shared are the tables every service's schema has next to its own: the event outbox and
+// processed ids, and the answers of idempotent requests.
+var Shared = []pgkit.Source{events.Migrations, idempotency.Migrations}
+
+// Migrate applies the Shared migrations and the service's own to its schema.
 func (rt *Runtime) Migrate(ctx context.Context, sources ...pgkit.Source) error {
-	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append([]pgkit.Source{events.Migrations, idempotency.Migrations}, sources...)...)
+	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append(slices.Clone(Shared), sources...)...)
 }
 
 // Router returns a router with panic recovery, security headers, the API version, HEAD on every

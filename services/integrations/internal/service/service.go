@@ -18,7 +18,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/idempotency"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
@@ -42,7 +41,7 @@ const workerStopTimeout = 30 * time.Second
 const dispatchBacklog = 10_000
 
 // Sources are the migrations of the integrations schema besides River's.
-var Sources = []pgkit.Source{{Name: Name, FS: migrations.FS}, events.Migrations, idempotency.Migrations}
+var Sources = append([]pgkit.Source{{Name: Name, FS: migrations.FS}}, platform.Shared...)
 
 // Service is integrations, assembled.
 type Service struct {
