@@ -165,9 +165,19 @@ func TestMergedDocumentDescribesEveryOperation(t *testing.T) {
 			ids[id] = where
 			security, ok := op["security"].([]any)
 			require.True(t, ok, "%s: no explicit security", where)
+			var bearer, apiKey bool
 			for _, req := range security {
 				for name := range req.(map[string]any) {
 					require.Contains(t, schemes, name, "%s: security scheme %s", where, name)
+					bearer, apiKey = bearer || name == "bearer", apiKey || name == "apiKey"
+				}
+			}
+			// The verifier takes an API key wherever it takes a token; SDKs send what is declared.
+			require.Equal(t, bearer, apiKey, "%s: a token and an API key are declared together", where)
+			require.Contains(t, op["parameters"], map[string]any{"$ref": "#/components/parameters/ApiVersion"}, "%s: API-Version", where)
+			for code, resp := range op["responses"].(map[string]any) {
+				if r := resp.(map[string]any); r["$ref"] == nil {
+					require.Contains(t, r["headers"], "API-Version", "%s %s: API-Version header", where, code)
 				}
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bizassist/bizassist/libs/httpx"
 )
 
 // Spec is one service's OpenAPI document.
@@ -108,6 +110,7 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 			}
 		}
 	}
+	describeVersionHeader(paths, components)
 	return map[string]any{
 		"openapi": "3.0.3",
 		"info": map[string]any{
@@ -242,5 +245,59 @@ func rewrite(node any, service string, renames map[string]bool) any {
 		return out
 	default:
 		return n
+	}
+}
+
+// describeVersionHeader documents API-Version once for every operation: a request may pin a
+// served version, and every answer names the version it speaks (docs/decisions.md, "Versioning").
+func describeVersionHeader(paths, components map[string]any) {
+	set := func(section, name string, body any) {
+		m, _ := components[section].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+			components[section] = m
+		}
+		m[name] = body
+	}
+	set("parameters", "ApiVersion", map[string]any{
+		"name": "API-Version", "in": "header", "required": false,
+		"description": "The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.",
+		"schema":      map[string]any{"type": "string", "enum": []any{httpx.APIVersion, httpx.LenientJSONVersion}},
+	})
+	set("headers", "ApiVersion", map[string]any{
+		"description": "The dated API version of this answer: the one the request pinned, or the current one.",
+		"schema":      map[string]any{"type": "string"},
+	})
+	param := map[string]any{"$ref": "#/components/parameters/ApiVersion"}
+	header := map[string]any{"$ref": "#/components/headers/ApiVersion"}
+	addHeader := func(resp any) {
+		r, ok := resp.(map[string]any)
+		if !ok || r["$ref"] != nil {
+			return // a shared response gets it where it is defined
+		}
+		h, _ := r["headers"].(map[string]any)
+		if h == nil {
+			h = map[string]any{}
+			r["headers"] = h
+		}
+		h["API-Version"] = header
+	}
+	for _, item := range paths {
+		for method, op := range item.(map[string]any) {
+			op, ok := op.(map[string]any)
+			if !ok || !isMethod(method) {
+				continue
+			}
+			params, _ := op["parameters"].([]any)
+			op["parameters"] = append(params, param)
+			responses, _ := op["responses"].(map[string]any)
+			for _, resp := range responses {
+				addHeader(resp)
+			}
+		}
+	}
+	shared, _ := components["responses"].(map[string]any)
+	for _, resp := range shared {
+		addHeader(resp)
 	}
 }
