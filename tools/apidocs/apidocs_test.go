@@ -212,3 +212,25 @@ func TestOperationIDsAreStable(t *testing.T) {
 	}
 	require.Equal(t, want, got, "operationIds changed: SDK method names would change (edit tools/apidocs/operation-ids.txt only on purpose)")
 }
+
+// Generators name an operation's answer type <OperationId>Response (oapi-codegen, and others
+// alike); a component with that name makes the generated client fail to compile.
+func TestNoComponentTakesAGeneratedTypesName(t *testing.T) {
+	specs, err := LoadSpecs("../..")
+	require.NoError(t, err)
+	doc, err := Merge(specs, Version)
+	require.NoError(t, err)
+	components := doc["components"].(map[string]any)
+	for _, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			if !isMethod(method) {
+				continue
+			}
+			id := op.(map[string]any)["operationId"].(string)
+			wrapper := strings.ToUpper(id[:1]) + id[1:] + "Response"
+			for section, names := range components {
+				require.NotContains(t, names, wrapper, "components.%s.%s collides with the generated answer type of %s", section, wrapper, id)
+			}
+		}
+	}
+}
