@@ -234,3 +234,27 @@ func TestNoComponentTakesAGeneratedTypesName(t *testing.T) {
 		}
 	}
 }
+
+// Every event a subscription can name is described under webhooks, with the Standard Webhooks
+// signature headers, so receivers get types and know how to verify.
+func TestEveryOutboundEventIsAWebhook(t *testing.T) {
+	specs, err := LoadSpecs("../..")
+	require.NoError(t, err)
+	doc, err := Merge(specs, Version)
+	require.NoError(t, err)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	events := schemas["OutboundEventType"].(map[string]any)["enum"].([]any)
+	webhooks := doc["webhooks"].(map[string]any)
+	require.Len(t, webhooks, len(events))
+	for _, e := range events {
+		item, ok := webhooks[e.(string)].(map[string]any)
+		require.True(t, ok, "no webhook for %s", e)
+		post := item["post"].(map[string]any)
+		var headers []string
+		for _, p := range post["parameters"].([]any) {
+			headers = append(headers, p.(map[string]any)["name"].(string))
+		}
+		require.ElementsMatch(t, []string{"webhook-id", "webhook-timestamp", "webhook-signature"}, headers, "%s", e)
+		require.NotNil(t, post["requestBody"], "%s", e)
+	}
+}

@@ -116,9 +116,10 @@ func (e ClientListClientsStatus) Valid() bool {
 
 // Defines values for ClientListClientsTier.
 const (
-	ClientListClientsTierAtRisk   ClientListClientsTier = "at_risk"
-	ClientListClientsTierCritical ClientListClientsTier = "critical"
-	ClientListClientsTierHealthy  ClientListClientsTier = "healthy"
+	ClientListClientsTierAtRisk      ClientListClientsTier = "at_risk"
+	ClientListClientsTierCritical    ClientListClientsTier = "critical"
+	ClientListClientsTierHealthy     ClientListClientsTier = "healthy"
+	ClientListClientsTierLessThannil ClientListClientsTier = "<nil>"
 )
 
 // Valid indicates whether the value is a known member of the ClientListClientsTier enum.
@@ -129,6 +130,8 @@ func (e ClientListClientsTier) Valid() bool {
 	case ClientListClientsTierCritical:
 		return true
 	case ClientListClientsTierHealthy:
+		return true
+	case ClientListClientsTierLessThannil:
 		return true
 	default:
 		return false
@@ -1947,6 +1950,36 @@ func (e ScoutStatsParamsAPIVersion) Valid() bool {
 	}
 }
 
+// Defines values for HealthScoreCriticalEventJSONBodyEvent.
+const (
+	HealthScoreCriticalEventJSONBodyEventHealthScoreCritical HealthScoreCriticalEventJSONBodyEvent = "health_score.critical"
+)
+
+// Valid indicates whether the value is a known member of the HealthScoreCriticalEventJSONBodyEvent enum.
+func (e HealthScoreCriticalEventJSONBodyEvent) Valid() bool {
+	switch e {
+	case HealthScoreCriticalEventJSONBodyEventHealthScoreCritical:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NewLeadEventJSONBodyEvent.
+const (
+	NewLeadEventJSONBodyEventNewLead NewLeadEventJSONBodyEvent = "new_lead"
+)
+
+// Valid indicates whether the value is a known member of the NewLeadEventJSONBodyEvent enum.
+func (e NewLeadEventJSONBodyEvent) Valid() bool {
+	switch e {
+	case NewLeadEventJSONBodyEventNewLead:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcceptRequest defines model for AcceptRequest.
 type AcceptRequest struct {
 	Password string `json:"password"`
@@ -3028,6 +3061,293 @@ type ScoutStatsParams struct {
 // ScoutStatsParamsAPIVersion defines parameters for ScoutStats.
 type ScoutStatsParamsAPIVersion string
 
+// CheckoutSessionCompletedEventJSONBody defines parameters for CheckoutSessionCompletedEvent.
+type CheckoutSessionCompletedEventJSONBody struct {
+	Amount            *int              `json:"amount"`
+	AmountDue         *int              `json:"amount_due"`
+	CancelAtPeriodEnd *bool             `json:"cancel_at_period_end"`
+	CustomerEmail     *string           `json:"customer_email"`
+	EndedAt           *int              `json:"ended_at"`
+	Event             OutboundEventType `json:"event"`
+
+	// Id the processor's event id
+	Id          string  `json:"id"`
+	InvoiceId   *string `json:"invoice_id"`
+	NextAttempt *int    `json:"next_attempt"`
+	Plan        *string `json:"plan"`
+
+	// ProcessorEvent the processor's event object as it was signed
+	ProcessorEvent *map[string]interface{} `json:"processor_event"`
+	Status         *string                 `json:"status"`
+	SubscriptionId *string                 `json:"subscription_id"`
+}
+
+// CheckoutSessionCompletedEventParams defines parameters for CheckoutSessionCompletedEvent.
+type CheckoutSessionCompletedEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// CustomerSubscriptionCreatedEventJSONBody defines parameters for CustomerSubscriptionCreatedEvent.
+type CustomerSubscriptionCreatedEventJSONBody struct {
+	Amount            *int              `json:"amount"`
+	AmountDue         *int              `json:"amount_due"`
+	CancelAtPeriodEnd *bool             `json:"cancel_at_period_end"`
+	CustomerEmail     *string           `json:"customer_email"`
+	EndedAt           *int              `json:"ended_at"`
+	Event             OutboundEventType `json:"event"`
+
+	// Id the processor's event id
+	Id          string  `json:"id"`
+	InvoiceId   *string `json:"invoice_id"`
+	NextAttempt *int    `json:"next_attempt"`
+	Plan        *string `json:"plan"`
+
+	// ProcessorEvent the processor's event object as it was signed
+	ProcessorEvent *map[string]interface{} `json:"processor_event"`
+	Status         *string                 `json:"status"`
+	SubscriptionId *string                 `json:"subscription_id"`
+}
+
+// CustomerSubscriptionCreatedEventParams defines parameters for CustomerSubscriptionCreatedEvent.
+type CustomerSubscriptionCreatedEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// CustomerSubscriptionDeletedEventJSONBody defines parameters for CustomerSubscriptionDeletedEvent.
+type CustomerSubscriptionDeletedEventJSONBody struct {
+	Amount            *int              `json:"amount"`
+	AmountDue         *int              `json:"amount_due"`
+	CancelAtPeriodEnd *bool             `json:"cancel_at_period_end"`
+	CustomerEmail     *string           `json:"customer_email"`
+	EndedAt           *int              `json:"ended_at"`
+	Event             OutboundEventType `json:"event"`
+
+	// Id the processor's event id
+	Id          string  `json:"id"`
+	InvoiceId   *string `json:"invoice_id"`
+	NextAttempt *int    `json:"next_attempt"`
+	Plan        *string `json:"plan"`
+
+	// ProcessorEvent the processor's event object as it was signed
+	ProcessorEvent *map[string]interface{} `json:"processor_event"`
+	Status         *string                 `json:"status"`
+	SubscriptionId *string                 `json:"subscription_id"`
+}
+
+// CustomerSubscriptionDeletedEventParams defines parameters for CustomerSubscriptionDeletedEvent.
+type CustomerSubscriptionDeletedEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// CustomerSubscriptionUpdatedEventJSONBody defines parameters for CustomerSubscriptionUpdatedEvent.
+type CustomerSubscriptionUpdatedEventJSONBody struct {
+	Amount            *int              `json:"amount"`
+	AmountDue         *int              `json:"amount_due"`
+	CancelAtPeriodEnd *bool             `json:"cancel_at_period_end"`
+	CustomerEmail     *string           `json:"customer_email"`
+	EndedAt           *int              `json:"ended_at"`
+	Event             OutboundEventType `json:"event"`
+
+	// Id the processor's event id
+	Id          string  `json:"id"`
+	InvoiceId   *string `json:"invoice_id"`
+	NextAttempt *int    `json:"next_attempt"`
+	Plan        *string `json:"plan"`
+
+	// ProcessorEvent the processor's event object as it was signed
+	ProcessorEvent *map[string]interface{} `json:"processor_event"`
+	Status         *string                 `json:"status"`
+	SubscriptionId *string                 `json:"subscription_id"`
+}
+
+// CustomerSubscriptionUpdatedEventParams defines parameters for CustomerSubscriptionUpdatedEvent.
+type CustomerSubscriptionUpdatedEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// HealthScoreCriticalEventJSONBody defines parameters for HealthScoreCriticalEvent.
+type HealthScoreCriticalEventJSONBody struct {
+	BusinessName   string                                `json:"businessName"`
+	Email          string                                `json:"email"`
+	Event          HealthScoreCriticalEventJSONBodyEvent `json:"event"`
+	Recommendation string                                `json:"recommendation"`
+	Score          int                                   `json:"score"`
+}
+
+// HealthScoreCriticalEventParams defines parameters for HealthScoreCriticalEvent.
+type HealthScoreCriticalEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// HealthScoreCriticalEventJSONBodyEvent defines parameters for HealthScoreCriticalEvent.
+type HealthScoreCriticalEventJSONBodyEvent string
+
+// InvoicePaidEventJSONBody defines parameters for InvoicePaidEvent.
+type InvoicePaidEventJSONBody struct {
+	Amount            *int              `json:"amount"`
+	AmountDue         *int              `json:"amount_due"`
+	CancelAtPeriodEnd *bool             `json:"cancel_at_period_end"`
+	CustomerEmail     *string           `json:"customer_email"`
+	EndedAt           *int              `json:"ended_at"`
+	Event             OutboundEventType `json:"event"`
+
+	// Id the processor's event id
+	Id          string  `json:"id"`
+	InvoiceId   *string `json:"invoice_id"`
+	NextAttempt *int    `json:"next_attempt"`
+	Plan        *string `json:"plan"`
+
+	// ProcessorEvent the processor's event object as it was signed
+	ProcessorEvent *map[string]interface{} `json:"processor_event"`
+	Status         *string                 `json:"status"`
+	SubscriptionId *string                 `json:"subscription_id"`
+}
+
+// InvoicePaidEventParams defines parameters for InvoicePaidEvent.
+type InvoicePaidEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// InvoicePaymentFailedEventJSONBody defines parameters for InvoicePaymentFailedEvent.
+type InvoicePaymentFailedEventJSONBody struct {
+	Amount            *int              `json:"amount"`
+	AmountDue         *int              `json:"amount_due"`
+	CancelAtPeriodEnd *bool             `json:"cancel_at_period_end"`
+	CustomerEmail     *string           `json:"customer_email"`
+	EndedAt           *int              `json:"ended_at"`
+	Event             OutboundEventType `json:"event"`
+
+	// Id the processor's event id
+	Id          string  `json:"id"`
+	InvoiceId   *string `json:"invoice_id"`
+	NextAttempt *int    `json:"next_attempt"`
+	Plan        *string `json:"plan"`
+
+	// ProcessorEvent the processor's event object as it was signed
+	ProcessorEvent *map[string]interface{} `json:"processor_event"`
+	Status         *string                 `json:"status"`
+	SubscriptionId *string                 `json:"subscription_id"`
+}
+
+// InvoicePaymentFailedEventParams defines parameters for InvoicePaymentFailedEvent.
+type InvoicePaymentFailedEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// InvoicePaymentSucceededEventJSONBody defines parameters for InvoicePaymentSucceededEvent.
+type InvoicePaymentSucceededEventJSONBody struct {
+	Amount            *int              `json:"amount"`
+	AmountDue         *int              `json:"amount_due"`
+	CancelAtPeriodEnd *bool             `json:"cancel_at_period_end"`
+	CustomerEmail     *string           `json:"customer_email"`
+	EndedAt           *int              `json:"ended_at"`
+	Event             OutboundEventType `json:"event"`
+
+	// Id the processor's event id
+	Id          string  `json:"id"`
+	InvoiceId   *string `json:"invoice_id"`
+	NextAttempt *int    `json:"next_attempt"`
+	Plan        *string `json:"plan"`
+
+	// ProcessorEvent the processor's event object as it was signed
+	ProcessorEvent *map[string]interface{} `json:"processor_event"`
+	Status         *string                 `json:"status"`
+	SubscriptionId *string                 `json:"subscription_id"`
+}
+
+// InvoicePaymentSucceededEventParams defines parameters for InvoicePaymentSucceededEvent.
+type InvoicePaymentSucceededEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// NewLeadEventJSONBody defines parameters for NewLeadEvent.
+type NewLeadEventJSONBody struct {
+	Email string                    `json:"email"`
+	Event NewLeadEventJSONBodyEvent `json:"event"`
+	Name  string                    `json:"name"`
+
+	// Phone E.164, or empty when the lead has none
+	Phone string `json:"phone"`
+
+	// ServiceId the lead's id in the sheet
+	ServiceId string `json:"serviceId"`
+	Source    string `json:"source"`
+
+	// Timestamp when it was written (ISO 8601, UTC, milliseconds), or empty when unknown
+	Timestamp string `json:"timestamp"`
+}
+
+// NewLeadEventParams defines parameters for NewLeadEvent.
+type NewLeadEventParams struct {
+	// WebhookId The delivery's id (msg_...), the same on every retry and replay; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse one far from your clock (replays).
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Standard Webhooks signature: v1,<base64 HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")> with the subscription's secret; space-separated during a secret rotation.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// NewLeadEventJSONBodyEvent defines parameters for NewLeadEvent.
+type NewLeadEventJSONBodyEvent string
+
 // SignUpJSONRequestBody defines body for SignUp for application/json ContentType.
 type SignUpJSONRequestBody = SignUpRequest
 
@@ -3069,6 +3389,33 @@ type LogUsageJSONRequestBody = LogUsageRequest
 
 // StripeWebhookJSONRequestBody defines body for StripeWebhook for application/json ContentType.
 type StripeWebhookJSONRequestBody = StripeWebhookJSONBody
+
+// CheckoutSessionCompletedEventJSONRequestBody defines body for CheckoutSessionCompletedEvent for application/json ContentType.
+type CheckoutSessionCompletedEventJSONRequestBody CheckoutSessionCompletedEventJSONBody
+
+// CustomerSubscriptionCreatedEventJSONRequestBody defines body for CustomerSubscriptionCreatedEvent for application/json ContentType.
+type CustomerSubscriptionCreatedEventJSONRequestBody CustomerSubscriptionCreatedEventJSONBody
+
+// CustomerSubscriptionDeletedEventJSONRequestBody defines body for CustomerSubscriptionDeletedEvent for application/json ContentType.
+type CustomerSubscriptionDeletedEventJSONRequestBody CustomerSubscriptionDeletedEventJSONBody
+
+// CustomerSubscriptionUpdatedEventJSONRequestBody defines body for CustomerSubscriptionUpdatedEvent for application/json ContentType.
+type CustomerSubscriptionUpdatedEventJSONRequestBody CustomerSubscriptionUpdatedEventJSONBody
+
+// HealthScoreCriticalEventJSONRequestBody defines body for HealthScoreCriticalEvent for application/json ContentType.
+type HealthScoreCriticalEventJSONRequestBody HealthScoreCriticalEventJSONBody
+
+// InvoicePaidEventJSONRequestBody defines body for InvoicePaidEvent for application/json ContentType.
+type InvoicePaidEventJSONRequestBody InvoicePaidEventJSONBody
+
+// InvoicePaymentFailedEventJSONRequestBody defines body for InvoicePaymentFailedEvent for application/json ContentType.
+type InvoicePaymentFailedEventJSONRequestBody InvoicePaymentFailedEventJSONBody
+
+// InvoicePaymentSucceededEventJSONRequestBody defines body for InvoicePaymentSucceededEvent for application/json ContentType.
+type InvoicePaymentSucceededEventJSONRequestBody InvoicePaymentSucceededEventJSONBody
+
+// NewLeadEventJSONRequestBody defines body for NewLeadEvent for application/json ContentType.
+type NewLeadEventJSONRequestBody NewLeadEventJSONBody
 
 // Getter for additional properties for InboundEvent. Returns the specified
 // element and whether it was found
@@ -16190,4 +16537,881 @@ func ParseScoutStatsResponse(rsp *http.Response) (*ScoutStatsResponse, error) {
 	}
 
 	return response, nil
+}
+
+// WebhookInitiator sends OpenAPI 3.1 webhook requests to target URLs.
+// Modeled on the generated Client, but with no stored Server -- the full
+// target URL is provided per-call by the caller (typically discovered
+// from a subscription registration).
+type WebhookInitiator struct {
+	// Doer for performing requests, typically a *http.Client with any
+	// customized settings, such as certificate chains.
+	Client HttpRequestDoer
+
+	// A list of callbacks for modifying requests which are generated before sending over
+	// the network.
+	RequestEditors []RequestEditorFn
+}
+
+// WebhookInitiatorOption allows setting custom parameters during construction.
+type WebhookInitiatorOption func(*WebhookInitiator) error
+
+// NewWebhookInitiator creates a new WebhookInitiator with reasonable defaults.
+func NewWebhookInitiator(opts ...WebhookInitiatorOption) (*WebhookInitiator, error) {
+	initiator := WebhookInitiator{}
+	for _, o := range opts {
+		if err := o(&initiator); err != nil {
+			return nil, err
+		}
+	}
+	if initiator.Client == nil {
+		initiator.Client = &http.Client{}
+	}
+	return &initiator, nil
+}
+
+// WithWebhookHTTPClient allows overriding the default Doer, which is
+// automatically created using http.Client. This is useful for tests.
+func WithWebhookHTTPClient(doer HttpRequestDoer) WebhookInitiatorOption {
+	return func(p *WebhookInitiator) error {
+		p.Client = doer
+		return nil
+	}
+}
+
+// WithWebhookRequestEditorFn allows setting up a callback function, which
+// will be called right before sending the webhook request. This can be
+// used to mutate the request, e.g. to add signature headers.
+func WithWebhookRequestEditorFn(fn RequestEditorFn) WebhookInitiatorOption {
+	return func(p *WebhookInitiator) error {
+		p.RequestEditors = append(p.RequestEditors, fn)
+		return nil
+	}
+}
+
+func (p *WebhookInitiator) applyWebhookEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+	for _, r := range p.RequestEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	for _, r := range additionalEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WebhookInitiatorInterface is the interface specification for the webhook initiator.
+type WebhookInitiatorInterface interface {
+	// CheckoutSessionCompletedEventWithBody fires the checkout.session.completed webhook with any body
+	CheckoutSessionCompletedEventWithBody(ctx context.Context, targetURL string, params *CheckoutSessionCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CheckoutSessionCompletedEvent(ctx context.Context, targetURL string, params *CheckoutSessionCompletedEventParams, body CheckoutSessionCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CustomerSubscriptionCreatedEventWithBody fires the customer.subscription.created webhook with any body
+	CustomerSubscriptionCreatedEventWithBody(ctx context.Context, targetURL string, params *CustomerSubscriptionCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CustomerSubscriptionCreatedEvent(ctx context.Context, targetURL string, params *CustomerSubscriptionCreatedEventParams, body CustomerSubscriptionCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CustomerSubscriptionDeletedEventWithBody fires the customer.subscription.deleted webhook with any body
+	CustomerSubscriptionDeletedEventWithBody(ctx context.Context, targetURL string, params *CustomerSubscriptionDeletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CustomerSubscriptionDeletedEvent(ctx context.Context, targetURL string, params *CustomerSubscriptionDeletedEventParams, body CustomerSubscriptionDeletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CustomerSubscriptionUpdatedEventWithBody fires the customer.subscription.updated webhook with any body
+	CustomerSubscriptionUpdatedEventWithBody(ctx context.Context, targetURL string, params *CustomerSubscriptionUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CustomerSubscriptionUpdatedEvent(ctx context.Context, targetURL string, params *CustomerSubscriptionUpdatedEventParams, body CustomerSubscriptionUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HealthScoreCriticalEventWithBody fires the health_score.critical webhook with any body
+	HealthScoreCriticalEventWithBody(ctx context.Context, targetURL string, params *HealthScoreCriticalEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	HealthScoreCriticalEvent(ctx context.Context, targetURL string, params *HealthScoreCriticalEventParams, body HealthScoreCriticalEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InvoicePaidEventWithBody fires the invoice.paid webhook with any body
+	InvoicePaidEventWithBody(ctx context.Context, targetURL string, params *InvoicePaidEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	InvoicePaidEvent(ctx context.Context, targetURL string, params *InvoicePaidEventParams, body InvoicePaidEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InvoicePaymentFailedEventWithBody fires the invoice.payment_failed webhook with any body
+	InvoicePaymentFailedEventWithBody(ctx context.Context, targetURL string, params *InvoicePaymentFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	InvoicePaymentFailedEvent(ctx context.Context, targetURL string, params *InvoicePaymentFailedEventParams, body InvoicePaymentFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InvoicePaymentSucceededEventWithBody fires the invoice.payment_succeeded webhook with any body
+	InvoicePaymentSucceededEventWithBody(ctx context.Context, targetURL string, params *InvoicePaymentSucceededEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	InvoicePaymentSucceededEvent(ctx context.Context, targetURL string, params *InvoicePaymentSucceededEventParams, body InvoicePaymentSucceededEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// NewLeadEventWithBody fires the new_lead webhook with any body
+	NewLeadEventWithBody(ctx context.Context, targetURL string, params *NewLeadEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	NewLeadEvent(ctx context.Context, targetURL string, params *NewLeadEventParams, body NewLeadEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (p *WebhookInitiator) CheckoutSessionCompletedEventWithBody(ctx context.Context, targetURL string, params *CheckoutSessionCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckoutSessionCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CheckoutSessionCompletedEvent(ctx context.Context, targetURL string, params *CheckoutSessionCompletedEventParams, body CheckoutSessionCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckoutSessionCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerSubscriptionCreatedEventWithBody(ctx context.Context, targetURL string, params *CustomerSubscriptionCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerSubscriptionCreatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerSubscriptionCreatedEvent(ctx context.Context, targetURL string, params *CustomerSubscriptionCreatedEventParams, body CustomerSubscriptionCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerSubscriptionCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerSubscriptionDeletedEventWithBody(ctx context.Context, targetURL string, params *CustomerSubscriptionDeletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerSubscriptionDeletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerSubscriptionDeletedEvent(ctx context.Context, targetURL string, params *CustomerSubscriptionDeletedEventParams, body CustomerSubscriptionDeletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerSubscriptionDeletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerSubscriptionUpdatedEventWithBody(ctx context.Context, targetURL string, params *CustomerSubscriptionUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerSubscriptionUpdatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerSubscriptionUpdatedEvent(ctx context.Context, targetURL string, params *CustomerSubscriptionUpdatedEventParams, body CustomerSubscriptionUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerSubscriptionUpdatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) HealthScoreCriticalEventWithBody(ctx context.Context, targetURL string, params *HealthScoreCriticalEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHealthScoreCriticalEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) HealthScoreCriticalEvent(ctx context.Context, targetURL string, params *HealthScoreCriticalEventParams, body HealthScoreCriticalEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHealthScoreCriticalEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) InvoicePaidEventWithBody(ctx context.Context, targetURL string, params *InvoicePaidEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInvoicePaidEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) InvoicePaidEvent(ctx context.Context, targetURL string, params *InvoicePaidEventParams, body InvoicePaidEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInvoicePaidEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) InvoicePaymentFailedEventWithBody(ctx context.Context, targetURL string, params *InvoicePaymentFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInvoicePaymentFailedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) InvoicePaymentFailedEvent(ctx context.Context, targetURL string, params *InvoicePaymentFailedEventParams, body InvoicePaymentFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInvoicePaymentFailedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) InvoicePaymentSucceededEventWithBody(ctx context.Context, targetURL string, params *InvoicePaymentSucceededEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInvoicePaymentSucceededEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) InvoicePaymentSucceededEvent(ctx context.Context, targetURL string, params *InvoicePaymentSucceededEventParams, body InvoicePaymentSucceededEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInvoicePaymentSucceededEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) NewLeadEventWithBody(ctx context.Context, targetURL string, params *NewLeadEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNewLeadEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) NewLeadEvent(ctx context.Context, targetURL string, params *NewLeadEventParams, body NewLeadEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewNewLeadEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+// NewCheckoutSessionCompletedEventWebhookRequest builds a application/json POST request for the checkout.session.completed webhook
+func NewCheckoutSessionCompletedEventWebhookRequest(targetURL string, params *CheckoutSessionCompletedEventParams, body CheckoutSessionCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCheckoutSessionCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCheckoutSessionCompletedEventWebhookRequestWithBody builds a POST request for the checkout.session.completed webhook with any body
+func NewCheckoutSessionCompletedEventWebhookRequestWithBody(targetURL string, params *CheckoutSessionCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewCustomerSubscriptionCreatedEventWebhookRequest builds a application/json POST request for the customer.subscription.created webhook
+func NewCustomerSubscriptionCreatedEventWebhookRequest(targetURL string, params *CustomerSubscriptionCreatedEventParams, body CustomerSubscriptionCreatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCustomerSubscriptionCreatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCustomerSubscriptionCreatedEventWebhookRequestWithBody builds a POST request for the customer.subscription.created webhook with any body
+func NewCustomerSubscriptionCreatedEventWebhookRequestWithBody(targetURL string, params *CustomerSubscriptionCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewCustomerSubscriptionDeletedEventWebhookRequest builds a application/json POST request for the customer.subscription.deleted webhook
+func NewCustomerSubscriptionDeletedEventWebhookRequest(targetURL string, params *CustomerSubscriptionDeletedEventParams, body CustomerSubscriptionDeletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCustomerSubscriptionDeletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCustomerSubscriptionDeletedEventWebhookRequestWithBody builds a POST request for the customer.subscription.deleted webhook with any body
+func NewCustomerSubscriptionDeletedEventWebhookRequestWithBody(targetURL string, params *CustomerSubscriptionDeletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewCustomerSubscriptionUpdatedEventWebhookRequest builds a application/json POST request for the customer.subscription.updated webhook
+func NewCustomerSubscriptionUpdatedEventWebhookRequest(targetURL string, params *CustomerSubscriptionUpdatedEventParams, body CustomerSubscriptionUpdatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCustomerSubscriptionUpdatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCustomerSubscriptionUpdatedEventWebhookRequestWithBody builds a POST request for the customer.subscription.updated webhook with any body
+func NewCustomerSubscriptionUpdatedEventWebhookRequestWithBody(targetURL string, params *CustomerSubscriptionUpdatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewHealthScoreCriticalEventWebhookRequest builds a application/json POST request for the health_score.critical webhook
+func NewHealthScoreCriticalEventWebhookRequest(targetURL string, params *HealthScoreCriticalEventParams, body HealthScoreCriticalEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewHealthScoreCriticalEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewHealthScoreCriticalEventWebhookRequestWithBody builds a POST request for the health_score.critical webhook with any body
+func NewHealthScoreCriticalEventWebhookRequestWithBody(targetURL string, params *HealthScoreCriticalEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewInvoicePaidEventWebhookRequest builds a application/json POST request for the invoice.paid webhook
+func NewInvoicePaidEventWebhookRequest(targetURL string, params *InvoicePaidEventParams, body InvoicePaidEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInvoicePaidEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewInvoicePaidEventWebhookRequestWithBody builds a POST request for the invoice.paid webhook with any body
+func NewInvoicePaidEventWebhookRequestWithBody(targetURL string, params *InvoicePaidEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewInvoicePaymentFailedEventWebhookRequest builds a application/json POST request for the invoice.payment_failed webhook
+func NewInvoicePaymentFailedEventWebhookRequest(targetURL string, params *InvoicePaymentFailedEventParams, body InvoicePaymentFailedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInvoicePaymentFailedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewInvoicePaymentFailedEventWebhookRequestWithBody builds a POST request for the invoice.payment_failed webhook with any body
+func NewInvoicePaymentFailedEventWebhookRequestWithBody(targetURL string, params *InvoicePaymentFailedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewInvoicePaymentSucceededEventWebhookRequest builds a application/json POST request for the invoice.payment_succeeded webhook
+func NewInvoicePaymentSucceededEventWebhookRequest(targetURL string, params *InvoicePaymentSucceededEventParams, body InvoicePaymentSucceededEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInvoicePaymentSucceededEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewInvoicePaymentSucceededEventWebhookRequestWithBody builds a POST request for the invoice.payment_succeeded webhook with any body
+func NewInvoicePaymentSucceededEventWebhookRequestWithBody(targetURL string, params *InvoicePaymentSucceededEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewNewLeadEventWebhookRequest builds a application/json POST request for the new_lead webhook
+func NewNewLeadEventWebhookRequest(targetURL string, params *NewLeadEventParams, body NewLeadEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewNewLeadEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewNewLeadEventWebhookRequestWithBody builds a POST request for the new_lead webhook with any body
+func NewNewLeadEventWebhookRequestWithBody(targetURL string, params *NewLeadEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
 }

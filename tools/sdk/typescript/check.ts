@@ -26,3 +26,12 @@ export async function signInSearchSubscribe(baseUrl: string, email: string, pass
   if (sub.error) throw new Error(`subscribe: ${sub.error.code}`);
   return leads.length;
 }
+
+// A receiver types what bizassist POSTs to its hook from the document's webhooks.
+type NewLead = NonNullable<import("./api").webhooks["new_lead"]["post"]["requestBody"]>["content"]["application/json"];
+type PaymentEvent = NonNullable<import("./api").webhooks["invoice.payment_failed"]["post"]["requestBody"]>["content"]["application/json"];
+
+export function describe(lead: NewLead, payment: PaymentEvent): string {
+  const subscription: string | null = payment.subscription_id;
+  return `${lead.name} <${lead.email}> from ${lead.source}; subscription ${subscription ?? "none"}`;
+}
