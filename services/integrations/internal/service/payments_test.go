@@ -128,10 +128,13 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 	}{
 		"wrong secret":          {"whsec_forged", time.Now()},
 		"outside the tolerance": {stripeSecret, time.Now().Add(-6 * time.Minute)},
+		"dated in the future":   {stripeSecret, time.Now().Add(24 * time.Hour)},
+		"just past the bound":   {stripeSecret, time.Now().Add(6 * time.Minute)},
 	} {
 		r := s.postStripe(t, stripeEvent("evt_bad", "invoice.payment_failed", map[string]any{"id": "in_3"}), tc.secret, tc.at)
 		require.Equal(t, http.StatusBadRequest, r.status, name)
 		require.Equal(t, "invalid_signature", r.body["code"], name)
+		require.Equal(t, "Stripe-Signature does not verify", r.body["error"], "%s: the library's reason is only logged", name)
 	}
 	require.Zero(t, s.count(t, `SELECT count(*) FROM payment_events WHERE id = 'evt_bad'`))
 }
