@@ -4338,7 +4338,7 @@ type ClientInterface interface {
 
 	// StripeWebhookWithBody Stripe's webhook endpoint
 	//
-	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 	// deduplicated by event id, matched to an account (the customer id linked at an earlier
 	// checkout, then the checkout's `client_reference_id`, then the customer email; an email
 	// never links a customer), published as `payment.<type>` and forwarded to that account's
@@ -4353,7 +4353,7 @@ type ClientInterface interface {
 
 	// StripeWebhook Stripe's webhook endpoint
 	//
-	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 	// deduplicated by event id, matched to an account (the customer id linked at an earlier
 	// checkout, then the checkout's `client_reference_id`, then the customer email; an email
 	// never links a customer), published as `payment.<type>` and forwarded to that account's
@@ -5248,7 +5248,7 @@ func (c *Client) OpenapiDocument(ctx context.Context, params *OpenapiDocumentPar
 
 // StripeWebhookWithBody Stripe's webhook endpoint
 //
-// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 // deduplicated by event id, matched to an account (the customer id linked at an earlier
 // checkout, then the checkout's `client_reference_id`, then the customer email; an email
 // never links a customer), published as `payment.<type>` and forwarded to that account's
@@ -5273,7 +5273,7 @@ func (c *Client) StripeWebhookWithBody(ctx context.Context, params *StripeWebhoo
 
 // StripeWebhook Stripe's webhook endpoint
 //
-// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 // deduplicated by event id, matched to an account (the customer id linked at an earlier
 // checkout, then the checkout's `client_reference_id`, then the customer email; an email
 // never links a customer), published as `payment.<type>` and forwarded to that account's
@@ -7733,7 +7733,7 @@ type ClientWithResponsesInterface interface {
 
 	// StripeWebhookWithBodyWithResponse Stripe's webhook endpoint
 	//
-	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 	// deduplicated by event id, matched to an account (the customer id linked at an earlier
 	// checkout, then the checkout's `client_reference_id`, then the customer email; an email
 	// never links a customer), published as `payment.<type>` and forwarded to that account's
@@ -7748,7 +7748,7 @@ type ClientWithResponsesInterface interface {
 
 	// StripeWebhookWithResponse Stripe's webhook endpoint
 	//
-	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+	// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 	// deduplicated by event id, matched to an account (the customer id linked at an earlier
 	// checkout, then the checkout's `client_reference_id`, then the customer email; an email
 	// never links a customer), published as `payment.<type>` and forwarded to that account's
@@ -12398,7 +12398,7 @@ func (c *ClientWithResponses) OpenapiDocumentWithResponse(ctx context.Context, p
 
 // StripeWebhookWithBodyWithResponse Stripe's webhook endpoint
 //
-// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 // deduplicated by event id, matched to an account (the customer id linked at an earlier
 // checkout, then the checkout's `client_reference_id`, then the customer email; an email
 // never links a customer), published as `payment.<type>` and forwarded to that account's
@@ -12419,7 +12419,7 @@ func (c *ClientWithResponses) StripeWebhookWithBodyWithResponse(ctx context.Cont
 
 // StripeWebhookWithResponse Stripe's webhook endpoint
 //
-// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s),
+// Verified with Stripe's library against `STRIPE_WEBHOOK_SECRET` (timestamp tolerance 300 s either way),
 // deduplicated by event id, matched to an account (the customer id linked at an earlier
 // checkout, then the checkout's `client_reference_id`, then the customer email; an email
 // never links a customer), published as `payment.<type>` and forwarded to that account's
