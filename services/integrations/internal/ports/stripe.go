@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stripe/stripe-go/v81"
-	"github.com/stripe/stripe-go/v81/webhook"
+	"github.com/stripe/stripe-go/v82"
+	"github.com/stripe/stripe-go/v82/webhook"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/httpx"
@@ -147,12 +147,26 @@ func paymentOf(e stripe.Event) (domain.Payment, error) {
 		p.CustomerID = customerID(inv.Customer)
 		p.Status = string(inv.Status)
 		p.AmountDue = &inv.AmountDue
-		if inv.Subscription != nil {
-			p.SubscriptionID = inv.Subscription.ID
-		}
+		p.SubscriptionID = invoiceSubscription(inv, e.Data.Raw)
 		p.NextAttempt = unixTime(inv.NextPaymentAttempt)
 	}
 	return p, nil
+}
+
+// invoiceSubscription is the invoice's subscription: parent.subscription_details.subscription in
+// the processor's current API (since 2025-03-31), the top-level subscription in the older
+// versions accounts may still be pinned to.
+func invoiceSubscription(inv stripe.Invoice, raw json.RawMessage) string {
+	if inv.Parent != nil && inv.Parent.SubscriptionDetails != nil && inv.Parent.SubscriptionDetails.Subscription != nil {
+		return inv.Parent.SubscriptionDetails.Subscription.ID
+	}
+	var older struct {
+		Subscription *stripe.Subscription `json:"subscription"`
+	}
+	if err := json.Unmarshal(raw, &older); err == nil && older.Subscription != nil {
+		return older.Subscription.ID
+	}
+	return ""
 }
 
 func customerID(c *stripe.Customer) string {
