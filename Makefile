@@ -20,6 +20,11 @@ GOLANGCI_LINT := $(GOLANGCI_LINT_DIR)/golangci-lint
 REDOCLY_VERSION := 2.77.0
 REDOCLY_DIR := $(HOME)/.cache/bizassist/redocly/$(REDOCLY_VERSION)
 REDOCLY := $(REDOCLY_DIR)/node_modules/.bin/redocly
+# openapi-typescript, openapi-fetch and TypeScript: the TypeScript SDK check of make test-apidocs
+# (npm, pinned, cached like Redocly).
+TS_SDK_PACKAGES := openapi-typescript@7.13.0 openapi-fetch@0.17.0 typescript@5.9.3
+TS_SDK_DIR := $(HOME)/.cache/bizassist/ts-sdk/$(subst @,-,$(subst $(eval) ,_,$(TS_SDK_PACKAGES)))
+TS_SDK := $(TS_SDK_DIR)/node_modules/.bin/openapi-typescript
 
 # axe-core, the accessibility engine the console's browser tests inject into every page (npm,
 # pinned, cached like Redocly); Chromium itself is Debian's (make deps).
@@ -104,9 +109,20 @@ test-unit: deps ## go test -race in every module (component tests use the local 
 	@for m in $(MODULES); do echo "==> go test $$m"; (cd $$m && go test -race -count=1 ./...); done
 
 .PHONY: test-apidocs
-test-apidocs: $(REDOCLY) ## Lint every service's openapi.yaml and the merged reference (libs/apidocs) with Redocly's recommended rules (redocly.yaml)
+test-apidocs: $(REDOCLY) $(TS_SDK) ## Lint every service's openapi.yaml and the merged reference (libs/apidocs) with Redocly's recommended rules (redocly.yaml); type-check a TypeScript client of the merged document (openapi-typescript + openapi-fetch)
 	@echo "==> redocly lint (recommended rules, redocly.yaml)"
 	@REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=summary libs/apidocs/openapi.json services/*/api/openapi.yaml
+	@echo "==> openapi-typescript types of the merged document, type-checked with openapi-fetch (tools/sdk/typescript)"
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp tools/sdk/typescript/check.ts tools/sdk/typescript/tsconfig.json "$$tmp/" && \
+	  ln -s $(TS_SDK_DIR)/node_modules "$$tmp/node_modules" && \
+	  $(TS_SDK) libs/apidocs/openapi.json -o "$$tmp/api.d.ts" >/dev/null && \
+	  $(TS_SDK_DIR)/node_modules/.bin/tsc -p "$$tmp/tsconfig.json"
+
+$(TS_SDK):
+	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }
+	@echo "==> installing $(TS_SDK_PACKAGES) into $(TS_SDK_DIR) (once)"
+	@mkdir -p $(TS_SDK_DIR)
+	@npm install --no-audit --no-fund --no-save --prefix $(TS_SDK_DIR) $(TS_SDK_PACKAGES) >/dev/null
 
 $(REDOCLY):
 	@command -v npm >/dev/null || { echo "error: npm is not installed (apt-get install nodejs npm; Node.js 20.19 or later)" >&2; exit 1; }

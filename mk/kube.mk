@@ -56,6 +56,7 @@ kind-up: images ## Create a kind cluster, load the images, install ingress-nginx
 	$$bin/kind get clusters | grep -qx $(KIND_CLUSTER) || $$bin/kind create cluster --name $(KIND_CLUSTER) --config k8s/kind/cluster.yaml; \
 	for s in $(KUBE_SERVICES); do $$bin/kind load image-archive --name $(KIND_CLUSTER) $(IMAGES_DIR)/$$s.tar; done; \
 	kubectl --context $$ctx apply -f $(INGRESS_NGINX_MANIFEST); \
+	kubectl --context $$ctx -n ingress-nginx patch configmap ingress-nginx-controller --type merge --patch-file k8s/kind/ingress-nginx-gzip.yaml; \
 	kubectl --context $$ctx -n ingress-nginx rollout status deployment/ingress-nginx-controller --timeout=180s; \
 	kubectl --context $$ctx apply -f $(CERT_MANAGER_MANIFEST); \
 	kubectl --context $$ctx -n cert-manager rollout status deployment/cert-manager-webhook --timeout=180s; \

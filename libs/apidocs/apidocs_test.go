@@ -31,7 +31,7 @@ func TestJSON(t *testing.T) {
 		Paths   map[string]any `json:"paths"`
 	}
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
-	require.Equal(t, "3.0.3", doc.OpenAPI)
+	require.Equal(t, "3.1.0", doc.OpenAPI)
 	require.Contains(t, doc.Paths, "/api/chat")
 }
 

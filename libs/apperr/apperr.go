@@ -12,34 +12,39 @@ import (
 type Kind int
 
 const (
-	KindInternal        Kind = iota // a fault of ours; never shown in detail
-	KindInvalid                     // the request is wrong and must be changed
-	KindUnauthenticated             // no or bad credentials
-	KindForbidden                   // credentials are fine but do not allow this
-	KindNotFound                    // the addressed resource does not exist for this caller
-	KindConflict                    // the request conflicts with the current state
-	KindTooLarge                    // the body is over the accepted size
-	KindRateLimited                 // too many requests; retry after a while
-	KindQuotaExceeded               // a plan allowance is spent; upgrade or wait for the reset
-	KindUnavailable                 // a dependency is down; retry later
+	KindInternal             Kind = iota // a fault of ours; never shown in detail
+	KindInvalid                          // the request is wrong and must be changed
+	KindUnauthenticated                  // no or bad credentials
+	KindForbidden                        // credentials are fine but do not allow this
+	KindNotFound                         // the addressed resource does not exist for this caller
+	KindConflict                         // the request conflicts with the current state
+	KindTooLarge                         // the body is over the accepted size
+	KindRateLimited                      // too many requests; retry after a while
+	KindQuotaExceeded                    // a plan allowance is spent; upgrade or wait for the reset
+	KindUnavailable                      // a dependency is down; retry later
+	KindUnsupportedMediaType             // the body is not in a format the route reads
+	KindMethodNotAllowed                 // the path exists but not for this method
 )
 
 // Stable machine codes shared by all services. Services may add their own codes; these are the
 // ones the shared libraries emit.
 const (
-	CodeInternal        = "internal"
-	CodeMalformedJSON   = "malformed_json"
-	CodeUnknownField    = "unknown_field"
-	CodeInvalidType     = "invalid_type"
-	CodeMissingField    = "missing_field"
-	CodeInvalidField    = "invalid_field"
-	CodeBodyTooLarge    = "body_too_large"
-	CodeUnauthenticated = "unauthenticated"
-	CodeInvalidToken    = "invalid_token"
-	CodeForbidden       = "forbidden"
-	CodeNotFound        = "not_found"
-	CodeRateLimited     = "rate_limited"
-	CodeUnavailable     = "unavailable"
+	CodeInternal             = "internal"
+	CodeMalformedJSON        = "malformed_json"
+	CodeUnknownField         = "unknown_field"
+	CodeInvalidType          = "invalid_type"
+	CodeMissingField         = "missing_field"
+	CodeInvalidField         = "invalid_field"
+	CodeBodyTooLarge         = "body_too_large"
+	CodeUnauthenticated      = "unauthenticated"
+	CodeInvalidToken         = "invalid_token"
+	CodeForbidden            = "forbidden"
+	CodeNotFound             = "not_found"
+	CodeRateLimited          = "rate_limited"
+	CodeUnavailable          = "unavailable"
+	CodeDuplicateField       = "duplicate_field"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeMethodNotAllowed     = "method_not_allowed"
 )
 
 // Error is an application error with a kind, a stable code and a message safe to show a client.

@@ -1,12 +1,17 @@
 package httpx
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 )
@@ -14,30 +19,62 @@ import (
 // DefaultMaxBody is the body limit for endpoints that do not set their own.
 const DefaultMaxBody int64 = 64 << 10
 
-// Decode reads one JSON object from the body into dst. It rejects bodies over maxBytes (413),
-// malformed JSON, unknown fields, wrong types and trailing data, each with an error naming the
+// strict are the decoding rules the API documents: member names match exactly (case included),
+// a name given twice is refused, and so is a member the request type does not have.
+var strict = json.JoinOptions(
+	json.RejectUnknownMembers(true),
+	json.MatchCaseInsensitiveNames(false),
+	jsontext.AllowDuplicateNames(false),
+	jsontext.AllowInvalidUTF8(false),
+)
+
+// lenient are the rules of LenientJSONVersion, kept for clients that pin it: encoding/json v1's.
+var lenient = json.JoinOptions(
+	json.RejectUnknownMembers(true),
+	json.MatchCaseInsensitiveNames(true),
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+)
+
+// Decode reads one JSON object from the body into dst with the encoding/json v2 semantics
+// (github.com/go-json-experiment/json). It refuses a body that is not declared
+// application/json (415), bodies over maxBytes (413), malformed JSON, unknown, duplicate or
+// differently-cased member names, wrong types and trailing data, each with an error naming the
 // problem. dst should be a pointer to a struct whose optional fields are pointers or zero-valued.
+// A client pinning LenientJSONVersion gets that version's rules.
 func Decode(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64) error {
+	opts := strict
+	if r.Header.Get(APIVersionHeader) == LenientJSONVersion {
+		opts = lenient
+	} else if err := RequireJSON(r); err != nil {
+		return err
+	}
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBody
 	}
 	if r.ContentLength > maxBytes {
 		return tooLarge(maxBytes)
 	}
-	body := http.MaxBytesReader(w, r.Body, maxBytes)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	err := json.UnmarshalRead(http.MaxBytesReader(w, r.Body, maxBytes), dst, opts)
+	if err != nil {
 		return decodeError(err, maxBytes)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return tooLarge(maxBytes)
-		}
-		return apperr.Invalid(apperr.CodeMalformedJSON, "request body must contain a single JSON object")
-	}
 	return nil
+}
+
+// RequireJSON refuses a request whose Content-Type is not JSON (application/json or a
+// +json type), so that a form post or text/plain is never read as JSON.
+func RequireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	media, _, err := mime.ParseMediaType(ct)
+	if err == nil && (media == "application/json" || strings.HasSuffix(media, "+json")) {
+		return nil
+	}
+	if ct == "" {
+		ct = "none"
+	}
+	return &apperr.Error{Kind: apperr.KindUnsupportedMediaType, Code: apperr.CodeUnsupportedMediaType, Field: "Content-Type",
+		Message: fmt.Sprintf("Content-Type must be application/json, not %s", ct)}
 }
 
 func tooLarge(maxBytes int64) error {
@@ -47,51 +84,95 @@ func tooLarge(maxBytes int64) error {
 
 func decodeError(err error, maxBytes int64) error {
 	var (
-		syntaxErr *json.SyntaxError
-		typeErr   *json.UnmarshalTypeError
 		maxErr    *http.MaxBytesError
+		syntaxErr *jsontext.SyntacticError
+		semErr    *json.SemanticError
 	)
 	switch {
 	case errors.As(err, &maxErr):
 		return tooLarge(maxBytes)
-	case errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF) && !errors.As(err, &syntaxErr):
 		return apperr.Invalid(apperr.CodeMalformedJSON, "request body is empty; a JSON object is required")
+	case errors.As(err, &syntaxErr) && errors.Is(syntaxErr.Err, jsontext.ErrDuplicateName):
+		field := fieldPath(syntaxErr.JSONPointer)
+		return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeDuplicateField, Field: field,
+			Message: fmt.Sprintf("%s: given more than once", field)}
 	case errors.As(err, &syntaxErr):
-		return apperr.Invalid(apperr.CodeMalformedJSON,
-			fmt.Sprintf("request body is not valid JSON (at byte %d)", syntaxErr.Offset))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return apperr.Invalid(apperr.CodeMalformedJSON, "request body is truncated JSON")
-	case errors.As(err, &typeErr):
-		if typeErr.Field == "" {
-			return apperr.Invalid(apperr.CodeMalformedJSON, "request body must be a JSON object")
+		if errors.Is(syntaxErr.Err, io.ErrUnexpectedEOF) {
+			if syntaxErr.ByteOffset == 0 {
+				return apperr.Invalid(apperr.CodeMalformedJSON, "request body is empty; a JSON object is required")
+			}
+			return apperr.Invalid(apperr.CodeMalformedJSON, "request body is truncated JSON")
 		}
-		return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: typeErr.Field,
-			Message: fmt.Sprintf("%s: must be %s, not %s", typeErr.Field, jsonTypeName(typeErr.Type.Kind().String()), typeErr.Value)}
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return apperr.Invalid(apperr.CodeMalformedJSON,
+			fmt.Sprintf("request body is not valid JSON (at byte %d)", syntaxErr.ByteOffset))
+	case errors.As(err, &semErr) && errors.Is(semErr.Err, json.ErrUnknownName):
+		field := fieldPath(semErr.JSONPointer)
 		return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeUnknownField, Field: field,
 			Message: fmt.Sprintf("%s: unknown field", field)}
+	case errors.As(err, &semErr):
+		field := fieldPath(semErr.JSONPointer)
+		if field == "" {
+			return apperr.Invalid(apperr.CodeMalformedJSON, "request body must be a JSON object")
+		}
+		return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: field,
+			Message: fmt.Sprintf("%s: must be %s, not %s", field, jsonTypeName(semErr.GoType), valueName(semErr))}
 	default:
-		return apperr.Invalid(apperr.CodeMalformedJSON, "request body could not be decoded: "+err.Error())
+		return apperr.Invalid(apperr.CodeMalformedJSON, "request body could not be decoded")
 	}
 }
 
-// jsonTypeName names Go kinds the way a JSON client thinks of them.
-func jsonTypeName(goKind string) string {
-	switch goKind {
-	case "string":
+// fieldPath writes a JSON pointer the way the API names fields: "/leads/0/email" is
+// "leads[0].email".
+func fieldPath(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// jsonTypeName names a Go type the way a JSON client thinks of it.
+func jsonTypeName(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "a valid value"
+	}
+	switch t.Kind() {
+	case reflect.String:
 		return "a string"
-	case "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "an integer"
-	case "float32", "float64":
+	case reflect.Float32, reflect.Float64:
 		return "a number"
-	case "slice", "array":
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case "map", "struct":
+	case reflect.Map, reflect.Struct:
 		return "an object"
 	default:
-		return "a " + goKind
+		return "a " + t.Kind().String()
 	}
+}
+
+// valueName says what the client sent: the number itself (2.5 for an integer field), else its kind.
+func valueName(e *json.SemanticError) string {
+	if e.JSONKind == '0' && len(e.JSONValue) > 0 && len(e.JSONValue) <= 32 {
+		return string(e.JSONValue)
+	}
+	if e.JSONKind == 0 {
+		return "that value"
+	}
+	return e.JSONKind.String()
 }

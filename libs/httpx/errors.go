@@ -108,21 +108,18 @@ func StatusOf(k apperr.Kind) int {
 		return http.StatusPaymentRequired
 	case apperr.KindUnavailable:
 		return http.StatusServiceUnavailable
+	case apperr.KindUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
+	case apperr.KindMethodNotAllowed:
+		return http.StatusMethodNotAllowed
 	default:
 		return http.StatusInternalServerError
 	}
 }
 
-// NotFoundHandler and MethodNotAllowedHandler answer unknown routes with the envelope.
+// NotFoundHandler answers an unknown route with the envelope.
 func NotFoundHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		Fail(w, r, apperr.NotFound(apperr.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path))
-	})
-}
-
-func MethodNotAllowedHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeRaw(w, http.StatusMethodNotAllowed,
-			[]byte(`{"ok":false,"error":"method not allowed","code":"method_not_allowed"}`+"\n"))
 	})
 }

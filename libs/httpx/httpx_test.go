@@ -1,6 +1,7 @@
 package httpx_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,7 @@ func decodeBody(t *testing.T, body string, max int64) (loginBody, error) {
 	t.Helper()
 	var dst loginBody
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	err := httpx.Decode(httptest.NewRecorder(), req, &dst, max)
 	return dst, err
 }
@@ -56,6 +58,12 @@ func TestDecodeRejectsBadBodies(t *testing.T) {
 		{"unknown field", `{"emial":"x"}`, 1024, apperr.CodeUnknownField, "emial", apperr.KindInvalid},
 		{"trailing data", `{"email":"x"} {"email":"y"}`, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
 		{"too large", `{"email":"` + strings.Repeat("x", 2000) + `"}`, 100, apperr.CodeBodyTooLarge, "", apperr.KindTooLarge},
+		// Names are exact: v1 encoding/json read "Limit" as limit.
+		{"name in another case", `{"Limit":5}`, 1024, apperr.CodeUnknownField, "Limit", apperr.KindInvalid},
+		// A name given twice: v1 took the last value.
+		{"duplicate name", `{"limit":1,"limit":50}`, 1024, apperr.CodeDuplicateField, "limit", apperr.KindInvalid},
+		{"fraction for an integer", `{"limit":2.5}`, 1024, apperr.CodeInvalidType, "limit", apperr.KindInvalid},
+		{"invalid UTF-8", "{\"email\":\"\xff\"}", 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +76,66 @@ func TestDecodeRejectsBadBodies(t *testing.T) {
 			require.Equal(t, tc.kind, appErr.Kind)
 		})
 	}
+}
+
+func TestDecodeNamesNestedFieldsByPath(t *testing.T) {
+	t.Parallel()
+	var dst struct {
+		Leads []struct {
+			Email string `json:"email"`
+		} `json:"leads"`
+	}
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"leads":[{"email":"a@b.co"},{"email":7}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	err := httpx.Decode(httptest.NewRecorder(), req, &dst, 1024)
+	var appErr *apperr.Error
+	require.ErrorAs(t, err, &appErr)
+	require.Equal(t, apperr.CodeInvalidType, appErr.Code)
+	require.Equal(t, "leads[1].email", appErr.Field)
+	require.Equal(t, "leads[1].email: must be a string, not number", appErr.Message)
+}
+
+// A JSON body must say it is JSON: v1-era handlers read form posts and text/plain as JSON.
+func TestDecodeRequiresAJSONContentType(t *testing.T) {
+	t.Parallel()
+	for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"} {
+		t.Run(ct, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"email":"a@b.co"}`))
+			if ct != "" {
+				req.Header.Set("Content-Type", ct)
+			}
+			rec := httptest.NewRecorder()
+			var dst loginBody
+			httpx.Fail(rec, req, httpx.Decode(rec, req, &dst, 1024))
+			require.Equal(t, http.StatusUnsupportedMediaType, rec.Code)
+			require.JSONEq(t, `{"ok":false,"code":"unsupported_media_type","field":"Content-Type","error":"Content-Type must be application/json, not `+cmp.Or(ct, "none")+`"}`, rec.Body.String())
+		})
+	}
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"} {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"email":"a@b.co"}`))
+		req.Header.Set("Content-Type", ct)
+		var dst loginBody
+		require.NoError(t, httpx.Decode(httptest.NewRecorder(), req, &dst, 1024), ct)
+	}
+}
+
+// A client that pinned the version before strict bodies keeps the rules it was written against.
+func TestDecodeKeepsThePinnedLenientVersionsRules(t *testing.T) {
+	t.Parallel()
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"Email":"a@b.co","limit":1,"limit":5}`))
+	req.Header.Set("Content-Type", "text/plain")
+	req.Header.Set(httpx.APIVersionHeader, httpx.LenientJSONVersion)
+	var dst loginBody
+	require.NoError(t, httpx.Decode(httptest.NewRecorder(), req, &dst, 1024))
+	require.Equal(t, "a@b.co", dst.Email)
+	require.Equal(t, 5, *dst.Limit)
+
+	req = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"emial":"a@b.co"}`))
+	req.Header.Set(httpx.APIVersionHeader, httpx.LenientJSONVersion)
+	var appErr *apperr.Error
+	require.ErrorAs(t, httpx.Decode(httptest.NewRecorder(), req, &dst, 1024), &appErr)
+	require.Equal(t, apperr.CodeUnknownField, appErr.Code, "unknown names were refused then too")
 }
 
 func TestRespondPutsOkFirst(t *testing.T) {
@@ -264,4 +332,31 @@ func TestDebugServerIsLoopbackOnly(t *testing.T) {
 	require.Eventually(t, func() bool { return statusOf("http://"+addr+"/debug/pprof/goroutine?debug=1") == 200 }, 2*time.Second, 10*time.Millisecond)
 	cancel()
 	require.NoError(t, <-done)
+}
+
+func TestPublicCORSOpensAReadOnlyRouteToAnyOriginWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	reached := 0
+	h := httpx.PublicCORS(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached++
+		httpx.Respond(w, http.StatusOK, map[string]any{})
+	}))
+	pre := httptest.NewRequest(http.MethodOptions, "/api/scout-stats", nil)
+	pre.Header.Set("Origin", "https://dashboard.example")
+	pre.Header.Set("Access-Control-Request-Method", "GET")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, pre)
+	require.Equal(t, http.StatusNoContent, rec.Code)
+	require.Equal(t, "*", rec.Header().Get("Access-Control-Allow-Origin"))
+	require.Equal(t, "GET, HEAD", rec.Header().Get("Access-Control-Allow-Methods"))
+	require.Empty(t, rec.Header().Get("Access-Control-Allow-Credentials"))
+	require.Zero(t, reached, "the preflight is answered before the route (and its rate limit)")
+
+	get := httptest.NewRequest(http.MethodGet, "/api/scout-stats", nil)
+	get.Header.Set("Origin", "https://dashboard.example")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, get)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Equal(t, "*", rec.Header().Get("Access-Control-Allow-Origin"))
+	require.Contains(t, rec.Header().Get("Access-Control-Expose-Headers"), "ETag")
 }

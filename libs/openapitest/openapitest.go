@@ -49,6 +49,12 @@ func Load(t testing.TB, spec []byte) *Contract {
 	return &Contract{doc: doc, router: router}
 }
 
+// Documents reports whether req's method and path are an operation of the document.
+func (c *Contract) Documents(req *http.Request) bool {
+	_, _, err := c.router.FindRoute(req)
+	return err == nil
+}
+
 // Check validates resp, the answer to req, against the documented response for its route and
 // status. The request must be documented too. body is resp's body, already read.
 func (c *Contract) Check(t testing.TB, req *http.Request, resp *http.Response, body []byte) {

@@ -18,10 +18,11 @@ const Public = "/api"
 // CheckRoutes makes route registration and the contract agree: every /api route and method the
 // service's router registers is a documented operation, every documented /api operation is
 // registered, and every operation has an operationId. handler must be the service's
-// *mux.Router (its Handler()). HEAD is accepted wherever GET is documented.
+// *mux.Router (its Handler()). HEAD is accepted wherever GET is documented, and OPTIONS (CORS
+// preflight, which the router answers on every path anyway) wherever GET is.
 //
 // It then asks each operation once, without any credentials, and checks that its documented
-// security is what the code does: an operation that needs only a bearer token answers 401, a
+// security is what the code does: an operation that needs only a bearer token or an API key answers 401, a
 // public one (security [] or an empty requirement) never answers 401 or 403, and one that needs
 // an API key answers a 4xx.
 func (c *Contract) CheckRoutes(t testing.TB, handler http.Handler) {
@@ -52,7 +53,8 @@ func (c *Contract) CheckRoutes(t testing.TB, handler http.Handler) {
 	}
 	for _, key := range sortedKeys(registered) {
 		method, path, _ := strings.Cut(key, " ")
-		if !documented[key] && !(method == http.MethodHead && documented[http.MethodGet+" "+path]) {
+		implied := (method == http.MethodHead || method == http.MethodOptions) && documented[http.MethodGet+" "+path]
+		if !documented[key] && !implied {
 			t.Errorf("openapitest: %s is registered but not in the contract (api/openapi.yaml)", key)
 		}
 	}
@@ -74,7 +76,9 @@ func (c *Contract) checkSecurity(t testing.TB, handler http.Handler) {
 			for _, req := range security {
 				public = public || len(req) == 0
 				_, bearer := req["bearer"]
-				bearerOnly = bearerOnly && len(req) == 1 && bearer
+				_, apiKey := req["apiKey"]
+				// Tokens and API keys go through the same verifier, which answers 401 without one.
+				bearerOnly = bearerOnly && len(req) == 1 && (bearer || apiKey)
 			}
 			rec := httptest.NewRecorder()
 			handler.ServeHTTP(rec, httptest.NewRequest(method, placeholders.ReplaceAllString(path, "00000000-0000-0000-0000-000000000000"), nil))

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -23,6 +24,7 @@ import (
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/idempotency"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/libs/rediskit"
@@ -40,12 +42,14 @@ type Config struct {
 	Relay     events.RelayConfig
 	Consumer  events.ConsumerConfig
 	Telemetry telemetry.Config
+	// Idempotency is how long Idempotency-Keys live (IDEMPOTENCY_KEY_TTL, IDEMPOTENCY_LEASE).
+	Idempotency idempotency.Config
 }
 
 // Validate checks every part, so a bad setting stops the process before it starts.
 func (c Config) Validate() error {
 	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Replica.Validate(), c.Redis.Validate(), c.RateLimit.Validate(),
-		c.Auth.Validate(), c.Relay.Validate())
+		c.Auth.Validate(), c.Relay.Validate(), c.Idempotency.Validate())
 }
 
 // Runtime holds the opened shared dependencies of one service process.
@@ -58,6 +62,8 @@ type Runtime struct {
 	Redis    redis.UniversalClient
 	Limiter  *ratelimit.Limiter
 	Verifier *authjwt.Verifier
+	// Keys stores the answers of requests sent with an Idempotency-Key.
+	Keys *idempotency.Keys
 
 	shutdownTelemetry func(context.Context) error
 }
@@ -74,6 +80,7 @@ func Open(ctx context.Context, name string, cfg Config) (*Runtime, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.Keys = idempotency.New(rt.Pool, cfg.Idempotency)
 	if rt.Redis, err = rediskit.Open(cfg.Redis); err != nil {
 		rt.Close()
 		return nil, err
@@ -114,17 +121,22 @@ func (rt *Runtime) Close() {
 	}
 }
 
-// Migrate applies the service's migrations and the event tables to its schema.
+// Shared are the tables every service's schema has next to its own: the event outbox and
+// processed ids, and the answers of idempotent requests.
+var Shared = []pgkit.Source{events.Migrations, idempotency.Migrations}
+
+// Migrate applies the Shared migrations and the service's own to its schema.
 func (rt *Runtime) Migrate(ctx context.Context, sources ...pgkit.Source) error {
-	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append([]pgkit.Source{events.Migrations}, sources...)...)
+	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append(slices.Clone(Shared), sources...)...)
 }
 
-// Router returns a router with panic recovery, security headers, the API version and envelope
-// 404/405 answers. Telemetry wraps the whole router in Serve, so unmatched requests are measured too.
+// Router returns a router with panic recovery, security headers, the API version, HEAD on every
+// GET route and envelope 404/405 answers (405 with Allow). Telemetry wraps the whole router in
+// Serve, so unmatched requests are measured too.
 func (rt *Runtime) Router() *mux.Router {
 	r := mux.NewRouter()
-	r.NotFoundHandler = httpx.Versioned(httpx.NotFoundHandler())
-	r.MethodNotAllowedHandler = httpx.Versioned(httpx.MethodNotAllowedHandler())
+	r.NotFoundHandler = httpx.Versioned(unrouted(r, httpx.NotFoundHandler()))
+	r.MethodNotAllowedHandler = r.NotFoundHandler
 	r.Use(httpx.Recover, httpx.SecurityHeaders, httpx.Versioned)
 	return r
 }
@@ -138,6 +150,15 @@ func (rt *Runtime) RateLimit(p ratelimit.Policy) mux.MiddlewareFunc {
 func (rt *Runtime) Authenticated() mux.MiddlewareFunc {
 	return rt.Verifier.Middleware
 }
+
+// Idempotent is the middleware that makes a POST that creates, spends or sends safe to retry with
+// an Idempotency-Key; it goes after Authenticated, since keys are the caller's.
+func (rt *Runtime) Idempotent() mux.MiddlewareFunc {
+	return rt.Keys.Middleware
+}
+
+// keysSweepEvery is how often expired Idempotency-Keys are deleted.
+const keysSweepEvery = time.Hour
 
 // redisSettingsEvery is how often a process checks that Redis keeps the settings production needs.
 const redisSettingsEvery = 10 * time.Minute
@@ -164,6 +185,7 @@ func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Hand
 			return rt.Verifier.FollowRevocations(ctx, rt.Redis, revocations)
 		}},
 		Every("redis settings check", redisSettingsEvery, rediskit.CheckSettings(rt.Redis)),
+		Every("idempotency keys sweep", keysSweepEvery, rt.Keys.Sweep),
 		{Name: "replica lag", Run: rt.Reads.Run},
 	}, workers...)
 	if len(handlers) > 0 {

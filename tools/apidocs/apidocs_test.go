@@ -165,9 +165,19 @@ func TestMergedDocumentDescribesEveryOperation(t *testing.T) {
 			ids[id] = where
 			security, ok := op["security"].([]any)
 			require.True(t, ok, "%s: no explicit security", where)
+			var bearer, apiKey bool
 			for _, req := range security {
 				for name := range req.(map[string]any) {
 					require.Contains(t, schemes, name, "%s: security scheme %s", where, name)
+					bearer, apiKey = bearer || name == "bearer", apiKey || name == "apiKey"
+				}
+			}
+			// The verifier takes an API key wherever it takes a token; SDKs send what is declared.
+			require.Equal(t, bearer, apiKey, "%s: a token and an API key are declared together", where)
+			require.Contains(t, op["parameters"], map[string]any{"$ref": "#/components/parameters/ApiVersion"}, "%s: API-Version", where)
+			for code, resp := range op["responses"].(map[string]any) {
+				if r := resp.(map[string]any); r["$ref"] == nil {
+					require.Contains(t, r["headers"], "API-Version", "%s %s: API-Version header", where, code)
 				}
 			}
 		}
@@ -201,4 +211,50 @@ func TestOperationIDsAreStable(t *testing.T) {
 		}
 	}
 	require.Equal(t, want, got, "operationIds changed: SDK method names would change (edit tools/apidocs/operation-ids.txt only on purpose)")
+}
+
+// Generators name an operation's answer type <OperationId>Response (oapi-codegen, and others
+// alike); a component with that name makes the generated client fail to compile.
+func TestNoComponentTakesAGeneratedTypesName(t *testing.T) {
+	specs, err := LoadSpecs("../..")
+	require.NoError(t, err)
+	doc, err := Merge(specs, Version)
+	require.NoError(t, err)
+	components := doc["components"].(map[string]any)
+	for _, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			if !isMethod(method) {
+				continue
+			}
+			id := op.(map[string]any)["operationId"].(string)
+			wrapper := strings.ToUpper(id[:1]) + id[1:] + "Response"
+			for section, names := range components {
+				require.NotContains(t, names, wrapper, "components.%s.%s collides with the generated answer type of %s", section, wrapper, id)
+			}
+		}
+	}
+}
+
+// Every event a subscription can name is described under webhooks, with the Standard Webhooks
+// signature headers, so receivers get types and know how to verify.
+func TestEveryOutboundEventIsAWebhook(t *testing.T) {
+	specs, err := LoadSpecs("../..")
+	require.NoError(t, err)
+	doc, err := Merge(specs, Version)
+	require.NoError(t, err)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	events := schemas["OutboundEventType"].(map[string]any)["enum"].([]any)
+	webhooks := doc["webhooks"].(map[string]any)
+	require.Len(t, webhooks, len(events))
+	for _, e := range events {
+		item, ok := webhooks[e.(string)].(map[string]any)
+		require.True(t, ok, "no webhook for %s", e)
+		post := item["post"].(map[string]any)
+		var headers []string
+		for _, p := range post["parameters"].([]any) {
+			headers = append(headers, p.(map[string]any)["name"].(string))
+		}
+		require.ElementsMatch(t, []string{"webhook-id", "webhook-timestamp", "webhook-signature"}, headers, "%s", e)
+		require.NotNil(t, post["requestBody"], "%s", e)
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bizassist/bizassist/libs/httpx"
 )
 
 // Spec is one service's OpenAPI document.
@@ -68,12 +70,26 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 	}
 
 	paths := map[string]any{}
+	webhooks := map[string]any{}
 	components := map[string]any{}
 	tags := []any{}
 	for _, s := range specs {
 		doc := docs[s.Service]
 		info, _ := doc["info"].(map[string]any)
 		tags = append(tags, map[string]any{"name": s.Service, "description": info["description"]})
+		// A service's x-webhooks (3.0 has no webhooks) are what it sends: the 3.1 webhooks here.
+		docWebhooks, _ := doc["x-webhooks"].(map[string]any)
+		for name, item := range docWebhooks {
+			if _, dup := webhooks[name]; dup {
+				return nil, fmt.Errorf("webhook %s is in more than one service (second: %s)", name, s.Service)
+			}
+			for k, op := range item.(map[string]any) {
+				if op, ok := op.(map[string]any); ok && isMethod(k) {
+					op["tags"] = []any{s.Service}
+				}
+			}
+			webhooks[name] = item
+		}
 		docPaths, _ := doc["paths"].(map[string]any)
 		for path, item := range docPaths {
 			if _, dup := paths[path]; dup {
@@ -108,13 +124,22 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 			}
 		}
 	}
+	describeVersionHeader(paths, components)
+	for _, part := range []any{paths, webhooks, components} {
+		nullableToTypes(part)
+	}
 	return map[string]any{
-		"openapi": "3.0.3",
+		"openapi": "3.1.0",
 		"info": map[string]any{
-			"title":       "bizassist API",
-			"version":     version,
-			"description": "Every public route of the bizassist services, merged from services/*/api/openapi.yaml by tools/apidocs. Operations are tagged with the service that answers them.",
-			"license":     map[string]any{"name": "Proprietary", "url": "https://api.example.com/license"},
+			"title":   "bizassist API",
+			"version": version,
+			"description": "Every public route of the bizassist services, merged from services/*/api/openapi.yaml by tools/apidocs. Operations are tagged with the service that answers them. " +
+				"Request bodies are strict JSON: Content-Type application/json (415 otherwise), member names exactly as documented, none given twice (duplicate_field), none unknown (unknown_field). " +
+				"Every GET route answers HEAD; OPTIONS on a documented path answers 204 with Allow; another method answers 405 method_not_allowed with an Allow header. " +
+				"POSTs that create, spend or send honour an Idempotency-Key header (per caller, kept 7 days): a retry with the same key and body gets the first answer with Idempotent-Replayed: true and no second effect; the same key with another body is 409 idempotency_key_reused. " +
+				"The public read-only routes (feed, scout-stats, webhook samples, JWKS, this document) allow any origin (CORS, no credentials); authenticated routes send no CORS headers. " +
+				"Under webhooks: every event a subscription receives, as POSTed to its hookUrl with the Standard Webhooks signature headers.",
+			"license": map[string]any{"name": "Proprietary", "url": "https://api.example.com/license"},
 		},
 		"servers": []any{map[string]any{
 			"url":         "https://{host}",
@@ -125,6 +150,7 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 		}},
 		"tags":       tags,
 		"paths":      paths,
+		"webhooks":   webhooks,
 		"components": components,
 	}, nil
 }
@@ -238,5 +264,83 @@ func rewrite(node any, service string, renames map[string]bool) any {
 		return out
 	default:
 		return n
+	}
+}
+
+// describeVersionHeader documents API-Version once for every operation: a request may pin a
+// served version, and every answer names the version it speaks (docs/decisions.md, "Versioning").
+func describeVersionHeader(paths, components map[string]any) {
+	set := func(section, name string, body any) {
+		m, _ := components[section].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+			components[section] = m
+		}
+		m[name] = body
+	}
+	set("parameters", "ApiVersion", map[string]any{
+		"name": "API-Version", "in": "header", "required": false,
+		"description": "The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.",
+		"schema":      map[string]any{"type": "string", "enum": []any{httpx.APIVersion, httpx.LenientJSONVersion}},
+	})
+	set("headers", "ApiVersion", map[string]any{
+		"description": "The dated API version of this answer: the one the request pinned, or the current one.",
+		"schema":      map[string]any{"type": "string"},
+	})
+	param := map[string]any{"$ref": "#/components/parameters/ApiVersion"}
+	header := map[string]any{"$ref": "#/components/headers/ApiVersion"}
+	addHeader := func(resp any) {
+		r, ok := resp.(map[string]any)
+		if !ok || r["$ref"] != nil {
+			return // a shared response gets it where it is defined
+		}
+		h, _ := r["headers"].(map[string]any)
+		if h == nil {
+			h = map[string]any{}
+			r["headers"] = h
+		}
+		h["API-Version"] = header
+	}
+	for _, item := range paths {
+		for method, op := range item.(map[string]any) {
+			op, ok := op.(map[string]any)
+			if !ok || !isMethod(method) {
+				continue
+			}
+			params, _ := op["parameters"].([]any)
+			op["parameters"] = append(params, param)
+			responses, _ := op["responses"].(map[string]any)
+			for _, resp := range responses {
+				addHeader(resp)
+			}
+		}
+	}
+	shared, _ := components["responses"].(map[string]any)
+	for _, resp := range shared {
+		addHeader(resp)
+	}
+}
+
+// nullableToTypes rewrites OpenAPI 3.0's nullable (what the services' documents say) as OpenAPI
+// 3.1's JSON Schema: {type: T, nullable: true} is {type: [T, "null"]}, with null in its enum.
+func nullableToTypes(node any) {
+	switch n := node.(type) {
+	case map[string]any:
+		if n["nullable"] == true {
+			delete(n, "nullable")
+			if t, ok := n["type"].(string); ok {
+				n["type"] = []any{t, "null"}
+			}
+			if enum, ok := n["enum"].([]any); ok {
+				n["enum"] = append(enum, nil)
+			}
+		}
+		for _, v := range n {
+			nullableToTypes(v)
+		}
+	case []any:
+		for _, v := range n {
+			nullableToTypes(v)
+		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/bizassist/bizassist/libs/apidocs"
+	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
@@ -245,11 +247,28 @@ func (c *Client) Do(t testing.TB, method, path, token string, body any, hdr ...h
 	if err != nil {
 		t.Fatalf("e2e: %s %s: read body: %v", method, path, err)
 	}
+	// Every answer to a documented operation is checked against the published document, as a
+	// validating proxy (Prism) in front of a client would; a compressed body the test asked to
+	// see as sent is not decoded here.
+	if resp.Header.Get("Content-Encoding") == "" && published(t).Documents(req) {
+		published(t).Check(t, req, resp, raw)
+	}
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Proto: resp.Proto, Raw: raw}
 	if err := json.Unmarshal(raw, &r.JSON); err != nil {
 		r.JSON = nil
 	}
 	return r
+}
+
+var (
+	publishedOnce sync.Once
+	publishedDoc  *openapitest.Contract
+)
+
+// published is the merged OpenAPI document the API reference serves (libs/apidocs).
+func published(t testing.TB) *openapitest.Contract {
+	publishedOnce.Do(func() { publishedDoc = openapitest.Load(t, apidocs.Document()) })
+	return publishedDoc
 }
 
 // Login exchanges email and password for a token, failing t unless the login succeeds.

@@ -228,7 +228,8 @@ func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 func TestIngressServesTheMergedAPIReference(t *testing.T) {
 	s := UseStack(t)
 	r := s.Client(t, "127.0.1.9").Do(t, http.MethodGet, "/api/openapi.json", "", nil).Expect(t, http.StatusOK)
-	require.Equal(t, "3.0.3", r.JSON["openapi"])
+	require.Equal(t, "3.1.0", r.JSON["openapi"])
+	require.Contains(t, r.JSON["webhooks"], "new_lead", "receivers find the outbound events in the document")
 	paths, _ := r.JSON["paths"].(map[string]any)
 	for _, p := range []string{"/api/auth", "/api/lead-finder", "/api/chat", "/api/log-usage", "/api/ext-webhook"} {
 		require.Contains(t, paths, p, "the merged document covers every service")

@@ -49,6 +49,7 @@ func TestRenderNginxFromChartValues(t *testing.T) {
 	}
 	require.Contains(t, conf, "location /api/ {\n            return 404 '{\"ok\":false,\"error\":\"no route\",\"code\":\"not_found\"}\\n';")
 	require.Contains(t, conf, "listen [::1]:8443 ssl http2")
+	require.Contains(t, conf, "gzip on;\n    gzip_comp_level 5;\n    gzip_min_length 1024;", "answers over 1 KiB go compressed")
 }
 
 func TestLoadTableRejects(t *testing.T) {

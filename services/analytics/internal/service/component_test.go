@@ -416,6 +416,7 @@ func TestAcknowledgedUsageSurvivesARestart(t *testing.T) {
 		for range 25 {
 			req, _ := http.NewRequest("POST", s.base+"/api/log-usage", bytes.NewBufferString(`{"feature":"audit_tool"}`))
 			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("X-Forwarded-For", bulkIP)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

@@ -35,14 +35,12 @@ type Config struct {
 	// HealthSweepEvery is how often every account is rescored, so scores drift with time alone.
 	HealthSweepEvery time.Duration `env:"HEALTH_SWEEP_INTERVAL" envDefault:"1h"`
 	HealthBatchSize  int           `env:"HEALTH_BATCH_SIZE" envDefault:"1000"`
-	// IdempotencyKeyTTL is how long log-usage remembers an Idempotency-Key.
-	IdempotencyKeyTTL time.Duration `env:"IDEMPOTENCY_KEY_TTL" envDefault:"168h"`
 }
 
 // Validate checks analytics' settings and the shared ones.
 func (c Config) Validate() error {
-	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 || c.IdempotencyKeyTTL <= 0 {
-		return errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL, HEALTH_BATCH_SIZE and IDEMPOTENCY_KEY_TTL must be positive")
+	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 {
+		return errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL and HEALTH_BATCH_SIZE must be positive")
 	}
 	return errors.Join(c.Pricing.Validate(), c.Writer.Validate(), c.Config.Validate())
 }
@@ -111,7 +109,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 		FitChurn:    app.FitChurnModel{Models: models, Now: o.now},
 		Projections: app.NewProjections(accounts),
 		History:     app.GetHealthHistory{Store: store, Now: o.now},
-		keyTTL:      cfg.IdempotencyKeyTTL,
+		keyTTL:      cfg.Idempotency.TTL, // log-usage keeps its keys in its own write's transaction
 		now:         o.now,
 	}, nil
 }

@@ -35,15 +35,15 @@ type HTTP struct {
 
 // Middleware are the per-route middlewares the composition root supplies.
 type Middleware struct {
-	Authenticated, APILimit, FeedLimit mux.MiddlewareFunc
+	Authenticated, APILimit, FeedLimit, Idempotent mux.MiddlewareFunc
 }
 
 // Routes registers the assistant's routes on r. Rate limits come first so that unauthenticated
 // floods are limited too.
 func (h *HTTP) Routes(r *mux.Router, m Middleware) {
-	r.Handle("/api/chat", m.APILimit(m.Authenticated(http.HandlerFunc(h.chat)))).Methods(http.MethodPost)
+	r.Handle("/api/chat", m.APILimit(m.Authenticated(m.Idempotent(http.HandlerFunc(h.chat))))).Methods(http.MethodPost)
 	r.Handle("/api/agent-brain-seed", m.APILimit(http.HandlerFunc(h.seed))).Methods(http.MethodPost)
-	r.Handle("/api/agent-brain-public-feed", m.FeedLimit(http.HandlerFunc(h.feed))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/api/agent-brain-public-feed", httpx.PublicCORS(m.FeedLimit(http.HandlerFunc(h.feed)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 }
 
 func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {

@@ -124,6 +124,7 @@ func (s *Service) Handler() http.Handler {
 	h.Routes(r, ports.Middleware{
 		Authenticated: s.Runtime.Authenticated(),
 		APILimit:      s.Runtime.RateLimit(ratelimit.API),
+		Idempotent:    s.Runtime.Idempotent(),
 		FeedLimit:     s.Runtime.RateLimit(ratelimit.Feed),
 	})
 	return r

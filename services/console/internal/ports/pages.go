@@ -18,9 +18,15 @@ import (
 	"github.com/bizassist/bizassist/services/console/internal/domain/session"
 )
 
-// safeNext keeps a post-sign-in redirect on this site: a local path, never //host or a scheme.
+// safeNext keeps a post-sign-in redirect on this site: a local path of printable ASCII with no
+// scheme, host, leading // or backslash, also once decoded. Browsers drop tabs and newlines and
+// read \ as /, so "/<TAB>/evil.example" would leave the site.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		strings.ContainsFunc(next, func(c rune) bool { return c <= ' ' || c > '~' || c == '\\' }) ||
+		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.HasPrefix(u.Path, "//") || strings.Contains(u.Path, "\\") {
 		return "/"
 	}
 	return next

@@ -189,3 +189,41 @@ func TestAWrongCurrentPasswordIsShownByItsFieldAndKeepsTheSession(t *testing.T) 
 	p = b.do(http.MethodGet, "/account", nil)
 	require.Equal(t, http.StatusSeeOther, p.status, "the session is over server-side")
 }
+
+func TestSignInRedirectsOnlyToAPathOfThisSite(t *testing.T) {
+	t.Parallel()
+	first, _ := start(t)
+	for next, want := range map[string]string{
+		"/leads?page=2":             "/leads?page=2",
+		"/clients/acc_1":            "/clients/acc_1",
+		"/\t/evil.example/phish":    "/", // browsers drop tabs and newlines: //evil.example
+		"/\v/evil.example":          "/",
+		"/\x00/evil.example":        "/",
+		"/\r\n/evil.example":        "/",
+		"//evil.example":            "/",
+		"/%2f%2fevil.example":       "/",
+		"/%2F/evil.example":         "/",
+		"/\\evil.example":           "/", // browsers read \ as /
+		"\\\\evil.example":          "/",
+		"/%5cevil.example":          "/",
+		"https:evil.example":        "/",
+		"https://evil.example/":     "/",
+		"javascript:alert(1)":       "/",
+		"evil.example":              "/",
+		"/ /evil.example":           "/",
+		"/\u00a0/evil.example":      "/",
+		"/\uff0f\uff0fevil.example": "/", // fullwidth solidus
+		"/\u2215\u2215evil.example": "/", // division slash
+		"/@evil.example":            "/@evil.example",
+		"":                          "/",
+	} {
+		b := &browser{t: t, base: first.base, cookies: map[string]string{}}
+		form := b.do(http.MethodGet, "/sign-in?next="+url.QueryEscape(next), nil)
+		require.Equal(t, http.StatusOK, form.status)
+		require.Contains(t, form.body, `name="next" value="`+want+`"`, "the form keeps only a safe next: %q", next)
+		p := b.do(http.MethodPost, "/sign-in", url.Values{"email": {"owner@example.com"}, "password": {"correct horse battery"},
+			"csrf": {form.csrf(t)}, "next": {next}})
+		require.Equal(t, http.StatusSeeOther, p.status, p.body)
+		require.Equal(t, want, p.location, "next %q", next)
+	}
+}

@@ -44,9 +44,9 @@ type HTTP struct {
 }
 
 // Middleware is what Routes wraps routes in: the general API limit, the stricter limits of
-// sign-up and of password attempts, and authentication.
+// sign-up and of password attempts, authentication, and Idempotency-Key on what creates.
 type Middleware struct {
-	API, SignUp, Attempts, Authenticated mux.MiddlewareFunc
+	API, SignUp, Attempts, Authenticated, Idempotent mux.MiddlewareFunc
 }
 
 // Routes registers identity's routes on r.
@@ -61,17 +61,17 @@ func (h *HTTP) Routes(r *mux.Router, mw Middleware) {
 
 	authed := r.NewRoute().Subrouter()
 	authed.Use(apiLimit, mw.Authenticated)
-	authed.HandleFunc("/api/keys", h.createKey).Methods(http.MethodPost)
+	authed.Handle("/api/keys", mw.Idempotent(http.HandlerFunc(h.createKey))).Methods(http.MethodPost)
 	authed.HandleFunc("/api/keys", h.listKeys).Methods(http.MethodGet)
 	authed.HandleFunc("/api/keys/{id}", h.deleteKey).Methods(http.MethodDelete)
-	authed.HandleFunc("/api/clients", h.inviteClient).Methods(http.MethodPost)
+	authed.Handle("/api/clients", mw.Idempotent(http.HandlerFunc(h.inviteClient))).Methods(http.MethodPost)
 	authed.HandleFunc("/api/clients", h.listClients).Methods(http.MethodGet)
 
 	// Verifiers trade API keys for short-lived tokens here; the ingress never routes /internal.
 	r.HandleFunc(authjwt.APIKeyTokenPath, h.exchangeKey).Methods(http.MethodPost)
-	r.HandleFunc("/api/auth/jwks.json", h.jwks).Methods(http.MethodGet)
+	r.Handle("/api/auth/jwks.json", httpx.PublicCORS(http.HandlerFunc(h.jwks))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	// The merged API reference of every service; identity serves it because it is always deployed.
-	r.Handle("/api/openapi.json", apiLimit(apidocs.JSON())).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/api/openapi.json", httpx.PublicCORS(apiLimit(apidocs.JSON()))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	r.Handle("/api/openapi", apiLimit(apidocs.Page())).Methods(http.MethodGet, http.MethodHead)
 }
 

@@ -212,6 +212,7 @@ func (s *Service) Handler() http.Handler {
 		SignUp:        s.Runtime.RateLimit(signUpPolicy),
 		Attempts:      s.Runtime.RateLimit(ratelimit.Login),
 		Authenticated: s.Runtime.Authenticated(),
+		Idempotent:    s.Runtime.Idempotent(),
 	})
 	return r
 }

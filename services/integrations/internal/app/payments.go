@@ -75,9 +75,9 @@ func (h ReceivePayment) Handle(ctx context.Context, p domain.Payment) (PaymentRe
 				return err
 			}
 		}
-		if p.CustomerEmail == "" {
-			p.CustomerEmail = m.Email // the processor does not expand the customer on most events
-		}
+		// One rule for every type: the account's own email. The processor names a billing email on
+		// checkouts and invoices and none on most subscription events; it stays in processor_event.
+		p.CustomerEmail = m.Email
 		if err := h.Payments.SetPaymentAccount(ctx, p.EventID, accountID); err != nil {
 			return err
 		}

@@ -30,17 +30,18 @@ type HTTP struct {
 }
 
 // Routes registers every route on r: limited is the per-IP API rate limit, authed requires a
-// bearer token.
-func (h HTTP) Routes(r *mux.Router, limited, authed mux.MiddlewareFunc) {
+// bearer token, idempotent honours Idempotency-Key on what creates or sends.
+func (h HTTP) Routes(r *mux.Router, limited, authed, idempotent mux.MiddlewareFunc) {
 	protect := func(f http.HandlerFunc) http.Handler { return limited(authed(f)) }
+	effect := func(f http.HandlerFunc) http.Handler { return limited(authed(idempotent(f))) }
 	r.Handle("/api/ext-webhook", limited(http.HandlerFunc(h.receiveInbound))).Methods(http.MethodPost)
-	r.HandleFunc("/api/ext-webhook/sample", h.samples).Methods(http.MethodGet)
-	r.Handle("/api/ext-webhook/subscribe", protect(h.subscribe)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/sample", httpx.PublicCORS(http.HandlerFunc(h.samples))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	r.Handle("/api/ext-webhook/subscribe", effect(h.subscribe)).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/subscriptions", protect(h.listSubscriptions)).Methods(http.MethodGet)
 	r.Handle("/api/ext-webhook/subscriptions/{id}", protect(h.unsubscribe)).Methods(http.MethodDelete)
 	r.Handle("/api/ext-webhook/subscriptions/{id}/deliveries", protect(h.attempts)).Methods(http.MethodGet)
-	r.Handle("/api/ext-webhook/deliveries/{id}/replay", protect(h.replay)).Methods(http.MethodPost)
-	r.Handle("/api/ext-webhook/secret/rotate", protect(h.rotateSecret)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/deliveries/{id}/replay", effect(h.replay)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/secret/rotate", effect(h.rotateSecret)).Methods(http.MethodPost)
 	// Stripe sends from its own addresses: the general policy keys it by that sender IP, and
 	// Stripe retries what we refuse with a 429.
 	r.Handle("/api/payments/stripe/webhook", limited(h.Payments)).Methods(http.MethodPost)

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/stripe/stripe-go/v81/webhook"
+	"github.com/stripe/stripe-go/v82"
+	"github.com/stripe/stripe-go/v82/webhook"
 )
 
 // postStripe sends a Stripe event signed the way Stripe signs it, at the given time.
@@ -114,7 +115,7 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 	require.Equal(t, false, s.postStripe(t, cancelled, stripeSecret, time.Now()).body["matched"])
 
 	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'payment.checkout.session.completed'
-		AND account_id = 'acc_payer' AND payload->'data'->>'plan' = 'growth' AND payload->'data'->>'customerEmail' = 'Payer@Example.com'`))
+		AND account_id = 'acc_payer' AND payload->'data'->>'plan' = 'growth' AND payload->'data'->>'customerEmail' = 'payer@example.com'`))
 	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM outbox WHERE type = 'payment.invoice.payment_failed'`))
 
 	unknown := stripeEvent("evt_other_1", "invoice.payment_failed", map[string]any{"id": "in_2", "object": "invoice", "customer_email": "stranger@example.com"})
@@ -128,10 +129,68 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 	}{
 		"wrong secret":          {"whsec_forged", time.Now()},
 		"outside the tolerance": {stripeSecret, time.Now().Add(-6 * time.Minute)},
+		"dated in the future":   {stripeSecret, time.Now().Add(24 * time.Hour)},
+		"just past the bound":   {stripeSecret, time.Now().Add(6 * time.Minute)},
 	} {
 		r := s.postStripe(t, stripeEvent("evt_bad", "invoice.payment_failed", map[string]any{"id": "in_3"}), tc.secret, tc.at)
 		require.Equal(t, http.StatusBadRequest, r.status, name)
 		require.Equal(t, "invalid_signature", r.body["code"], name)
+		require.Equal(t, "Stripe-Signature does not verify", r.body["error"], "%s: the library's reason is only logged", name)
 	}
 	require.Zero(t, s.count(t, `SELECT count(*) FROM payment_events WHERE id = 'evt_bad'`))
+}
+
+// Events in the processor's current API shapes (stripe-go's APIVersion): an invoice names its
+// subscription under parent.subscription_details, and every forwarded event names the account's
+// own email, whatever billing email the processor's object carries.
+func TestCurrentAPIEventsForwardTheSubscriptionAndTheAccountsEmail(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_current", "owner@example.com")
+	var mu sync.Mutex
+	got := map[string]map[string]any{}
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		mu.Lock()
+		got[b["event"].(string)] = b
+		mu.Unlock()
+	}))
+	t.Cleanup(receiver.Close)
+	types := []string{"checkout.session.completed", "invoice.payment_failed", "customer.subscription.updated"}
+	for _, event := range types {
+		sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": receiver.URL, "event": event})
+		require.Equal(t, http.StatusCreated, sub.status, sub.body)
+	}
+	current := func(id, typ string, object map[string]any) map[string]any {
+		e := stripeEvent(id, typ, object)
+		e["api_version"] = stripe.APIVersion
+		return e
+	}
+	for _, e := range []map[string]any{
+		current("evt_cur_checkout", "checkout.session.completed", map[string]any{
+			"id": "cs_9", "object": "checkout.session", "customer": "cus_9", "client_reference_id": "acc_current",
+			"customer_details": map[string]any{"email": "billing@company.example"}, "subscription": "sub_9", "status": "complete",
+		}),
+		current("evt_cur_invoice", "invoice.payment_failed", map[string]any{
+			"id": "in_9", "object": "invoice", "customer": "cus_9", "customer_email": "billing@company.example",
+			"amount_due": 4900, "status": "open",
+			"parent": map[string]any{"type": "subscription_details", "subscription_details": map[string]any{"subscription": "sub_9", "metadata": map[string]any{}}},
+		}),
+		current("evt_cur_sub", "customer.subscription.updated", map[string]any{
+			"id": "sub_9", "object": "subscription", "customer": "cus_9", "status": "past_due",
+		}),
+	} {
+		r := s.postStripe(t, e, stripeSecret, time.Now())
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Equal(t, true, r.body["matched"], e["type"])
+	}
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == len(types) }, 30*time.Second, 20*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, typ := range types {
+		require.Equal(t, "owner@example.com", got[typ]["customer_email"], "%s names the account's email", typ)
+	}
+	require.Equal(t, "sub_9", got["invoice.payment_failed"]["subscription_id"], "the current invoice's subscription")
+	require.Equal(t, "sub_9", got["checkout.session.completed"]["subscription_id"])
 }

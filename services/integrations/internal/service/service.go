@@ -41,7 +41,7 @@ const workerStopTimeout = 30 * time.Second
 const dispatchBacklog = 10_000
 
 // Sources are the migrations of the integrations schema besides River's.
-var Sources = []pgkit.Source{{Name: Name, FS: migrations.FS}, events.Migrations}
+var Sources = append([]pgkit.Source{{Name: Name, FS: migrations.FS}}, platform.Shared...)
 
 // Service is integrations, assembled.
 type Service struct {
@@ -185,7 +185,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
 	h := ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment}}
-	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated())
+	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated(), s.Runtime.Idempotent())
 	return r
 }
 

@@ -26,20 +26,21 @@ const maxBody = 32 << 10
 type HTTP struct {
 	App app.Application
 	// Authenticated requires a valid bearer token; APILimit and StatsLimit are the general and
-	// the public-statistics rate limits.
-	Authenticated, APILimit, StatsLimit mux.MiddlewareFunc
+	// the public-statistics rate limits; Idempotent honours Idempotency-Key on what spends.
+	Authenticated, APILimit, StatsLimit, Idempotent mux.MiddlewareFunc
 }
 
 // Routes registers every leads route on r.
 func (h HTTP) Routes(r *mux.Router) {
 	authed := func(f http.HandlerFunc) http.Handler { return h.APILimit(h.Authenticated(f)) }
+	spends := func(f http.HandlerFunc) http.Handler { return h.APILimit(h.Authenticated(h.Idempotent(f))) }
 
-	r.Handle("/api/lead-finder", authed(h.findLeads)).Methods(http.MethodPost)
+	r.Handle("/api/lead-finder", spends(h.findLeads)).Methods(http.MethodPost)
 	r.Handle("/api/lead-qualify", authed(h.qualify)).Methods(http.MethodGet)
-	r.Handle("/api/lead-quality-batch", authed(h.batch)).Methods(http.MethodPost)
+	r.Handle("/api/lead-quality-batch", spends(h.batch)).Methods(http.MethodPost)
 	r.Handle("/api/leads", authed(h.listSheet)).Methods(http.MethodGet)
 	r.Handle("/api/leads/export.csv", authed(h.exportSheet)).Methods(http.MethodGet)
-	r.Handle("/api/scout-stats", h.StatsLimit(http.HandlerFunc(h.scoutStats))).Methods(http.MethodGet)
+	r.Handle("/api/scout-stats", httpx.PublicCORS(h.StatsLimit(http.HandlerFunc(h.scoutStats)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 
 	// The assistant's tools call these on behalf of a caller, with the caller's own token (so the
 	// caller's account and allowances apply) but not charged to the caller's IP bucket: its

@@ -29,8 +29,8 @@ import (
 // Name is the service name: schema, role, consumer group and telemetry label.
 const Name = "leads"
 
-// Sources are the migrations of the leads schema: its own and the events outbox.
-var Sources = []pgkit.Source{{Name: Name, FS: migrations.FS}, events.Migrations}
+// Sources are the migrations of the leads schema: its own and platform.Shared.
+var Sources = append([]pgkit.Source{{Name: Name, FS: migrations.FS}}, platform.Shared...)
 
 func now() time.Time { return time.Now().UTC() }
 
@@ -82,7 +82,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns the leads routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Router()
-	ports.HTTP{App: s.App, Authenticated: s.Authenticated(), APILimit: s.RateLimit(ratelimit.API),
+	ports.HTTP{App: s.App, Authenticated: s.Authenticated(), APILimit: s.RateLimit(ratelimit.API), Idempotent: s.Idempotent(),
 		StatsLimit: s.RateLimit(ratelimit.Stats)}.Routes(r)
 	return r
 }

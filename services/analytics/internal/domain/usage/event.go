@@ -52,8 +52,8 @@ func NewEvent(accountID, feature, action string, meta json.RawMessage, now time.
 		meta: compact, at: now.UTC().Truncate(time.Millisecond)}, nil
 }
 
-// compactMeta checks meta's size on its compact encoding and returns it re-encoded: valid UTF-8
-// throughout (an unpaired surrogate escape becomes U+FFFD), which PostgreSQL's jsonb accepts.
+// compactMeta returns meta re-encoded compactly, valid UTF-8 throughout (an unpaired surrogate
+// escape becomes U+FFFD, which PostgreSQL's jsonb accepts), and checks the size of that encoding.
 func compactMeta(meta json.RawMessage) (json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(meta)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
@@ -65,9 +65,6 @@ func compactMeta(meta json.RawMessage) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, trimmed); err != nil {
 		return nil, apperr.InvalidField("meta", "must be a JSON object")
-	}
-	if buf.Len() > MaxMetaBytes {
-		return nil, apperr.InvalidField("meta", "must be at most 2048 bytes as compact JSON")
 	}
 	dec := json.NewDecoder(&buf)
 	dec.UseNumber()
@@ -84,7 +81,12 @@ func compactMeta(meta json.RawMessage) (json.RawMessage, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, apperr.InvalidField("meta", "must be a JSON object")
 	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+	// Measured on the re-encoding, so "\u00e9" and a raw "é" weigh the same two bytes.
+	compact := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+	if len(compact) > MaxMetaBytes {
+		return nil, apperr.InvalidField("meta", "must be at most 2048 bytes as compact JSON")
+	}
+	return compact, nil
 }
 
 // hasNUL reports a U+0000 in any key or string of v; PostgreSQL cannot store one.

@@ -173,3 +173,23 @@ func TestNewReservation(t *testing.T) {
 		require.Equal(t, tc.code, e.Code, tc)
 	}
 }
+
+// The bound is on what is stored: an escaped "\u00e9" weighs what a raw "é" does (two bytes),
+// not the six characters of its escape.
+func TestMetaSizeCountsEscapesAsTheCharactersTheyStandFor(t *testing.T) {
+	t.Parallel()
+	const frame = len(`{"k":""}`)
+	chars := (usage.MaxMetaBytes - frame) / 2
+	raw := json.RawMessage(`{"k":"` + strings.Repeat("é", chars) + `"}`)
+	escaped := json.RawMessage(`{"k":"` + strings.Repeat(`\u00e9`, chars) + `"}`)
+	for name, meta := range map[string]json.RawMessage{"raw": raw, "escaped": escaped} {
+		e, err := usage.NewEvent("acc_1", "chat", "", meta, now)
+		require.NoError(t, err, name)
+		require.Equal(t, string(raw), string(e.Meta()), name)
+	}
+	over := json.RawMessage(`{"k":"` + strings.Repeat(`\u00e9`, chars+1) + `"}`)
+	_, err := usage.NewEvent("acc_1", "chat", "", over, now)
+	var e *apperr.Error
+	require.ErrorAs(t, err, &e)
+	require.Equal(t, "meta", e.Field)
+}
