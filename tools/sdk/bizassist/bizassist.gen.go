@@ -4079,7 +4079,9 @@ type ClientInterface interface {
 	// Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 	// password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 	// has not accepted yet renews its invitation (same id, new token); one that has is
-	// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4091,7 +4093,9 @@ type ClientInterface interface {
 	// Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 	// password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 	// has not accepted yet renews its invitation (same id, new token); one that has is
-	// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4197,8 +4201,9 @@ type ClientInterface interface {
 
 	// AcceptInvitationWithBody Accept a client invitation with a new password, and sign in
 	//
-	// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-	// attempts (10 a minute per address).
+	// An unknown, used or expired token, and one whose email signs in as another account
+	// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+	// address).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4207,8 +4212,9 @@ type ClientInterface interface {
 
 	// AcceptInvitation Accept a client invitation with a new password, and sign in
 	//
-	// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-	// attempts (10 a minute per address).
+	// An unknown, used or expired token, and one whose email signs in as another account
+	// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+	// address).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4679,7 +4685,9 @@ func (c *Client) ListClients(ctx context.Context, params *ListClientsParams, req
 // Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 // password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 // has not accepted yet renews its invitation (same id, new token); one that has is
-// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4701,7 +4709,9 @@ func (c *Client) InviteClientWithBody(ctx context.Context, params *InviteClientP
 // Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 // password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 // has not accepted yet renews its invitation (same id, new token); one that has is
-// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4937,8 +4947,9 @@ func (c *Client) HealthScoreHistory(ctx context.Context, params *HealthScoreHist
 
 // AcceptInvitationWithBody Accept a client invitation with a new password, and sign in
 //
-// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-// attempts (10 a minute per address).
+// An unknown, used or expired token, and one whose email signs in as another account
+// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+// address).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4957,8 +4968,9 @@ func (c *Client) AcceptInvitationWithBody(ctx context.Context, params *AcceptInv
 
 // AcceptInvitation Accept a client invitation with a new password, and sign in
 //
-// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-// attempts (10 a minute per address).
+// An unknown, used or expired token, and one whose email signs in as another account
+// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+// address).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7444,7 +7456,9 @@ type ClientWithResponsesInterface interface {
 	// Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 	// password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 	// has not accepted yet renews its invitation (same id, new token); one that has is
-	// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7456,7 +7470,9 @@ type ClientWithResponsesInterface interface {
 	// Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 	// password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 	// has not accepted yet renews its invitation (same id, new token); one that has is
-	// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7578,8 +7594,9 @@ type ClientWithResponsesInterface interface {
 
 	// AcceptInvitationWithBodyWithResponse Accept a client invitation with a new password, and sign in
 	//
-	// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-	// attempts (10 a minute per address).
+	// An unknown, used or expired token, and one whose email signs in as another account
+	// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+	// address).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7588,8 +7605,9 @@ type ClientWithResponsesInterface interface {
 
 	// AcceptInvitationWithResponse Accept a client invitation with a new password, and sign in
 	//
-	// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-	// attempts (10 a minute per address).
+	// An unknown, used or expired token, and one whose email signs in as another account
+	// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+	// address).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10058,11 +10076,6 @@ type AcceptInvitationResponse400Headers struct {
 	APIVersion *string
 }
 
-// AcceptInvitationResponse409Headers the declared response headers of an HTTP 409 response for AcceptInvitation
-type AcceptInvitationResponse409Headers struct {
-	APIVersion *string
-}
-
 // AcceptInvitationResponse413Headers the declared response headers of an HTTP 413 response for AcceptInvitation
 type AcceptInvitationResponse413Headers struct {
 	APIVersion *string
@@ -10091,8 +10104,6 @@ type AcceptInvitationResponse struct {
 	JSON200 *LoginResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *IdentityError
-	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *IdentityError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IdentityError
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -10105,8 +10116,6 @@ type AcceptInvitationResponse struct {
 	Headers200 *AcceptInvitationResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *AcceptInvitationResponse400Headers
-	// Headers409 the parsed response headers for an HTTP 409 response
-	Headers409 *AcceptInvitationResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *AcceptInvitationResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -10125,11 +10134,6 @@ func (r AcceptInvitationResponse) GetJSON200() *LoginResponse {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r AcceptInvitationResponse) GetJSON400() *IdentityError {
 	return r.JSON400
-}
-
-// GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r AcceptInvitationResponse) GetJSON409() *IdentityError {
-	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -11923,7 +11927,9 @@ func (c *ClientWithResponses) ListClientsWithResponse(ctx context.Context, param
 // Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 // password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 // has not accepted yet renews its invitation (same id, new token); one that has is
-// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11941,7 +11947,9 @@ func (c *ClientWithResponses) InviteClientWithBodyWithResponse(ctx context.Conte
 // Creates the client, invited; `inviteToken` is shown once and lets the client choose a
 // password at `POST /api/invitations/accept` within 7 days. Inviting a client of yours that
 // has not accepted yet renews its invitation (same id, new token); one that has is
-// `409 client_exists`. Free plans get `403 plan_upgrade_required`.
+// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
+// (free by default) is at most the owner's and follows the owner's downgrades; an owner
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12141,8 +12149,9 @@ func (c *ClientWithResponses) HealthScoreHistoryWithResponse(ctx context.Context
 
 // AcceptInvitationWithBodyWithResponse Accept a client invitation with a new password, and sign in
 //
-// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-// attempts (10 a minute per address).
+// An unknown, used or expired token, and one whose email signs in as another account
+// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+// address).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12157,8 +12166,9 @@ func (c *ClientWithResponses) AcceptInvitationWithBodyWithResponse(ctx context.C
 
 // AcceptInvitationWithResponse Accept a client invitation with a new password, and sign in
 //
-// An unknown, used or expired token is `400 invitation_invalid`. Limited like sign-in
-// attempts (10 a minute per address).
+// An unknown, used or expired token, and one whose email signs in as another account
+// already, is `400 invitation_invalid`. Limited like sign-in attempts (10 a minute per
+// address).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14907,13 +14917,6 @@ func ParseAcceptInvitationResponse(rsp *http.Response) (*AcceptInvitationRespons
 		}
 		response.JSON400 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest IdentityError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON409 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14965,16 +14968,6 @@ func ParseAcceptInvitationResponse(rsp *http.Response) (*AcceptInvitationRespons
 			headers.APIVersion = &value
 		}
 		response.Headers400 = &headers
-	case rsp.StatusCode == 409:
-		var headers AcceptInvitationResponse409Headers
-		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.APIVersion = &value
-		}
-		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers AcceptInvitationResponse413Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
