@@ -189,6 +189,18 @@ func TestFindLeadsRefusedOrFailedSearchesSpendNothing(t *testing.T) {
 	_, err = app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, Now: time.Now}.Handle(ctx, app.FindLeadsInput{Credential: "tok"})
 	require.Equal(t, apperr.CodeMissingField, apperr.CodeOf(err))
 	require.Len(t, al.reserved, 1)
+	_, err = app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, Now: time.Now}.Handle(ctx,
+		app.FindLeadsInput{Credential: "tok", Industry: "plumbers", Location: "Austin TX 787"})
+	require.Equal(t, apperr.CodeInvalidField, apperr.CodeOf(err))
+	require.Len(t, al.reserved, 1, "a refused location is not charged")
+
+	// A search that finds nothing delivered nothing: the use is given back.
+	al = &fakeAllowances{limit: 20}
+	empty := &fakeCatalog{}
+	got, err := app.FindLeads{Catalog: empty, Tx: sh, Sheet: sh, Outbox: sh, Allowances: al, Now: time.Now}.Handle(ctx, in)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	require.Equal(t, []string{"evt_1"}, al.released, "an empty search was charged")
 }
 
 func TestAllowanceThatCannotBeCheckedRefusesTheWork(t *testing.T) {

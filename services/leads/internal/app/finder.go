@@ -42,7 +42,8 @@ type FindLeadsInput struct {
 }
 
 // Handle reserves one lead_finder use, then searches the catalog and appends the found leads to
-// the caller's sheet (new ones emit lead.written). A search that fails gives the use back.
+// the caller's sheet (new ones emit lead.written). A search that fails or finds nothing gives the
+// use back: a use is a search that delivered leads.
 func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, error) {
 	q, err := buildSearch(in)
 	if err != nil {
@@ -56,8 +57,10 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, erro
 		return nil, err
 	}
 	found, err := h.search(ctx, in.AccountID, q)
-	if err != nil {
+	if err != nil || len(found) == 0 {
 		release(ctx, h.Allowances, in.Credential, res)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return found, nil
