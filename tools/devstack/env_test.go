@@ -302,6 +302,7 @@ const testIngress = `ingress:
   routes:
     - {path: /api/leads, pathType: Prefix, service: leads}
   localPorts: {identity: 8081, leads: 8082, analytics: 8084}
+  limits: {connectionsPerAddress: 64}
 `
 
 // The umbrella's section of a service is laid over the service chart's values as Helm does;

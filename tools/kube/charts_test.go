@@ -202,7 +202,8 @@ func TestMatrixShape(t *testing.T) {
 
 	// HTTPS by default: every render has TLS on the Ingress and redirects plain HTTP.
 	for name, objs := range byCase {
-		require.Equal(t, 1, count(objs, "Ingress"), name)
+		// The second Ingress keeps the probes and metrics off the route for / (ingress.unroutedPaths).
+		require.Equal(t, 2, count(objs, "Ingress"), name)
 		for _, o := range objs {
 			if o.GetKind() == "Ingress" {
 				require.Equal(t, "true", o.GetAnnotations()["nginx.ingress.kubernetes.io/force-ssl-redirect"], name)
@@ -215,7 +216,9 @@ func TestMatrixShape(t *testing.T) {
 	issuers := map[string]string{"defaults": "", "tls": "letsencrypt", "kind": "bizassist-selfsigned"}
 	for name, issuer := range issuers {
 		for _, o := range byCase[name] {
-			if o.GetKind() == "Ingress" {
+			if o.GetKind() == "Ingress" && o.GetName() == release+"-unrouted" {
+				require.Empty(t, o.GetAnnotations()["cert-manager.io/cluster-issuer"], "%s: one Certificate, the main Ingress's", name)
+			} else if o.GetKind() == "Ingress" {
 				require.Equal(t, issuer, o.GetAnnotations()["cert-manager.io/cluster-issuer"], name)
 			}
 		}

@@ -40,20 +40,33 @@ const ReplicaPortStep = 100
 // ReplicaPort is where replica i (from 0) of a service on port listens in the local stack.
 func ReplicaPort(port, i int) int { return port + i*ReplicaPortStep }
 
+// Limits are the ingress's bounds per client address.
+type Limits struct {
+	// ConnectionsPerAddress bounds the connections (with HTTP/2, the requests in flight) of one
+	// client address.
+	ConnectionsPerAddress int `yaml:"connectionsPerAddress"`
+}
+
 // Table is the ingress section of the chart values.
 type Table struct {
 	Routes     []Route        `yaml:"routes"`
 	LocalPorts map[string]int `yaml:"localPorts"`
+	// UnroutedPaths are answered 404 by the ingress even where a Prefix route covers them: the
+	// probes and metrics every service serves on its HTTP port.
+	UnroutedPaths []string `yaml:"unroutedPaths"`
+	Limits        Limits   `yaml:"limits"`
 	// Replicas is how many processes of each service the local stack runs (0 counts as 1).
 	Replicas int `yaml:"-"`
 }
 
-// Data is what the template sees: the routes in file order, the upstreams sorted by name, and
-// the -set variables.
+// Data is what the template sees: the routes in file order, the upstreams sorted by name, the
+// unrouted paths, the limits, and the -set variables.
 type Data struct {
-	Routes    []Route
-	Upstreams []Upstream
-	Vars      map[string]string
+	Routes        []Route
+	Upstreams     []Upstream
+	UnroutedPaths []string
+	Limits        Limits
+	Vars          map[string]string
 }
 
 // nginx takes a location path as a bare token, so only characters that cannot end or split it
@@ -76,6 +89,14 @@ func LoadTable(r io.Reader) (Table, error) {
 func (t *Table) resolve() error {
 	if len(t.Routes) == 0 {
 		return errors.New("ingress.routes is empty")
+	}
+	if t.Limits.ConnectionsPerAddress < 1 {
+		return errors.New("ingress.limits.connectionsPerAddress must be at least 1")
+	}
+	for i, p := range t.UnroutedPaths {
+		if !pathRE.MatchString(p) || p == "/" {
+			return fmt.Errorf("ingress.unroutedPaths[%d] (%s): path must start with / and use only letters, digits and ._~/-", i, p)
+		}
 	}
 	seen := make(map[string]bool, len(t.Routes))
 	for i := range t.Routes {
@@ -129,7 +150,7 @@ func Render(tmpl string, t Table, vars map[string]string) ([]byte, error) {
 		return nil, fmt.Errorf("parse template: %w", err)
 	}
 	var buf bytes.Buffer
-	if err := tp.Execute(&buf, Data{Routes: t.Routes, Upstreams: t.upstreams(), Vars: vars}); err != nil {
+	if err := tp.Execute(&buf, Data{Routes: t.Routes, Upstreams: t.upstreams(), UnroutedPaths: t.UnroutedPaths, Limits: t.Limits, Vars: vars}); err != nil {
 		return nil, fmt.Errorf("render template: %w", err)
 	}
 	return buf.Bytes(), nil

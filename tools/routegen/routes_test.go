@@ -2,6 +2,7 @@ package routegen
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 var devstackVars = map[string]string{
 	"Prefix": "/x/.devstack/nginx", "LogDir": "/x/.devstack/logs", "HTTPPort": "8080",
 	"HTTPSPort": "8443", "IPv6": "on", "CertFile": "/x/server.crt", "KeyFile": "/x/server.key",
+	"ExemptCIDR": "127.0.0.9/32",
 }
 
 // The real values file and the real nginx template: every route appears with the location form
@@ -50,10 +52,19 @@ func TestRenderNginxFromChartValues(t *testing.T) {
 	require.Contains(t, conf, "location /api/ {\n            return 404 '{\"ok\":false,\"error\":\"no route\",\"code\":\"not_found\"}\\n';")
 	require.Contains(t, conf, "listen [::1]:8443 ssl http2")
 	require.Contains(t, conf, "gzip on;\n    gzip_comp_level 5;\n    gzip_min_length 1024;", "answers over 1 KiB go compressed")
+
+	require.Contains(t, conf, "limit_conn per_address "+strconv.Itoa(table.Limits.ConnectionsPerAddress)+";")
+	require.Contains(t, conf, "127.0.0.9/32 1;", "the bench source is exempt")
+	require.Contains(t, conf, "client_body_timeout 10s;")
+	require.Contains(t, conf, "client_header_timeout 10s;")
+	require.NotEmpty(t, table.UnroutedPaths)
+	for _, p := range table.UnroutedPaths {
+		require.Contains(t, conf, "location = "+p+" {\n            return 404 ", "unrouted %s", p)
+	}
 }
 
 func TestLoadTableRejects(t *testing.T) {
-	const ports = "  localPorts: {identity: 8081}\n"
+	const ports = "  localPorts: {identity: 8081}\n  limits: {connectionsPerAddress: 8}\n"
 	cases := []struct {
 		name, routes, want string
 	}{
@@ -64,6 +75,7 @@ func TestLoadTableRejects(t *testing.T) {
 		{"trailing slash", "  - {path: /api/x/, pathType: Prefix, service: identity}\n", "must not end with /"},
 		{"duplicate", "  - {path: /api/x, pathType: Exact, service: identity}\n  - {path: /api/x, pathType: Prefix, service: identity}\n", "listed twice"},
 		{"empty", "", "ingress.routes is empty"},
+		{"unrouted injection", "  - {path: /api/x, pathType: Exact, service: identity}\n  unroutedPaths: ['/x { return 200; }']\n", "ingress.unroutedPaths[0]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +86,7 @@ func TestLoadTableRejects(t *testing.T) {
 }
 
 func TestRenderMissingVariableIsAnError(t *testing.T) {
-	table, err := LoadTable(strings.NewReader("ingress:\n  routes:\n  - {path: /api/auth, pathType: Prefix, service: identity}\n  localPorts: {identity: 8081}\n"))
+	table, err := LoadTable(strings.NewReader("ingress:\n  routes:\n  - {path: /api/auth, pathType: Prefix, service: identity}\n  localPorts: {identity: 8081}\n  limits: {connectionsPerAddress: 8}\n"))
 	require.NoError(t, err)
 	_, err = Render("listen {{.Vars.HTTPSPort}};", table, map[string]string{})
 	require.ErrorContains(t, err, "HTTPSPort")

@@ -38,6 +38,11 @@ type SubscriptionStore interface {
 // MaxSubscriptionsPerAccount keeps one account from turning us into a fan-out amplifier.
 const MaxSubscriptionsPerAccount = 100
 
+// MaxSubscriptionsPerHost bounds how many of one account's subscriptions point at one host
+// (ports apart), so one event reaches a host at most this often per account: room for every
+// event type at two URLs of one receiver, far below the account's 100.
+const MaxSubscriptionsPerHost = 20
+
 // Hooks are the REST hook use cases of an authenticated account.
 type Hooks struct {
 	Store  SubscriptionStore
@@ -64,6 +69,16 @@ func (h Hooks) Subscribe(ctx context.Context, accountID, hookURL, event string) 
 	if len(existing) >= MaxSubscriptionsPerAccount {
 		return domain.Subscription{}, false, apperr.Conflict("too_many_subscriptions",
 			fmt.Sprintf("an account may have at most %d subscriptions; delete one first", MaxSubscriptionsPerAccount))
+	}
+	sameHost := 0
+	for _, e := range existing {
+		if e.Host() == sub.Host() {
+			sameHost++
+		}
+	}
+	if sameHost >= MaxSubscriptionsPerHost {
+		return domain.Subscription{}, false, apperr.Conflict("too_many_subscriptions_to_host",
+			fmt.Sprintf("an account may have at most %d subscriptions to one host; delete one first", MaxSubscriptionsPerHost))
 	}
 	// A concurrent copy of this request may have won: the store then answers with its row.
 	sub, created, err = h.Store.CreateSubscription(ctx, sub)

@@ -1,14 +1,18 @@
 package domain
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/idna"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
@@ -74,6 +78,10 @@ func NewSubscription(accountID, event, hookURL string, policy TargetPolicy, now 
 	if err := ValidateHookURL(hookURL, policy); err != nil {
 		return Subscription{}, err
 	}
+	hookURL, err := CanonicalHookURL(hookURL)
+	if err != nil {
+		return Subscription{}, err
+	}
 	return Subscription{
 		id: ids.New("hook"), accountID: accountID, event: event, hookURL: hookURL,
 		secret: NewSigningSecret(), status: SubscriptionActive, createdAt: now.UTC(),
@@ -125,6 +133,55 @@ func ValidateHookURL(raw string, policy TargetPolicy) error {
 	return nil
 }
 
+// CanonicalHookURL is the one spelling of a valid hook URL, so that spellings of one target are
+// one subscription: scheme and host in lower case, an international name in its ASCII (IDNA)
+// form, an IPv6 literal in its RFC 5952 form, no default or empty port, no dot segments, an
+// empty path as /, unreserved characters unescaped and no empty query.
+func CanonicalHookURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return "", apperr.InvalidField("hookUrl", "must be an absolute URL such as https://example.com/hooks/bizassist")
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	host, err := canonicalHost(u.Hostname())
+	if err != nil {
+		return "", err
+	}
+	if port := u.Port(); port != "" && port != map[string]string{"https": "443", "http": "80"}[u.Scheme] {
+		host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	u.Host = host
+	// Resolving the escaped path as a reference removes its dot segments (RFC 3986, 5.2.4).
+	path := u.ResolveReference(&url.URL{Path: cmp.Or(u.Path, "/"), RawPath: u.RawPath})
+	u.Path, u.RawPath = path.Path, ""
+	if strings.Contains(strings.ToLower(path.EscapedPath()), "%2f") {
+		u.RawPath = path.RawPath // an escaped slash belongs to its segment: it stays escaped
+	}
+	u.ForceQuery = false
+	return u.String(), nil
+}
+
+// canonicalHost is a host name in lower-case ASCII, or an IP literal in its canonical form.
+func canonicalHost(host string) (string, error) {
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return addr.WithZone("").String(), nil
+	}
+	ascii, err := idna.Lookup.ToASCII(host)
+	if err != nil {
+		if !isASCII(host) {
+			return "", apperr.InvalidField("hookUrl", "must name a valid host")
+		}
+		ascii = host // a name IDNA's rules refuse (an underscore) but DNS serves
+	}
+	return strings.ToLower(ascii), nil
+}
+
+func isASCII(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r > 0x7f })
+}
+
 // NewSigningSecret returns a Standard Webhooks secret: "whsec_" and 32 random bytes in base64.
 func NewSigningSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(randomBytes(32))
@@ -146,6 +203,15 @@ func RehydrateSubscription(id, accountID, event, hookURL, secret string, status 
 // makes it the same subscription.
 func (s Subscription) SameTarget(o Subscription) bool {
 	return s.accountID == o.accountID && s.event == o.event && s.hookURL == o.hookURL
+}
+
+// Host is the host name or address the subscription delivers to, without the port.
+func (s Subscription) Host() string {
+	u, err := url.Parse(s.hookURL)
+	if err != nil {
+		return s.hookURL
+	}
+	return strings.ToLower(u.Hostname())
 }
 
 func (s Subscription) ID() string                 { return s.id }

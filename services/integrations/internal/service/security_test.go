@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -82,6 +83,66 @@ func TestSubscribingTheSameURLAndEventAgainIsIdempotent(t *testing.T) {
 		map[string]string{"hookUrl": body["hookUrl"], "event": "health_score.critical"})
 	require.Equal(t, http.StatusCreated, other.status, "another event to the same URL is another subscription")
 	require.Equal(t, 2, s.count(t, `SELECT count(*) FROM subscriptions WHERE account_id = 'acc_owner_dup'`))
+}
+
+// Spellings of one target are one subscription: they are compared, and stored, in canonical form.
+func TestSpellingsOfOneHookURLAreOneSubscription(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_owner_spell", "spell@example.com")
+	subscribe := func(url string) reply {
+		return s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": url, "event": "new_lead"})
+	}
+	first := subscribe("https://hooks.example.com/in/bizassist")
+	require.Equal(t, http.StatusCreated, first.status, first.body)
+	for _, spelled := range []string{
+		"https://HOOKS.example.com/in/bizassist",
+		"HTTPS://hooks.Example.COM/in/bizassist",
+		"https://hooks.example.com:443/in/bizassist",
+		"https://hooks.example.com:/in/bizassist",
+		"https://hooks.example.com/in/bizassist?",
+		"https://hooks.example.com/in/./bizassist",
+		"https://hooks.example.com/in/x/../bizassist",
+		"https://hooks.example.com/./in/bizassist",
+		"https://hooks.example.com/in/%62izassist",
+		"https://hooks.ｅxample.com/in/bizassist", // fullwidth e: the same name once mapped (IDNA)
+	} {
+		r := subscribe(spelled)
+		require.Equal(t, http.StatusOK, r.status, "%s: %v", spelled, r.body)
+		require.Equal(t, first.body["id"], r.body["id"], spelled)
+	}
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM subscriptions WHERE account_id = 'acc_owner_spell'`))
+
+	for url, canonical := range map[string]string{
+		"https://Bücher.example/Hooks/./a?":        "https://xn--bcher-kva.example/Hooks/a",
+		"https://[2606:4700:0:0::1111]:443/x/../y": "https://[2606:4700::1111]/y",
+		"https://hooks.example.com":                "https://hooks.example.com/",
+		"https://hooks.example.com:8443/a?b":       "https://hooks.example.com:8443/a?b",
+	} {
+		r := subscribe(url)
+		require.Equal(t, http.StatusCreated, r.status, "%s: %v", url, r.body)
+		require.Equal(t, canonical, r.body["hookUrl"], url)
+		require.Equal(t, 1, s.count(t, `SELECT count(*) FROM subscriptions WHERE hook_url = $1`, canonical), url)
+	}
+}
+
+// One account reaches one host through at most 20 subscriptions, whatever the paths.
+func TestSubscriptionsToOneHostAreBoundedPerAccount(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_owner_host", "host@example.com")
+	subscribe := func(url string) reply {
+		return s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": url, "event": "new_lead"})
+	}
+	for i := range 20 {
+		r := subscribe(fmt.Sprintf("https://victim.example/%d", i))
+		require.Equal(t, http.StatusCreated, r.status, r.body)
+	}
+	r := subscribe("https://VICTIM.example:8443/another")
+	require.Equal(t, http.StatusConflict, r.status, r.body)
+	require.Equal(t, "too_many_subscriptions_to_host", r.body["code"])
+	require.Equal(t, http.StatusOK, subscribe("https://victim.example/3").status, "an existing subscription is still answered")
+	require.Equal(t, http.StatusCreated, subscribe("https://other.example/1").status, "another host is not affected")
 }
 
 // The payment-processor webhook is limited like the rest of the API: 60 a minute per sender IP.

@@ -155,6 +155,13 @@ func (s *Service) Migrate(ctx context.Context) error {
 	if err := Migrate(ctx, s.Runtime.Pool, s.Runtime.Config.DB.Schema); err != nil {
 		return err
 	}
+	n, err := s.Store.CanonicalizeHookURLs(ctx)
+	if n > 0 {
+		slog.InfoContext(ctx, "hook URLs stored as written were canonicalized", "subscriptions", n)
+	}
+	if err != nil {
+		return err
+	}
 	return s.sealSecrets(ctx)
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/integrations/migrations"
 )
 
@@ -115,6 +117,42 @@ func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
 	require.Zero(t, n, "a folded duplicate's queued copies go with it")
 	_, err := pool.Exec(context.Background(), `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status) VALUES ('hook_a4', 'acc_1', 'new_lead', 'https://a.example/x', 's', 'active')`)
 	require.ErrorContains(t, err, "duplicate key", "the database itself refuses a second copy")
+}
+
+// Hook URLs stored as written before subscribe canonicalized them are rewritten at migrate, and
+// spellings of one target are folded into the oldest active subscription.
+func TestStoredHookURLsAreCanonicalizedAndTheirCopiesFolded(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	subs := []struct{ id, account, event, url, status, created string }{
+		{"hook_a1", "acc_1", "new_lead", "https://HOOKS.example.com:443/in/./x?", "disabled", "2026-01-01"},
+		{"hook_a2", "acc_1", "new_lead", "https://hooks.example.com/in/x", "active", "2026-01-02"},
+		{"hook_a3", "acc_1", "new_lead", "https://hooks.example.com/in/y/../x", "active", "2026-01-03"},
+		{"hook_b1", "acc_1", "invoice.paid", "https://Hooks.Example.com/in/x", "active", "2026-01-04"},
+		{"hook_c1", "acc_2", "new_lead", "https://hooks.example.com:8443/in/x", "active", "2026-01-05"},
+		{"hook_d1", "acc_2", "new_lead", "not a url at all", "active", "2026-01-06"},
+	}
+	for _, s := range subs {
+		exec(t, pool, `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status, created_at) VALUES ($1, $2, $3, $4, 's', $5, $6)`,
+			s.id, s.account, s.event, s.url, s.status, s.created)
+	}
+	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', 'hook_a3', 'new_lead', '{}', 'pending')`)
+	store := postgres.New(pool, noJobs{}, sealboxtest.New(t))
+
+	n, err := store.CanonicalizeHookURLs(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 3, n, "a1 and a3 folded into a2, b1 rewritten")
+	require.Equal(t, []string{
+		"hook_a2 https://hooks.example.com/in/x",
+		"hook_b1 https://hooks.example.com/in/x",
+		"hook_c1 https://hooks.example.com:8443/in/x",
+		"hook_d1 not a url at all",
+	}, column(t, pool, `SELECT id || ' ' || hook_url FROM subscriptions ORDER BY id`))
+	require.Empty(t, column(t, pool, `SELECT id FROM deliveries`), "a folded copy's queued deliveries go with it")
+
+	n, err = store.CanonicalizeHookURLs(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "a second run changes nothing")
 }
 
 // Records stored before copies were refused by an index: the newest record without a key of each

@@ -302,3 +302,51 @@ func (s *Store) Prune(ctx context.Context, before time.Time, limit int) (int, er
 	}
 	return n + int(tag.RowsAffected()), nil
 }
+
+// CanonicalizeHookURLs rewrites the hook URLs stored before subscribe kept them in canonical form
+// (domain.CanonicalHookURL) and folds the subscriptions that turn out to be spellings of one
+// target into the oldest active one, as migration 003 folded identical spellings; the others'
+// queued deliveries go with them. A stored URL that no longer validates stays as written. It
+// reports how many subscriptions it rewrote or removed.
+func (s *Store) CanonicalizeHookURLs(ctx context.Context) (int, error) {
+	changed := 0
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, account_id, event, hook_url FROM subscriptions
+			ORDER BY (status = 'active') DESC, created_at, id FOR UPDATE`)
+		if err != nil {
+			return err
+		}
+		stored, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ ID, Account, Event, URL string }])
+		if err != nil {
+			return err
+		}
+		kept := map[[3]string]bool{}
+		var removed, rewritten []string
+		var urls []string
+		for _, sub := range stored {
+			canonical, err := domain.CanonicalHookURL(sub.URL)
+			if err != nil {
+				canonical = sub.URL
+			}
+			key := [3]string{sub.Account, sub.Event, canonical}
+			switch {
+			case kept[key]:
+				removed = append(removed, sub.ID)
+			case canonical != sub.URL:
+				rewritten, urls = append(rewritten, sub.ID), append(urls, canonical)
+			}
+			kept[key] = true
+		}
+		// Copies go first, so that no rewritten URL meets the unique index's old holder.
+		if _, err := tx.Exec(ctx, `DELETE FROM subscriptions WHERE id = ANY($1)`, removed); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE subscriptions SET hook_url = u.url
+			FROM unnest($1::text[], $2::text[]) AS u(id, url) WHERE subscriptions.id = u.id`, rewritten, urls); err != nil {
+			return err
+		}
+		changed = len(removed) + len(rewritten)
+		return nil
+	})
+	return changed, wrap("canonicalize hook URLs", err)
+}
