@@ -59,7 +59,7 @@ var (
 	// Addresses go before numbers so that "12 Oak Street" is one placeholder. A house number may
 	// be spelled ("ten north station road"); then a word stands between it and the street type,
 	// so that "one way" stays.
-	addressRe = regexp.MustCompile(`(?i)\b\p{Nd}{1,6}[a-z]?\s+(?:[\p{L}\p{Nd}.'-]+\s+){0,4}?(?:` + streetTypes + `)\b\.?`)
+	addressRe       = regexp.MustCompile(`(?i)\b\p{Nd}{1,6}[a-z]?\s+(?:[\p{L}\p{Nd}.'-]+\s+){0,4}?(?:` + streetTypes + `)\b\.?`)
 	spokenAddressRe = regexp.MustCompile(`(?i)\b(?:` + numberWordAlt + `)\b(?:[\s-]+(?:` + numberWordAlt + `|and)\b)*\s+(?:[\p{L}.'-]+,?\s+){1,4}?(?:` + streetTypes + `)\b\.?`)
 	namedStreetRe   = regexp.MustCompile(`(?i)\b(?:[\p{L}'-]+\s+){1,2}(?:street|avenue|boulevard|st\.|ave\.|blvd\.?)`)
 	unitRe          = regexp.MustCompile(`(?i)\b(?:apt|apartment|suite|ste|unit|p\.?\s?o\.?\s+box)\.?\s*#?\s*[\p{L}\p{Nd}-]+|#\s*\p{Nd}+`)
