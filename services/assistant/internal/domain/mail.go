@@ -18,15 +18,24 @@ const (
 	mailAt      = `\s*[\[({<]\s*at\s*[\])}>]\s*|\s+at(?:\s+sign)?\s+|\s*@\s*`
 )
 
-// spelledMailRe finds candidates; the last separator, the last label and a trailing top-level
-// domain ("x at y com") decide whether it is an address (isSpelledMail).
-var spelledMailRe = regexp.MustCompile(`(?i)` + mailLabel +
+// mailStartRe finds the start of a candidate: a local part, "at" and the domain's first label.
+var mailStartRe = regexp.MustCompile(`(?i)` + mailLabel +
 	`(?:(?:` + mailStrongDot + `|` + mailWeakDot + `|\s+(?:underscore|dash|hyphen)\s+)` + mailLabel + `)*` +
-	`(?:` + mailAt + `)` + mailLabel +
-	`(?:(` + mailStrongDot + `|` + mailWeakDot + `)(` + mailLabel + `))*` +
-	`(?:\s+(` + topLevelDomains + `)\b)?`)
+	`(?:` + mailAt + `)` + mailLabel)
 
-var mailWeakDotRe = regexp.MustCompile(`^(?:` + mailWeakDot + `)$`)
+var (
+	// mailDotRe is one more label of the domain, after a dot that is only ever a dot (group 1) or
+	// one that may be a word (group 2).
+	mailDotRe = regexp.MustCompile(`(?i)^(?:(` + mailStrongDot + `)|(` + mailWeakDot + `))(` + mailLabel + `)`)
+	// mailTLDRe is a top-level domain without a dot: "x at gmail com".
+	mailTLDRe    = regexp.MustCompile(`(?i)^\s+(?:` + topLevelDomains + `)\b`)
+	firstLabelRe = regexp.MustCompile(`^` + mailLabel)
+	// mailTailRe is "at" and a domain right after an address: then the address was a local part.
+	mailTailRe = regexp.MustCompile(`(?i)^(?:` + mailAt + `)` + mailLabel + `(?:(?:` + mailStrongDot + `|` + mailWeakDot + `)` + mailLabel + `)*`)
+)
+
+// maxMailLabels bounds how many more labels a domain is searched for.
+const maxMailLabels = 4
 
 // topLevelDomains are the common top-level domains; a domain ending in one of them needs no dot
 // ("x at gmail com"). It leaves out those that are everyday words (in, it, is, to, be, no, so, my).
@@ -34,47 +43,56 @@ const topLevelDomains = `com|net|org|edu|gov|mil|int|io|co|us|uk|ca|au|nz|ie|de|
 
 var tldSet = setOf(strings.ReplaceAll(topLevelDomains, "|", " "))
 
-// scrubSpelledMail replaces every address written out with phEmail.
+// scrubSpelledMail replaces every address written out with phEmail. A candidate that is not one
+// ("look at this point now") gives up only its first word, so an address the candidate overlaps
+// ("me at river at first point net") is still found.
 func scrubSpelledMail(s string) string {
-	return replaceSubmatchFunc(spelledMailRe, s, func(m []string) string {
-		if isSpelledMail(m[1], m[2], m[3]) {
-			return phEmail
-		}
-		return m[0]
-	})
-}
-
-// isSpelledMail decides a candidate by its last dot and label and its trailing top-level domain:
-// after a dot that is only ever a dot any label will do; after one that may be an ordinary word
-// the label must be a top-level domain. Digits alone are a number, not a domain ("at 512.555").
-func isSpelledMail(lastDot, lastLabel, tld string) bool {
-	switch {
-	case tld != "":
-		return true
-	case lastLabel == "" || strings.IndexFunc(lastLabel, unicode.IsLetter) < 0:
-		return false
-	case mailWeakDotRe.MatchString(lastDot):
-		return tldSet[strings.ToLower(lastLabel)]
-	default:
-		return true
-	}
-}
-
-// replaceSubmatchFunc is ReplaceAllStringFunc with the submatches given to repl.
-func replaceSubmatchFunc(re *regexp.Regexp, s string, repl func([]string) string) string {
 	var b strings.Builder
-	done := 0
-	for _, idx := range re.FindAllStringSubmatchIndex(s, -1) {
-		m := make([]string, len(idx)/2)
-		for i := range m {
-			if idx[2*i] >= 0 {
-				m[i] = s[idx[2*i]:idx[2*i+1]]
-			}
+	for {
+		m := mailStartRe.FindStringIndex(s)
+		if m == nil {
+			break
 		}
-		b.WriteString(s[done:idx[0]])
-		b.WriteString(repl(m))
-		done = idx[1]
+		if end := mailEnd(s, m[1]); end > 0 {
+			b.WriteString(s[:m[0]] + phEmail)
+			s = s[end:]
+			// "me at field.market (at) blue io": what looked like the domain was the local part.
+			for tail := mailTailRe.FindString(s); tail != ""; tail = mailTailRe.FindString(s) {
+				s = s[len(tail):]
+			}
+			continue
+		}
+		skip := m[0] + len(firstLabelRe.FindString(s[m[0]:]))
+		b.WriteString(s[:skip])
+		s = s[skip:]
 	}
-	b.WriteString(s[done:])
+	b.WriteString(s)
 	return b.String()
+}
+
+// mailEnd returns where the address whose domain's first label ends at i ends, or 0 when there is
+// none: the domain needs a dot, either one that is only ever a dot before a label with a letter,
+// or a word that may be a dot ("point", " . ") before a top-level domain, or a top-level domain
+// after a space. Digits alone are a number, not a domain ("at 5.30").
+func mailEnd(s string, first int) int {
+	end, i := 0, first
+	for range maxMailLabels {
+		m := mailDotRe.FindStringSubmatchIndex(s[i:])
+		if m == nil {
+			break
+		}
+		label := s[i+m[6] : i+m[7]]
+		if strings.IndexFunc(label, unicode.IsLetter) >= 0 && (m[2] >= 0 || tldSet[strings.ToLower(label)]) {
+			end = i + m[1]
+		}
+		i += m[1]
+	}
+	at := end
+	if at == 0 {
+		at = first
+	}
+	if tld := mailTLDRe.FindString(s[at:]); tld != "" {
+		return at + len(tld)
+	}
+	return end
 }
