@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -143,6 +144,32 @@ func dropNumbers(s string) string {
 		b.WriteString(s[done:start])
 		b.WriteString(" " + phNumber + " ")
 		done = end
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// streetAfterRe is what follows a spelled house number in an address: one to four words, then a
+// street type. A word must stand between them, so that "one way" stays.
+var streetAfterRe = regexp.MustCompile(`(?i)^\s+(?:[\p{L}.'-]+,?\s+){1,4}?(?:` + streetTypes + `)\b\.?`)
+
+// scrubSpokenAddresses replaces with phAddress every address whose house number is spelled
+// ("ten north station road", "one hundred and twelve high st").
+func scrubSpokenAddresses(s string) string {
+	toks := numericTokens(s)
+	var b strings.Builder
+	done := 0
+	for first := 0; first < len(toks); {
+		last := first
+		for last+1 < len(toks) && inRun(s, toks[last], toks[last+1]) {
+			last++
+		}
+		start, end := toks[first].start, toks[last].end
+		if m := streetAfterRe.FindStringIndex(s[end:]); m != nil {
+			b.WriteString(s[done:start] + phAddress)
+			done = end + m[1]
+		}
+		first = last + 1
 	}
 	b.WriteString(s[done:])
 	return b.String()

@@ -56,13 +56,10 @@ var dictionary = func() map[string]bool {
 const streetTypes = `st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|way|ct|court|pl|place|hwy|highway|pkwy|parkway|cir|circle|ter|terrace|trl|trail|sq|square|loop|row|plaza`
 
 var (
-	// Addresses go before numbers so that "12 Oak Street" is one placeholder. A house number may
-	// be spelled ("ten north station road"); then a word stands between it and the street type,
-	// so that "one way" stays.
-	addressRe       = regexp.MustCompile(`(?i)\b\p{Nd}{1,6}[a-z]?\s+(?:[\p{L}\p{Nd}.'-]+\s+){0,4}?(?:` + streetTypes + `)\b\.?`)
-	spokenAddressRe = regexp.MustCompile(`(?i)\b(?:` + numberWordAlt + `)\b(?:[\s-]+(?:` + numberWordAlt + `|and)\b)*\s+(?:[\p{L}.'-]+,?\s+){1,4}?(?:` + streetTypes + `)\b\.?`)
-	namedStreetRe   = regexp.MustCompile(`(?i)\b(?:[\p{L}'-]+\s+){1,2}(?:street|avenue|boulevard|st\.|ave\.|blvd\.?)`)
-	unitRe          = regexp.MustCompile(`(?i)\b(?:apt|apartment|suite|ste|unit|p\.?\s?o\.?\s+box)\.?\s*#?\s*[\p{L}\p{Nd}-]+|#\s*\p{Nd}+`)
+	// Addresses go before numbers so that "12 Oak Street" is one placeholder.
+	addressRe     = regexp.MustCompile(`(?i)\b\p{Nd}{1,6}[a-z]?\s+(?:[\p{L}\p{Nd}.'-]+\s+){0,4}?(?:` + streetTypes + `)\b\.?`)
+	namedStreetRe = regexp.MustCompile(`(?i)\b(?:[\p{L}'-]+\s+){1,2}(?:street|avenue|boulevard|st\.|ave\.|blvd\.?)`)
+	unitRe        = regexp.MustCompile(`(?i)\b(?:apt|apartment|suite|ste|unit|p\.?\s?o\.?\s+box)\.?\s*#?\s*[\p{L}\p{Nd}-]+|#\s*\p{Nd}+`)
 	// roomRe is a flat, floor or room given by number ("flat two", "fl 3"); "a flat tyre" stays.
 	roomRe = regexp.MustCompile(`(?i)\b(?:flat|floor|fl|room|rm|bldg|building|lot)\.?\s*#?\s*(?:\p{Nd}[\p{L}\p{Nd}-]*|(?:` + numberWordAlt + `)\b)`)
 	linkRe = regexp.MustCompile(`(?i)(?:https?://|www\.)\S+|\b[\p{L}\p{Nd}-]+(?:\.[\p{L}\p{Nd}-]+)*\.[a-z]{2,24}\b\S*`)
@@ -86,7 +83,7 @@ func Scrub(text string) string {
 	s = linkRe.ReplaceAllString(s, phLink)
 	s = idRe.ReplaceAllString(s, phID)
 	s = addressRe.ReplaceAllString(s, phAddress)
-	s = spokenAddressRe.ReplaceAllString(s, phAddress)
+	s = scrubSpokenAddresses(s)
 	s = namedStreetRe.ReplaceAllString(s, phAddress)
 	s = unitRe.ReplaceAllString(s, phAddress)
 	s = roomRe.ReplaceAllString(s, phAddress)
