@@ -16,9 +16,10 @@ var numberWords = func() map[string]int {
 		m[w] = 1
 	}
 	for _, w := range strings.Fields(`ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen
-		nineteen twenty thirty forty fourty fifty sixty seventy eighty ninety`) {
+		nineteen twenty thirty forty fifty sixty seventy eighty ninety`) {
 		m[w] = 2
 	}
+	m["fourty"] = 2 //nolint:misspell // as people write it
 	return m
 }()
 
