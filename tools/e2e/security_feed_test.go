@@ -95,10 +95,10 @@ func TestSecurityOneAccountCannotFillTheFeed(t *testing.T) {
 			Expect(t, http.StatusOK)
 	}
 	// The growth demo account's form goes last on the same stream: once it shows, the spam was consumed.
-	marker := "the gutter is blocked again, can you come on Friday"
+	marker := "the gutter is broken again, can you come on Friday"
 	c.Do(t, http.MethodPost, "/api/ext-webhook", "", contactForm("quote", marker), extSecret(s.Get(t, "EXT_SECRET"))).Expect(t, http.StatusOK)
 	got := feedSince(t, c, since, "the growth account's form after the spam", func(summaries []string) bool {
-		return strings.Contains(strings.Join(summaries, "\n"), "the gutter is blocked")
+		return strings.Contains(strings.Join(summaries, "\n"), "the gutter is broken")
 	})
 	spam := 0
 	for _, sum := range got {
