@@ -74,7 +74,7 @@ func numericTokens(s string) []numTok {
 		i = j
 	}
 	// Drop the joining words that join nothing: "double check", "you and me".
-	out := toks[:0]
+	out := make([]numTok, 0, len(toks))
 	for k, t := range toks {
 		next := k+1 < len(toks) && words[k+1] != "and" && inRun(s, t, toks[k+1])
 		switch words[k] {
