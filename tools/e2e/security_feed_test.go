@@ -38,8 +38,15 @@ func feedSince(t *testing.T, c *Client, since time.Time, what string, cond func(
 	return got
 }
 
-func contactForm(subject, message string) map[string]string {
-	return map[string]string{"event": "contact_form", "name": "Jane Doe", "email": "river@first.net", "subject": subject, "message": message}
+// postContactForm sends a contact form through the inbound webhook. Each goes with its own
+// Idempotency-Key: integrations takes the same fields within 24 hours for a repeated delivery.
+func postContactForm(t *testing.T, c *Client, secret, subject, message string) {
+	t.Helper()
+	form := map[string]string{"event": "contact_form", "name": "Jane Doe", "email": "river@first.net", "subject": subject, "message": message}
+	headers := extSecret(secret)
+	headers.Set("Idempotency-Key", "e2e-feed-"+uniqueEmail(t))
+	r := c.Do(t, http.MethodPost, "/api/ext-webhook", "", form, headers).Expect(t, http.StatusOK)
+	require.Equal(t, true, r.JSON["processed"], "%s", r.Raw)
 }
 
 func TestSecurityFeedShowsNoPersonalDataWrittenInWords(t *testing.T) {
@@ -47,14 +54,14 @@ func TestSecurityFeedShowsNoPersonalDataWrittenInWords(t *testing.T) {
 	c := s.Client(t, "127.0.24.21")
 	since := time.Now().UTC().Truncate(time.Millisecond)
 	// The growth demo account is on a paid plan: its customers' words are quoted, scrubbed.
-	secret := extSecret(s.Get(t, "EXT_SECRET"))
+	secret := s.Get(t, "EXT_SECRET")
 	sent := map[string]string{
 		"callback request": "call five twelve five five five twelve twenty, twelve high road, the roof is leaking again since Monday",
 		"question":         "jane doe here, write to river at first point net, the roof is leaking again since Monday",
 		"booking":          "my cell is 51 25 55, ten north station road, flat two, the roof is leaking again",
 	}
 	for subject, message := range sent {
-		c.Do(t, http.MethodPost, "/api/ext-webhook", "", contactForm(subject, message), secret).Expect(t, http.StatusOK)
+		postContactForm(t, c, secret, subject, message)
 	}
 	got := feedSince(t, c, since, "the three contact forms", func(summaries []string) bool {
 		n := 0
@@ -91,12 +98,11 @@ func TestSecurityOneAccountCannotFillTheFeed(t *testing.T) {
 	})
 	since := time.Now().UTC().Truncate(time.Millisecond)
 	for range 3 * feedShare {
-		c.Do(t, http.MethodPost, "/api/ext-webhook", "", contactForm("partnership", "free money today, reply now"), extSecret(secret)).
-			Expect(t, http.StatusOK)
+		postContactForm(t, c, secret, "partnership", "free money today, reply now")
 	}
 	// The growth demo account's form goes last on the same stream: once it shows, the spam was consumed.
 	marker := "the gutter is broken again, can you come on Friday"
-	c.Do(t, http.MethodPost, "/api/ext-webhook", "", contactForm("quote", marker), extSecret(s.Get(t, "EXT_SECRET"))).Expect(t, http.StatusOK)
+	postContactForm(t, c, s.Get(t, "EXT_SECRET"), "quote", marker)
 	got := feedSince(t, c, since, "the growth account's form after the spam", func(summaries []string) bool {
 		return strings.Contains(strings.Join(summaries, "\n"), "the gutter is broken")
 	})
