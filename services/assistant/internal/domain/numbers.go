@@ -8,6 +8,20 @@ import (
 	"unicode/utf8"
 )
 
+// Numbers: digits and number words ("five", "twelve", "twenty", "hundred", "double", "oh") are
+// numeric tokens, each counted as the most digits it can stand for. A run of numeric tokens apart
+// only by separators that carries minRunDigits or more loses all of them, so no three digits of a
+// phone number, however they are written ("5 1 2", "51 25 55", "five twelve twenty"), show together;
+// and any window of denseWindow characters whose tokens carry denseDigits or more loses them all,
+// so neither do the seven a phone number needs when words stand between its parts.
+const (
+	minRunDigits = 3
+	denseWindow  = 40
+	denseDigits  = 7
+	// maxRunGap bounds the separators between two numeric tokens of one run ("), ", " - ").
+	maxRunGap = 5
+)
+
 // numberWords maps each number word to the most digits it can stand for: "twelve" is 12,
 // "twenty" 20 (or the 2 of 25), "hundred" 00, "double five" 55 and "triple five" 555.
 var numberWords = func() map[string]int {

@@ -21,20 +21,6 @@ const (
 	phAddress  = "[address]"
 )
 
-// Numbers: digits and number words ("five", "twelve", "twenty", "hundred", "double", "oh") are
-// numeric tokens, each counted as the most digits it can stand for. A run of numeric tokens apart
-// only by separators that carries minRunDigits or more loses all of them, so no three digits of a
-// phone number, however they are written ("5 1 2", "51 25 55", "five twelve twenty"), show together;
-// and any window of denseWindow characters whose tokens carry denseDigits or more loses them all,
-// so neither do the seven a phone number needs when words stand between its parts.
-const (
-	minRunDigits = 3
-	denseWindow  = 40
-	denseDigits  = 7
-	// maxRunGap bounds the separators between two numeric tokens of one run ("), ", " - ").
-	maxRunGap = 5
-)
-
 //go:embed wordlist/dictionary.txt
 var dictionaryText string
 
