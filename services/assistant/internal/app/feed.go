@@ -125,26 +125,31 @@ func (h *RecordFeedEvent) Handle(ctx context.Context, cmd FeedEventCommand) erro
 	return err
 }
 
-// AccountCommand is identity's news of an account: its plan as of At, and when it was created
-// (zero for a plan change).
+// AccountCommand is identity's news of an account: its plan as of At and when it was created
+// (zero for a plan change), or that it was disabled.
 type AccountCommand struct {
 	AccountID string
 	Plan      string
 	At        time.Time
 	CreatedAt time.Time
+	Disabled  bool
 }
 
-// RecordAccount keeps the standing of accounts from identity's account.created and
-// account.plan_changed.
+// RecordAccount keeps the standing of accounts from identity's account.created,
+// account.plan_changed and account.revoked (a disabled account).
 type RecordAccount struct {
 	Accounts Accounts
 }
 
 func (h *RecordAccount) Handle(ctx context.Context, cmd AccountCommand) error {
-	if cmd.AccountID == "" {
+	switch {
+	case cmd.AccountID == "":
 		return nil // nothing to attach it to; retrying would not change it
+	case cmd.Disabled:
+		return h.Accounts.Disable(ctx, cmd.AccountID)
+	default:
+		return h.Accounts.Save(ctx, cmd.AccountID, cmd.Plan, cmd.At, cmd.CreatedAt)
 	}
-	return h.Accounts.Save(ctx, cmd.AccountID, cmd.Plan, cmd.At, cmd.CreatedAt)
 }
 
 func clip(s string) string {

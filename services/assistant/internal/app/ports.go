@@ -107,6 +107,7 @@ type Accounts interface {
 	// Save records an account's plan as of planAt, unless a later plan is known, and its creation
 	// time when created is not zero.
 	Save(ctx context.Context, accountID, plan string, planAt, created time.Time) error
+	Disable(ctx context.Context, accountID string) error
 }
 
 // FeedCache holds the rendered public feed for a short while.

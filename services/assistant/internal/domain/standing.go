@@ -20,14 +20,15 @@ type Standing struct {
 	Known     bool
 	Plan      string
 	CreatedAt time.Time // zero until account.created is seen
+	Disabled  bool
 }
 
 // MayQuote reports whether customer text from the account may be shown for an event at `at`: the
-// account is on a paid plan, or is older than QuoteProbation. An account the feed has not heard
-// of is not in good standing.
+// account is on a paid plan, or is older than QuoteProbation, and is not disabled. An account the
+// feed has not heard of is not in good standing.
 func (s Standing) MayQuote(at time.Time) bool {
 	switch {
-	case !s.Known:
+	case !s.Known, s.Disabled:
 		return false
 	case paidPlans[s.Plan]:
 		return true

@@ -23,6 +23,7 @@ func TestOnlyAccountsInGoodStandingAreQuoted(t *testing.T) {
 		{"a new paid account", domain.Standing{Known: true, Plan: "growth", CreatedAt: now}, true},
 		{"full stack", domain.Standing{Known: true, Plan: "full_stack"}, true},
 		{"a plan it does not know", domain.Standing{Known: true, Plan: "platinum", CreatedAt: now}, false},
+		{"a disabled paid account", domain.Standing{Known: true, Plan: "growth", CreatedAt: now, Disabled: true}, false},
 	} {
 		require.Equal(t, tc.want, tc.standing.MayQuote(now), tc.name)
 	}

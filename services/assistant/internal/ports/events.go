@@ -14,8 +14,9 @@ import (
 // EventHandlers turns events of our own services into public feed events: a captured lead and a
 // contact form (a chat exchange is recorded with the turn itself). Each decodes the producer's
 // contract type into a command that carries only allow-listed fields and the account whose event
-// it is. Recording is idempotent by the source event id. Identity's account.created and
-// account.plan_changed keep each account's standing, which decides whether its text is quoted.
+// it is. Recording is idempotent by the source event id. Identity's account.created,
+// account.plan_changed and account.revoked (disabled) keep each account's standing, which decides
+// whether its text is quoted.
 func EventHandlers(record *app.RecordFeedEvent, account *app.RecordAccount) map[string]events.Handler {
 	return map[string]events.Handler{
 		leadsevents.LeadWritten: events.Typed(func(ctx context.Context, e events.Envelope, d leadsevents.LeadWrittenData) error {
@@ -33,6 +34,13 @@ func EventHandlers(record *app.RecordFeedEvent, account *app.RecordAccount) map[
 		}),
 		identityevents.AccountPlanChanged: events.Typed(func(ctx context.Context, e events.Envelope, d identityevents.AccountPlanChangedData) error {
 			return account.Handle(ctx, app.AccountCommand{AccountID: cmp.Or(d.AccountID, e.AccountID), Plan: d.Plan, At: d.At.Or(e.OccurredAt)})
+		}),
+		// Only a disabled account changes its standing; a deleted key or a new password does not.
+		identityevents.AccountRevoked: events.Typed(func(ctx context.Context, e events.Envelope, d identityevents.AccountRevokedData) error {
+			if d.Reason != identityevents.RevokedAccountDisabled {
+				return nil
+			}
+			return account.Handle(ctx, app.AccountCommand{AccountID: cmp.Or(d.AccountID, e.AccountID), Disabled: true})
 		}),
 	}
 }

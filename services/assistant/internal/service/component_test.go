@@ -752,7 +752,7 @@ func TestRoutesMatchTheContract(t *testing.T) {
 
 // One self-registered account cannot fill the public feed (issue 24, item 3): at most
 // domain.FeedShare of its events are shown, and its customers' words only once it is in good
-// standing (a paid plan, or older than domain.QuoteProbation).
+// standing (a paid plan, or older than domain.QuoteProbation, and not disabled).
 func TestOneAccountCannotFillTheFeed(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, nil)
@@ -772,10 +772,12 @@ func TestOneAccountCannotFillTheFeed(t *testing.T) {
 		"acc_new_free": {"free", now.Add(-time.Hour)},
 		"acc_old_free": {"free", now.Add(-domain.QuoteProbation - time.Hour)},
 		"acc_upgraded": {"free", now.Add(-time.Hour)},
+		"acc_disabled": {"growth", now.Add(-time.Hour)},
 	} {
 		deliver("account.created", account, map[string]any{"accountId": account, "plan": a.plan, "role": "owner", "createdAt": a.created})
 	}
 	deliver("account.plan_changed", "acc_upgraded", map[string]any{"accountId": "acc_upgraded", "plan": "growth", "previousPlan": "free", "at": now})
+	deliver("account.revoked", "acc_disabled", map[string]any{"accountId": "acc_disabled", "notBefore": now, "reason": "account_disabled"})
 
 	form := func(account, subject, message string) {
 		deliver("inbound.contact_form", account, map[string]any{"inboundId": ids.New("in"), "name": "x", "email": "x@example.com",
@@ -787,6 +789,7 @@ func TestOneAccountCannotFillTheFeed(t *testing.T) {
 	form("acc_old_free", "booking", "Can you come on Monday?")
 	form("acc_upgraded", "question", "Is the roof quote still on?")
 	form("acc_unheard_of", "billing", "free money today, reply now")
+	form("acc_disabled", "complaint", "free money today, reply now")
 
 	r := s.do(t, http.MethodGet, "/api/agent-brain-public-feed", "10.0.3.9", nil, nil)
 	require.Equal(t, http.StatusOK, r.status, r.raw)
@@ -799,6 +802,7 @@ func TestOneAccountCannotFillTheFeed(t *testing.T) {
 		"Contact form received (booking): “Can you come on Monday?”":      1,
 		"Contact form received (question): “Is the roof quote still on?”": 1,
 		"Contact form received (billing)":                                 1,
+		"Contact form received (complaint)":                               1,
 	}, count)
 	require.NotContains(t, r.raw, "money")
 }

@@ -21,8 +21,8 @@ func NewAccounts(pool *pgxpool.Pool) *Accounts { return &Accounts{pool: pool} }
 func (r *Accounts) Standing(ctx context.Context, accountID string) (domain.Standing, error) {
 	var s domain.Standing
 	var created *time.Time
-	err := pgkit.Q(ctx, r.pool).QueryRow(ctx, `SELECT plan, created_at FROM feed_accounts WHERE account_id = $1`,
-		accountID).Scan(&s.Plan, &created)
+	err := pgkit.Q(ctx, r.pool).QueryRow(ctx, `SELECT plan, created_at, disabled FROM feed_accounts WHERE account_id = $1`,
+		accountID).Scan(&s.Plan, &created, &s.Disabled)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return domain.Standing{}, nil
@@ -50,5 +50,12 @@ func (r *Accounts) Save(ctx context.Context, accountID, plan string, planAt, cre
 			plan_at = GREATEST(a.plan_at, excluded.plan_at),
 			created_at = COALESCE(excluded.created_at, a.created_at)`,
 		accountID, plan, planAt, createdAt)
+	return err
+}
+
+// Disable marks an account disabled; identity never enables one again.
+func (r *Accounts) Disable(ctx context.Context, accountID string) error {
+	_, err := pgkit.Q(ctx, r.pool).Exec(ctx, `INSERT INTO feed_accounts (account_id, plan, plan_at, disabled)
+		VALUES ($1, '', '-infinity', true) ON CONFLICT (account_id) DO UPDATE SET disabled = true`, accountID)
 	return err
 }

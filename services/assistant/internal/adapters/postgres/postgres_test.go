@@ -138,4 +138,12 @@ func TestAccountsKeepTheLatestPlan(t *testing.T) {
 	s, err = accounts.Standing(ctx, "acc_new")
 	require.NoError(t, err)
 	require.Equal(t, domain.Standing{Known: true, Plan: "growth", CreatedAt: created}, s)
+
+	require.NoError(t, accounts.Disable(ctx, "acc_new"))
+	require.NoError(t, accounts.Disable(ctx, "acc_never_seen"))
+	for _, id := range []string{"acc_new", "acc_never_seen"} {
+		s, err = accounts.Standing(ctx, id)
+		require.NoError(t, err)
+		require.True(t, s.Known && s.Disabled, id)
+	}
 }
