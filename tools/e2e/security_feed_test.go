@@ -17,12 +17,16 @@ import (
 // feedShare is the assistant's bound on one account's events among the 50 shown (domain.FeedShare).
 const feedShare = 5
 
-// feedSince polls the public feed (cached up to 60 s) until cond holds for its entries stamped at
-// or after since, and returns them.
-func feedSince(t *testing.T, c *Client, since time.Time, what string, cond func([]string) bool) []string {
+// feedSince polls the public feed until cond holds for its entries stamped at or after since, and
+// returns them. The feed is cached for 60 s; seeding an event clears the cache, so each poll seeds
+// a plain one (it belongs to no account and quotes nothing) and then reads.
+func feedSince(t *testing.T, s *Stack, c *Client, since time.Time, what string, cond func([]string) bool) []string {
 	t.Helper()
+	admin := http.Header{"x-agent-admin": {s.Get(t, "ADMIN_SECRET")}}
+	seed := map[string]any{"events": []map[string]any{{"module": "Confirm", "event_type": "NoShowPrevented"}}}
 	var got []string
 	require.Eventually(t, func() bool {
+		c.Do(t, http.MethodPost, "/api/agent-brain-seed", "", seed, admin).Expect(t, http.StatusCreated)
 		f := c.Do(t, http.MethodGet, "/api/agent-brain-public-feed", "", nil).Expect(t, http.StatusOK)
 		got = nil
 		for _, e := range f.JSON["events"].([]any) {
@@ -63,7 +67,7 @@ func TestSecurityFeedShowsNoPersonalDataWrittenInWords(t *testing.T) {
 	for subject, message := range sent {
 		postContactForm(t, c, secret, subject, message)
 	}
-	got := feedSince(t, c, since, "the three contact forms", func(summaries []string) bool {
+	got := feedSince(t, s, c, since, "the three contact forms", func(summaries []string) bool {
 		n := 0
 		for _, sum := range summaries {
 			for subject := range sent {
@@ -103,7 +107,7 @@ func TestSecurityOneAccountCannotFillTheFeed(t *testing.T) {
 	// The growth demo account's form goes last on the same stream: once it shows, the spam was consumed.
 	marker := "the gutter is broken again, can you come on Friday"
 	postContactForm(t, c, s.Get(t, "EXT_SECRET"), "quote", marker)
-	got := feedSince(t, c, since, "the growth account's form after the spam", func(summaries []string) bool {
+	got := feedSince(t, s, c, since, "the growth account's form after the spam", func(summaries []string) bool {
 		return strings.Contains(strings.Join(summaries, "\n"), "the gutter is broken")
 	})
 	spam := 0
