@@ -5,12 +5,10 @@ CREATE INDEX feed_events_account_idx ON feed_events (account_id, occurred_at DES
 
 -- The accounts' standing as identity announces it (account.created, account.plan_changed):
 -- customer text reaches the public feed only from accounts in good standing. plan_at orders the
--- plan changes, which arrive on two streams; created_at is NULL until account.created is seen;
--- disabled is set by account.revoked for a disabled account, which is never enabled again.
+-- plan changes, which arrive on two streams; created_at is NULL until account.created is seen.
 CREATE TABLE feed_accounts (
     account_id  text PRIMARY KEY,
     plan        text NOT NULL,
     plan_at     timestamptz NOT NULL,
-    created_at  timestamptz,
-    disabled    boolean NOT NULL DEFAULT false
+    created_at  timestamptz
 );
