@@ -106,7 +106,7 @@ func (h *Chat) turn(ctx context.Context, token string, conv Conversation, sessio
 		{Role: domain.RoleAssistant, Content: answer.Text, Tokens: replyTokens, At: h.Now()},
 	}
 	// The reservation id names the exchange in the feed, so it is recorded once.
-	if err := h.Sessions.Save(ctx, session, created, msgs, SourcedEvent{SourceID: reservation, Event: feed}); err != nil {
+	if err := h.Sessions.Save(ctx, session, created, msgs, SourcedEvent{SourceID: reservation, AccountID: session.AccountID(), Event: feed}); err != nil {
 		return ChatResult{}, fmt.Errorf("save chat turn: %w", err)
 	}
 	return ChatResult{Reply: answer.Text, SessionID: session.ID(), Tokens: tokens}, nil

@@ -86,6 +86,7 @@ const maxEventText = 2000
 // and its allow-listed fields (customer text included; the templates scrub it).
 type FeedEventCommand struct {
 	SourceID  string
+	AccountID string
 	Module    string
 	EventType string
 	At        time.Time
@@ -94,11 +95,13 @@ type FeedEventCommand struct {
 
 // RecordFeedEvent turns an event of our own services into a feed event, once per source event.
 type RecordFeedEvent struct {
-	Store FeedStore
+	Store    FeedStore
+	Accounts Accounts
 }
 
 // An event that cannot be rendered is dropped with a log line: retrying would not change it.
-// Empty fields are left out, so that an absent field renders as absent.
+// Empty fields are left out, so that an absent field renders as absent. Customer text is quoted
+// only from an account in good standing; from any other the summary is the event kind alone.
 func (h *RecordFeedEvent) Handle(ctx context.Context, cmd FeedEventCommand) error {
 	fields := map[string]any{}
 	for k, v := range cmd.Fields {
@@ -106,13 +109,47 @@ func (h *RecordFeedEvent) Handle(ctx context.Context, cmd FeedEventCommand) erro
 			fields[k] = clip(v)
 		}
 	}
+	standing, err := h.Accounts.Standing(ctx, cmd.AccountID)
+	if err != nil {
+		return fmt.Errorf("account standing: %w", err)
+	}
+	if !standing.MayQuote(cmd.At) {
+		fields = domain.WithoutCustomerText(cmd.Module, cmd.EventType, fields)
+	}
 	ev, err := domain.NewFeedEvent(cmd.Module, cmd.EventType, cmd.At, fields)
 	if err != nil {
 		slog.WarnContext(ctx, "feed event dropped", "source_id", cmd.SourceID, "error", err)
 		return nil
 	}
-	_, err = h.Store.Add(ctx, []SourcedEvent{{SourceID: cmd.SourceID, Event: ev}})
+	_, err = h.Store.Add(ctx, []SourcedEvent{{SourceID: cmd.SourceID, AccountID: cmd.AccountID, Event: ev}})
 	return err
+}
+
+// AccountCommand is identity's news of an account: its plan as of At and when it was created
+// (zero for a plan change), or that it was disabled.
+type AccountCommand struct {
+	AccountID string
+	Plan      string
+	At        time.Time
+	CreatedAt time.Time
+	Disabled  bool
+}
+
+// RecordAccount keeps the standing of accounts from identity's account.created,
+// account.plan_changed and account.revoked (a disabled account).
+type RecordAccount struct {
+	Accounts Accounts
+}
+
+func (h *RecordAccount) Handle(ctx context.Context, cmd AccountCommand) error {
+	switch {
+	case cmd.AccountID == "":
+		return nil // nothing to attach it to; retrying would not change it
+	case cmd.Disabled:
+		return h.Accounts.Disable(ctx, cmd.AccountID)
+	default:
+		return h.Accounts.Save(ctx, cmd.AccountID, cmd.Plan, cmd.At, cmd.CreatedAt)
+	}
 }
 
 func clip(s string) string {
@@ -157,7 +194,7 @@ func (h *PublicFeed) load(ctx context.Context) ([]byte, error) {
 		return body, nil
 	}
 	now := h.Now()
-	evs, err := h.Store.Recent(ctx, now.Add(-domain.FeedWindow), domain.FeedSize)
+	evs, err := h.Store.Recent(ctx, now.Add(-domain.FeedWindow), domain.FeedSize, domain.FeedShare)
 	if err != nil {
 		return nil, fmt.Errorf("read feed: %w", err)
 	}

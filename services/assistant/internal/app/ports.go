@@ -88,13 +88,26 @@ type FeedStore interface {
 	// Add stores events; an event whose sourceID was stored before is skipped. It returns how
 	// many were stored.
 	Add(ctx context.Context, evs []SourcedEvent) (int, error)
-	Recent(ctx context.Context, since time.Time, limit int) ([]domain.FeedEvent, error)
+	// Recent returns the newest events since the given time, newest first, at most perAccount of
+	// any one account (events seeded by hand belong to none).
+	Recent(ctx context.Context, since time.Time, limit, perAccount int) ([]domain.FeedEvent, error)
 }
 
-// SourcedEvent is a feed event with the id of what caused it ("" when seeded by hand).
+// SourcedEvent is a feed event with the id of what caused it and the account whose event it is
+// (both "" when seeded by hand).
 type SourcedEvent struct {
-	SourceID string
-	Event    domain.FeedEvent
+	SourceID  string
+	AccountID string
+	Event     domain.FeedEvent
+}
+
+// Accounts keeps what the feed knows of each account's standing.
+type Accounts interface {
+	Standing(ctx context.Context, accountID string) (domain.Standing, error)
+	// Save records an account's plan as of planAt, unless a later plan is known, and its creation
+	// time when created is not zero.
+	Save(ctx context.Context, accountID, plan string, planAt, created time.Time) error
+	Disable(ctx context.Context, accountID string) error
 }
 
 // FeedCache holds the rendered public feed for a short while.

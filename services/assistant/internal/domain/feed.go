@@ -173,6 +173,19 @@ func NewFeedEvent(module, eventType string, at time.Time, fields map[string]any)
 	return FeedEvent{Module: module, EventType: eventType, Summary: summary, At: at.UTC().Truncate(time.Millisecond)}, nil
 }
 
+// WithoutCustomerText returns fields without those of an event kind that quote customer words,
+// so that the summary is the kind and its labels alone.
+func WithoutCustomerText(module, eventType string, fields map[string]any) map[string]any {
+	tmpl := templates[module][eventType]
+	out := make(map[string]any, len(fields))
+	for name, v := range fields {
+		if kind, ok := tmpl.fields[name]; !ok || kind != kindText {
+			out[name] = v
+		}
+	}
+	return out
+}
+
 // ChatExchanged is the feed event of one chat exchange about topic (an unknown topic is left out).
 func ChatExchanged(topic Intent, at time.Time) (FeedEvent, error) {
 	fields := map[string]any{}

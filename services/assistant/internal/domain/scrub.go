@@ -21,15 +21,6 @@ const (
 	phAddress  = "[address]"
 )
 
-// Digits: any window of denseWindow characters holding denseDigits or more digits (or spelled
-// digits, "five one two", each counted as one character) loses them all. A phone number needs 7 digits, so however it is
-// separated ("5 1 2, 5 5 5, 0 1 9 9", "51,25,55,01,99"), at most 6 of its digits can stay near
-// each other, and never a whole number.
-const (
-	denseWindow = 40
-	denseDigits = 7
-)
-
 //go:embed wordlist/dictionary.txt
 var dictionaryText string
 
@@ -47,48 +38,49 @@ var dictionary = func() map[string]bool {
 	return words
 }()
 
+// streetTypes are the words that end a street's name.
+const streetTypes = `st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|way|ct|court|pl|place|hwy|highway|pkwy|parkway|cir|circle|ter|terrace|trl|trail|sq|square|loop|row|plaza`
+
 var (
 	// Addresses go before numbers so that "12 Oak Street" is one placeholder.
-	addressRe     = regexp.MustCompile(`(?i)\b\p{Nd}{1,6}[a-z]?\s+(?:[\p{L}\p{Nd}.'-]+\s+){0,4}?(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|way|ct|court|pl|place|hwy|highway|pkwy|parkway|cir|circle|ter|terrace|trl|trail|sq|square|loop|row|plaza)\b\.?`)
+	addressRe     = regexp.MustCompile(`(?i)\b\p{Nd}{1,6}[a-z]?\s+(?:[\p{L}\p{Nd}.'-]+\s+){0,4}?(?:` + streetTypes + `)\b\.?`)
 	namedStreetRe = regexp.MustCompile(`(?i)\b(?:[\p{L}'-]+\s+){1,2}(?:street|avenue|boulevard|st\.|ave\.|blvd\.?)`)
 	unitRe        = regexp.MustCompile(`(?i)\b(?:apt|apartment|suite|ste|unit|p\.?\s?o\.?\s+box)\.?\s*#?\s*[\p{L}\p{Nd}-]+|#\s*\p{Nd}+`)
-	linkRe        = regexp.MustCompile(`(?i)(?:https?://|www\.)\S+|\b[\p{L}\p{Nd}-]+(?:\.[\p{L}\p{Nd}-]+)*\.[a-z]{2,24}\b\S*`)
-	// spelledMailRe is "x at y dot com", "x (at) y (dot) com" and "x at y com".
-	spelledMailRe = regexp.MustCompile(`(?i)\S+\s*(?:\(at\)|\[at\]|\s+at\s+)\s*\S+(?:\s*(?:\(dot\)|\[dot\]|\s+dot\s+)\s*\S+|\s+(?:com|net|org|edu|gov|io|co|us|info|biz|me)\b)`)
-	idRe          = regexp.MustCompile(`(?i)[\p{L}\p{Nd}]{2,}_[\p{L}\p{Nd}_-]{3,}|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	// numberSpanRe is a run of digits with the separators numbers are written with.
-	numberSpanRe = regexp.MustCompile(`[+(]?\p{Nd}(?:[\p{Nd} ().\-/]*\p{Nd})?`)
+	// roomRe is a flat, floor or room given by number ("flat two", "fl 3"); "a flat tyre" stays.
+	roomRe = regexp.MustCompile(`(?i)\b(?:flat|floor|fl|room|rm|bldg|building|lot)\.?\s*#?\s*(?:\p{Nd}[\p{L}\p{Nd}-]*|(?:` + numberWordAlt + `)\b)`)
+	linkRe = regexp.MustCompile(`(?i)(?:https?://|www\.)\S+|\b[\p{L}\p{Nd}-]+(?:\.[\p{L}\p{Nd}-]+)*\.[a-z]{2,24}\b\S*`)
+	idRe   = regexp.MustCompile(`(?i)\p{L}[\p{L}\p{Nd}]+_[\p{L}\p{Nd}_-]{3,}|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 	// timeRe is a small number with a suffix that keeps it readable: "3pm", "2nd".
 	timeRe       = regexp.MustCompile(`^\p{Nd}{1,2}(?:am|pm|st|nd|rd|th)$`)
 	placeholder  = regexp.MustCompile(`…|\[(?:email|link|id|number|address)\]`)
 	placeholders = regexp.MustCompile(`(?:…|\[(?:email|link|id|number|address)\])(?:[\s,.;:/-]*(?:…|\[(?:email|link|id|number|address)\]))+`)
 )
 
-// digitWords are digits spelled out, counted as digits by the dense-digit rule.
-var digitWords = setOf(`zero oh one two three four five six seven eight nine`)
-
 // Scrub keeps of free text only what cannot identify a person, a business or a tenant: words of
-// the dictionary, small numbers and punctuation. Emails, links, identifiers, addresses and numbers
-// of three digits or more become named placeholders, dense digits (denseDigits in any window of
-// denseWindow characters, spelled-out digits included) are removed, and every other word becomes
-// "…" (a capitalised word too, unless it opens a sentence or is a weekday, a month or "I"). When
-// fewer words are kept than removed, nothing is kept: the gist is gone and only fragments remain.
+// the dictionary, small numbers and punctuation. Emails (written or spelled out), links,
+// identifiers and addresses become named placeholders, numbers that could carry part of a phone
+// number (dropNumbers, number words included) become phNumber, a name-like word an introduction
+// points at ("this is …", "… here") and every other word becomes "…" (a capitalised word too,
+// unless it opens a sentence or is a weekday, a month or "I"). When fewer words are kept than
+// removed, nothing is kept: the gist is gone and only fragments remain.
 func Scrub(text string) string {
-	s := dropDenseDigits(normalize(text))
+	s := scrubSpelledMail(normalize(text))
 	s = scrubEmails(s)
-	s = spelledMailRe.ReplaceAllString(s, phEmail)
 	s = linkRe.ReplaceAllString(s, phLink)
 	s = idRe.ReplaceAllString(s, phID)
 	s = addressRe.ReplaceAllString(s, phAddress)
+	s = scrubSpokenAddresses(s)
 	s = namedStreetRe.ReplaceAllString(s, phAddress)
 	s = unitRe.ReplaceAllString(s, phAddress)
-	s = numberSpanRe.ReplaceAllStringFunc(s, scrubNumber)
+	s = roomRe.ReplaceAllString(s, phAddress)
+	s = dropNumbers(s)
+	s = dropIntroducedNames(s)
 	s, kept := keepDictionaryWords(s)
 	if removed := len(placeholder.FindAllString(s, -1)); kept == 0 || kept < removed {
 		return ""
 	}
-	// Removing words brings digits closer together: the rule holds for what is shown, too.
-	s = dropDenseDigits(s)
+	// Removing words brings numbers closer together: the rules hold for what is shown, too.
+	s = dropNumbers(s)
 	s = placeholders.ReplaceAllStringFunc(s, collapse)
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -108,82 +100,6 @@ func normalize(text string) string {
 	}, s)
 }
 
-// unit is a digit or a spelled digit in s: its byte span and its position in characters.
-type unit struct{ start, end, pos int }
-
-// dropDenseDigits replaces every digit that has denseDigits-1 others within a denseWindow-character
-// window with phNumber, one placeholder per run of such digits and their separators.
-func dropDenseDigits(s string) string {
-	var units []unit
-	pos := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsLetter(r) {
-			j := i + size
-			for j < len(s) {
-				r2, n := utf8.DecodeRuneInString(s[j:])
-				if !unicode.IsLetter(r2) {
-					break
-				}
-				j += n
-			}
-			if digitWords[strings.ToLower(s[i:j])] {
-				units = append(units, unit{i, j, pos})
-				pos++ // a spelled digit counts as one character, like the digit it stands for
-			} else {
-				pos += utf8.RuneCountInString(s[i:j])
-			}
-			i = j
-			continue
-		}
-		if unicode.IsDigit(r) {
-			units = append(units, unit{i, i + size, pos})
-		}
-		pos++
-		i += size
-	}
-	dense := make([]bool, len(units))
-	found := false
-	for j := 0; j+denseDigits-1 < len(units); j++ {
-		if units[j+denseDigits-1].pos-units[j].pos < denseWindow {
-			found = true
-			for k := j; k < j+denseDigits; k++ {
-				dense[k] = true
-			}
-		}
-	}
-	if !found {
-		return s
-	}
-	var b strings.Builder
-	last := 0
-	for k := 0; k < len(units); k++ {
-		if !dense[k] {
-			continue
-		}
-		start, end := units[k].start, units[k].end
-		for k+1 < len(units) && dense[k+1] && separatorsOnly(s[end:units[k+1].start]) {
-			k++
-			end = units[k].end
-		}
-		for start > last && (s[start-1] == '(' || s[start-1] == '+') {
-			start--
-		}
-		for end < len(s) && s[end] == ')' {
-			end++
-		}
-		b.WriteString(s[last:start])
-		b.WriteString(" " + phNumber + " ")
-		last = end
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
-func separatorsOnly(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0
-}
-
 // scrubEmails replaces every whitespace-separated token holding an '@'.
 func scrubEmails(s string) string {
 	if !strings.Contains(s, "@") {
@@ -196,25 +112,6 @@ func scrubEmails(s string) string {
 		}
 	}
 	return strings.Join(fields, " ")
-}
-
-// scrubNumber replaces a span holding a run of 3+ digits (house numbers, ZIP codes, account
-// numbers, parts of phone numbers) or 7+ digits in all.
-func scrubNumber(span string) string {
-	digits, run, longest := 0, 0, 0
-	for _, r := range span {
-		if unicode.IsDigit(r) {
-			digits++
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	if digits >= denseDigits || longest >= 3 {
-		return phNumber
-	}
-	return span
 }
 
 // keepDictionaryWords replaces every word that is not allowed with phRedacted and reports how
@@ -255,11 +152,11 @@ func keepDictionaryWords(s string) (string, int) {
 }
 
 // allowedWord reports whether a word may be shown: it is in the dictionary (or is a dictionary
-// word's possessive), and it is not capitalised in the middle of a sentence, where capitals mark
+// word's possessive, or one of capitalisedOK, which holds "I"), and it is not capitalised in the middle of a sentence, where capitals mark
 // names, unless it is one of the capitalised words that name no one.
 func allowedWord(word string, sentenceStart bool) bool {
 	lower := strings.ToLower(word)
-	if !dictionary[lower] && !dictionary[strings.TrimSuffix(lower, "'s")] {
+	if !dictionary[lower] && !dictionary[strings.TrimSuffix(lower, "'s")] && !capitalisedOK[lower] {
 		return false
 	}
 	first, _ := utf8.DecodeRuneInString(word)

@@ -22,6 +22,7 @@ import (
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/assistant/api"
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 	"github.com/bizassist/bizassist/services/assistant/internal/service"
 )
 
@@ -674,8 +675,10 @@ func TestConsumedEventsBecomeFeedEventsOnce(t *testing.T) {
 		require.NoError(t, err)
 		return e
 	}
-	// What arrived through the inbound webhook in the review (issue 10, item 4), and a clean pair.
+	// What arrived through the inbound webhook in the review (issue 10, item 4), and a clean pair,
+	// from an account on a paid plan, whose customers' words may be quoted.
 	sent := []events.Envelope{
+		event("account.created", map[string]any{"accountId": "acc_alice", "plan": "growth", "role": "owner", "createdAt": time.Now().UTC()}),
 		event("lead.written", map[string]any{"leadId": "lead_1", "name": "Rosa Diaz", "email": "rosa@example.com", "phone": "+15125550101", "source": "organic", "businessName": "Barton Creek Plumbing"}),
 		event("lead.written", map[string]any{"leadId": "lead_2", "name": "Zara Khan", "email": "zara@example.com", "source": "zara khan"}),
 		event("inbound.contact_form", map[string]any{"inboundId": "in_1", "name": "Rosa Diaz", "email": "rosa@example.com",
@@ -745,4 +748,61 @@ func TestRoutesMatchTheContract(t *testing.T) {
 	s := newStack(t, nil)
 	platformtest.WaitReady(t, s.base)
 	s.contract.CheckRoutes(t, s.svc.Handler())
+}
+
+// One self-registered account cannot fill the public feed (issue 24, item 3): at most
+// domain.FeedShare of its events are shown, and its customers' words only once it is in good
+// standing (a paid plan, or older than domain.QuoteProbation, and not disabled).
+func TestOneAccountCannotFillTheFeed(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	ctx := context.Background()
+	handlers := s.svc.EventHandlers()
+	deliver := func(typ, account string, data map[string]any) {
+		t.Helper()
+		e, err := events.New(ctx, typ, account, data)
+		require.NoError(t, err)
+		require.NoError(t, handlers[typ](ctx, e))
+	}
+	now := time.Now().UTC()
+	for account, a := range map[string]struct {
+		plan    string
+		created time.Time
+	}{
+		"acc_new_free": {"free", now.Add(-time.Hour)},
+		"acc_old_free": {"free", now.Add(-domain.QuoteProbation - time.Hour)},
+		"acc_upgraded": {"free", now.Add(-time.Hour)},
+		"acc_disabled": {"growth", now.Add(-time.Hour)},
+	} {
+		deliver("account.created", account, map[string]any{"accountId": account, "plan": a.plan, "role": "owner", "createdAt": a.created})
+	}
+	deliver("account.plan_changed", "acc_upgraded", map[string]any{"accountId": "acc_upgraded", "plan": "growth", "previousPlan": "free", "at": now})
+	deliver("account.revoked", "acc_disabled", map[string]any{"accountId": "acc_disabled", "notBefore": now, "reason": "account_disabled"})
+
+	form := func(account, subject, message string) {
+		deliver("inbound.contact_form", account, map[string]any{"inboundId": ids.New("in"), "name": "x", "email": "x@example.com",
+			"subject": subject, "message": message})
+	}
+	for range 3 * domain.FeedShare {
+		form("acc_new_free", "support", "free money today, reply now")
+	}
+	form("acc_old_free", "booking", "Can you come on Monday?")
+	form("acc_upgraded", "question", "Is the roof quote still on?")
+	form("acc_unheard_of", "billing", "free money today, reply now")
+	form("acc_disabled", "complaint", "free money today, reply now")
+
+	r := s.do(t, http.MethodGet, "/api/agent-brain-public-feed", "10.0.3.9", nil, nil)
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	count := map[string]int{}
+	for _, e := range r.body["events"].([]any) {
+		count[e.(map[string]any)["summary"].(string)]++
+	}
+	require.Equal(t, map[string]int{
+		"Contact form received (support)":                                 domain.FeedShare,
+		"Contact form received (booking): “Can you come on Monday?”":      1,
+		"Contact form received (question): “Is the roof quote still on?”": 1,
+		"Contact form received (billing)":                                 1,
+		"Contact form received (complaint)":                               1,
+	}, count)
+	require.NotContains(t, r.raw, "money")
 }

@@ -70,10 +70,11 @@ func (c Config) Validate() error {
 // Service is the assistant, assembled.
 type Service struct {
 	*platform.Runtime
-	Chat   *app.Chat
-	Seed   *app.SeedFeed
-	Feed   *app.PublicFeed
-	Record *app.RecordFeedEvent
+	Chat    *app.Chat
+	Seed    *app.SeedFeed
+	Feed    *app.PublicFeed
+	Record  *app.RecordFeedEvent
+	Account *app.RecordAccount
 
 	adminSecret string
 }
@@ -94,7 +95,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.LLM.Enabled() {
 		model = openaillm.New(cfg.LLM)
 	}
-	feed := postgres.NewFeed(rt.Pool)
+	feed, accounts := postgres.NewFeed(rt.Pool), postgres.NewAccounts(rt.Pool)
 	cache := feedcache.New(rt.Redis, cfg.CachePrefix, feedTTL)
 	return &Service{
 		Runtime: rt,
@@ -104,7 +105,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		},
 		Seed:        &app.SeedFeed{Store: feed, Cache: cache, Now: now},
 		Feed:        &app.PublicFeed{Store: feed, Cache: cache, Now: now},
-		Record:      &app.RecordFeedEvent{Store: feed},
+		Record:      &app.RecordFeedEvent{Store: feed, Accounts: accounts},
+		Account:     &app.RecordAccount{Accounts: accounts},
 		adminSecret: cfg.AdminSecret,
 	}, nil
 }
@@ -130,9 +132,10 @@ func (s *Service) Handler() http.Handler {
 	return r
 }
 
-// EventHandlers are the events the assistant consumes into the public feed.
+// EventHandlers are the events the assistant consumes into the public feed, and the account
+// events that decide what of them is quoted.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.Record)
+	return ports.EventHandlers(s.Record, s.Account)
 }
 
 // Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.

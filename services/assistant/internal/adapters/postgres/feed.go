@@ -33,13 +33,9 @@ func (r *Feed) Add(ctx context.Context, evs []app.SourcedEvent) (int, error) {
 func addFeed(ctx context.Context, tx pgx.Tx, evs []app.SourcedEvent) (int, error) {
 	inserted := 0
 	for _, e := range evs {
-		var source *string
-		if e.SourceID != "" {
-			source = &e.SourceID
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO feed_events (source_id, module, event_type, summary, occurred_at)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source_id) DO NOTHING`,
-			source, e.Event.Module, e.Event.EventType, e.Event.Summary, e.Event.At)
+		tag, err := tx.Exec(ctx, `INSERT INTO feed_events (source_id, account_id, module, event_type, summary, occurred_at)
+			VALUES (NULLIF($1, ''), NULLIF($2, ''), $3, $4, $5, $6) ON CONFLICT (source_id) DO NOTHING`,
+			e.SourceID, e.AccountID, e.Event.Module, e.Event.EventType, e.Event.Summary, e.Event.At)
 		if err != nil {
 			return 0, err
 		}
@@ -48,10 +44,15 @@ func addFeed(ctx context.Context, tx pgx.Tx, evs []app.SourcedEvent) (int, error
 	return inserted, nil
 }
 
-// Recent returns the newest events since the given time, newest first.
-func (r *Feed) Recent(ctx context.Context, since time.Time, limit int) ([]domain.FeedEvent, error) {
-	rows, err := r.pool.Query(ctx, `SELECT module, event_type, summary, occurred_at FROM feed_events
-		WHERE occurred_at >= $1 ORDER BY occurred_at DESC, id DESC LIMIT $2`, since, limit)
+// Recent returns the newest events since the given time, newest first, at most perAccount of any
+// one account; events without an account (seeded by hand) are not bounded.
+func (r *Feed) Recent(ctx context.Context, since time.Time, limit, perAccount int) ([]domain.FeedEvent, error) {
+	rows, err := r.pool.Query(ctx, `SELECT module, event_type, summary, occurred_at FROM (
+			SELECT id, account_id, module, event_type, summary, occurred_at,
+				row_number() OVER (PARTITION BY account_id ORDER BY occurred_at DESC, id DESC) AS nth
+			FROM feed_events WHERE occurred_at >= $1) e
+		WHERE account_id IS NULL OR nth <= $3
+		ORDER BY occurred_at DESC, id DESC LIMIT $2`, since, limit, perAccount)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -86,10 +87,63 @@ func TestFeedKeepsTheWindowNewestFirstAndSkipsRepeats(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
 
-	got, err := feed.Recent(ctx, now.Add(-domain.FeedWindow), 10)
+	got, err := feed.Recent(ctx, now.Add(-domain.FeedWindow), 10, domain.FeedShare)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	require.Equal(t, "a minute", got[0].Summary)
 	require.Equal(t, "one hour", got[1].Summary)
 	require.Equal(t, now.Add(-time.Minute), got[0].At)
+}
+
+// One account's share of the feed is bounded; events seeded by hand belong to no account.
+func TestFeedBoundsEachAccountsShare(t *testing.T) {
+	t.Parallel()
+	pool, now := setup(t)
+	feed := postgres.NewFeed(pool)
+	ctx := context.Background()
+	var evs []app.SourcedEvent
+	for i := range 8 {
+		at := now.Add(-time.Duration(i) * time.Minute)
+		evs = append(evs,
+			app.SourcedEvent{SourceID: fmt.Sprint("spam_", i), AccountID: "acc_spam", Event: domain.FeedEvent{Module: "Voice", EventType: "CallAnswered", Summary: "spam", At: at}},
+			app.SourcedEvent{Event: domain.FeedEvent{Module: "Voice", EventType: "CallAnswered", Summary: "seeded", At: at.Add(-time.Second)}})
+	}
+	evs = append(evs, app.SourcedEvent{SourceID: "other", AccountID: "acc_other", Event: domain.FeedEvent{Module: "Voice", EventType: "CallAnswered", Summary: "other", At: now.Add(-time.Hour)}})
+	_, err := feed.Add(ctx, evs)
+	require.NoError(t, err)
+
+	got, err := feed.Recent(ctx, now.Add(-domain.FeedWindow), 50, 3)
+	require.NoError(t, err)
+	count := map[string]int{}
+	for _, e := range got {
+		count[e.Summary]++
+	}
+	require.Equal(t, map[string]int{"spam": 3, "seeded": 8, "other": 1}, count)
+	require.Equal(t, now, got[0].At, "an account's newest events are the ones shown")
+}
+
+func TestAccountsKeepTheLatestPlan(t *testing.T) {
+	t.Parallel()
+	pool, now := setup(t)
+	accounts := postgres.NewAccounts(pool)
+	ctx := context.Background()
+	s, err := accounts.Standing(ctx, "acc_new")
+	require.NoError(t, err)
+	require.False(t, s.Known)
+
+	created := now.Add(-time.Hour)
+	// The plan change arrives before the account's creation: the later plan stays.
+	require.NoError(t, accounts.Save(ctx, "acc_new", "growth", now, time.Time{}))
+	require.NoError(t, accounts.Save(ctx, "acc_new", "free", created, created))
+	s, err = accounts.Standing(ctx, "acc_new")
+	require.NoError(t, err)
+	require.Equal(t, domain.Standing{Known: true, Plan: "growth", CreatedAt: created}, s)
+
+	require.NoError(t, accounts.Disable(ctx, "acc_new"))
+	require.NoError(t, accounts.Disable(ctx, "acc_never_seen"))
+	for _, id := range []string{"acc_new", "acc_never_seen"} {
+		s, err = accounts.Standing(ctx, id)
+		require.NoError(t, err)
+		require.True(t, s.Known && s.Disabled, id)
+	}
 }
