@@ -285,3 +285,24 @@ func TestRecordInboundLeadDropsWhatCanNeverBeValid(t *testing.T) {
 	require.NoError(t, h.Handle(context.Background(), bad), "not retried")
 	require.Len(t, sh.events, 1)
 }
+
+// Issue 26 finding 2: an inbound "030 1234567" from a German sender was delivered as phone "".
+func TestRecordInboundLeadReadsPhonesWithTheSendersCountry(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		phone  string
+		extras map[string]string
+		want   string
+	}{
+		{"030 1234567", map[string]string{"country": "DE"}, "+49301234567"},
+		{"0049 30 1234567", nil, "+49301234567"},
+		{"512-472-3999", map[string]string{"country": "US"}, "+15124723999"},
+		{"030 1234567", nil, ""},
+	} {
+		sh := &fakeSheet{}
+		h := app.RecordInboundLead{Tx: sh, Sheet: sh, Outbox: sh, Now: time.Now}
+		require.NoError(t, h.Handle(context.Background(), app.InboundLeadCommand{EventID: "evt_1", AccountID: "acc_owner",
+			Name: "Erin", Email: "erin@acme.com", Phone: c.phone, Extras: c.extras}))
+		require.Equal(t, c.want, sh.events[0].Data.(leadsevents.LeadWrittenData).Phone, c.phone)
+	}
+}

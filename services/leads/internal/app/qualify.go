@@ -15,6 +15,7 @@ import (
 // LeadInput is spec 2.3.
 type LeadInput struct {
 	Email, BusinessName, Phone string
+	Country                    string // where a national phone number is from (ISO 3166-1 alpha-2), optional
 }
 
 // Qualifier gathers the facts about leads (DNS, catalog) and has the domain weigh them. It is
@@ -49,7 +50,7 @@ func (q Qualifier) AssessAll(ctx context.Context, ins []LeadInput) ([]qualify.Re
 		f.Email, f.EmailErr = contact.ParseEmail(in.Email)
 		if strings.TrimSpace(in.Phone) != "" {
 			f.PhoneGiven = true
-			f.Phone, f.PhoneErr = contact.ParsePhone(in.Phone)
+			f.Phone, f.PhoneErr = contact.ParsePhone(in.Phone, in.Country)
 		}
 		matches[i] = MatchQuery{BusinessName: strings.Join(strings.Fields(in.BusinessName), " ")}
 		if f.PhoneGiven && f.PhoneErr == nil {

@@ -95,6 +95,8 @@ func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) e
 	}
 	l, err := sheet.NewLead(cmd.AccountID, sheet.LeadInput{
 		Name: cmd.Name, Email: cmd.Email, Phone: cmd.Phone, Source: source, Notes: cmd.Notes, Extras: cmd.Extras,
+		// A sender's "country" extra says where a national number is from.
+		Regions: []string{cmd.Extras["country"]},
 	}, h.Now())
 	if err != nil {
 		slog.WarnContext(ctx, "inbound lead dropped: invalid", "event", cmd.EventID, "inboundId", cmd.InboundID, "error", err)

@@ -115,7 +115,7 @@ type qualifyJSON struct {
 func (h HTTP) qualify(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	res, err := h.App.QualifyLead.Handle(r.Context(), app.LeadInput{
-		Email: q.Get("email"), BusinessName: q.Get("businessName"), Phone: q.Get("phone"),
+		Email: q.Get("email"), BusinessName: q.Get("businessName"), Phone: q.Get("phone"), Country: q.Get("country"),
 	})
 	if err != nil {
 		httpx.Fail(w, r, err)
@@ -131,6 +131,7 @@ type batchLead struct {
 	Email        string `json:"email"`
 	BusinessName string `json:"businessName"`
 	Phone        string `json:"phone"`
+	Country      string `json:"country"`
 }
 
 // decodeBatchLeads decodes each lead tolerantly, naming leads[i].<field> on a wrong type.
@@ -151,7 +152,7 @@ func decodeBatchLeads(raw []json.RawMessage) ([]app.LeadInput, error) {
 			return nil, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: field,
 				Message: field + ": must be an object with at least email"}
 		}
-		leads[i] = app.LeadInput{Email: l.Email, BusinessName: l.BusinessName, Phone: l.Phone}
+		leads[i] = app.LeadInput{Email: l.Email, BusinessName: l.BusinessName, Phone: l.Phone, Country: l.Country}
 	}
 	return leads, nil
 }
@@ -197,6 +198,8 @@ type sheetLeadJSON struct {
 	Name         string            `json:"name"`
 	Email        string            `json:"email"`
 	Phone        string            `json:"phone"`
+	PhoneExt     string            `json:"phoneExtension"`
+	PhoneRaw     string            `json:"phoneRaw"`
 	BusinessName string            `json:"businessName"`
 	Source       string            `json:"source"`
 	Notes        string            `json:"notes"`
@@ -219,7 +222,7 @@ func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
 	leads := make([]sheetLeadJSON, len(page.Leads))
 	for i, l := range page.Leads {
 		leads[i] = sheetLeadJSON{ID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(),
-			BusinessName: l.BusinessName(), Source: l.Source(), Notes: l.Notes(), Extras: l.Extras(), CreatedAt: httpx.Timestamp(l.CreatedAt())}
+			PhoneExt: l.PhoneExtension(), PhoneRaw: l.PhoneRaw(), BusinessName: l.BusinessName(), Source: l.Source(), Notes: l.Notes(), Extras: l.Extras(), CreatedAt: httpx.Timestamp(l.CreatedAt())}
 	}
 	var next *string
 	if page.NextCursor != "" {
@@ -249,10 +252,10 @@ func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="leads.csv"`)
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt"})
+	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw"})
 	err = h.App.ExportSheet.Handle(r.Context(), c.AccountID, func(l sheet.Lead) error {
 		return cw.Write([]string{l.ID(), csvSafe(l.Name()), csvSafe(l.Email()), l.Phone(),
-			csvSafe(l.BusinessName()), csvSafe(l.Source()), httpx.Timestamp(l.CreatedAt())})
+			csvSafe(l.BusinessName()), csvSafe(l.Source()), httpx.Timestamp(l.CreatedAt()), l.PhoneExtension(), csvSafe(l.PhoneRaw())})
 	})
 	cw.Flush()
 	if err == nil {

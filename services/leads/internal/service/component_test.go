@@ -264,6 +264,34 @@ func TestLeadQualify(t *testing.T) {
 	h.requireError(h.do("GET", "/api/lead-qualify?email=a@b.com", "", nil), 401, "unauthenticated", "")
 }
 
+// Issue 26 finding 2: lead-qualify called "0049 30 1234567" invalid while "+49 30 1234567" was valid.
+func TestLeadQualifyPhonesFromEveryCountry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.3")
+	tok := h.token("free")
+	for _, c := range []struct {
+		query string
+		valid bool
+	}{
+		{"phone=%2B49+30+1234567", true},
+		{"phone=0049+30+1234567", true},
+		{"phone=00+44+20+7946+0958", true},
+		{"phone=011+44+20+7946+0958", true},
+		{"phone=030+1234567&country=DE", true},
+		{"phone=07911+123456&country=gb", true},
+		{"phone=%2B1+(512)+555-0134+ext.+12", true},
+		{"phone=030+1234567", false},
+	} {
+		r := h.do("GET", "/api/lead-qualify?email=someone@unlisted-domain.com&"+c.query, tok, nil)
+		require.Equal(t, 200, r.status, string(r.body))
+		if c.valid {
+			require.Contains(t, r.json["signals"], "valid_phone", c.query)
+		} else {
+			require.Contains(t, r.json["reasoning"], "phone is not a valid number", c.query)
+		}
+	}
+}
+
 func batchOf(n int, email func(i int) string) map[string]any {
 	leads := make([]map[string]string, n)
 	for i := range leads {
@@ -389,7 +417,7 @@ func TestLeadsSheetListAndExport(t *testing.T) {
 	require.Equal(t, "text/csv; charset=utf-8", r.header.Get("Content-Type"))
 	records, err := csv.NewReader(bytes.NewReader(r.body)).ReadAll()
 	require.NoError(t, err)
-	require.Equal(t, []string{"id", "name", "email", "phone", "businessName", "source", "createdAt"}, records[0])
+	require.Equal(t, []string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw"}, records[0])
 	require.Len(t, records, 1+5)
 
 	other := h.do("GET", "/api/leads", h.token("growth"), nil)

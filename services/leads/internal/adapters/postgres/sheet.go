@@ -30,6 +30,7 @@ func (s *Sheet) Append(ctx context.Context, accountID string, leads []sheet.Lead
 	n := len(leads)
 	idsCol, names, emails, phones, businesses, sources, notes, extras := make([]string, n), make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	exts, raws := make([]string, n), make([]string, n)
 	created := make([]time.Time, n)
 	for i, l := range leads {
 		x, err := json.Marshal(l.Extras())
@@ -38,15 +39,16 @@ func (s *Sheet) Append(ctx context.Context, accountID string, leads []sheet.Lead
 		}
 		idsCol[i], names[i], emails[i], phones[i], businesses[i], sources[i], notes[i], extras[i], created[i] =
 			l.ID(), l.Name(), l.Email(), l.Phone(), l.BusinessName(), l.Source(), l.Notes(), string(x), l.CreatedAt()
+		exts[i], raws[i] = l.PhoneExtension(), l.PhoneRaw()
 	}
 	s.reads.Wrote(ctx, accountID)
-	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, business_name, source, notes, extras, created_at)
-		SELECT id, $1, name, email, phone, business_name, source, notes, extras::jsonb, created_at
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-			WITH ORDINALITY AS r(id, name, email, phone, business_name, source, notes, extras, created_at, ord)
+	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, business_name, source, notes, extras, created_at, phone_extension, phone_raw)
+		SELECT id, $1, name, email, phone, business_name, source, notes, extras::jsonb, created_at, phone_extension, phone_raw
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::text[], $12::text[])
+			WITH ORDINALITY AS r(id, name, email, phone, business_name, source, notes, extras, created_at, phone_extension, phone_raw, ord)
 		ORDER BY ord
 		ON CONFLICT DO NOTHING
-		RETURNING id`, accountID, idsCol, names, emails, phones, businesses, sources, notes, extras, created)
+		RETURNING id`, accountID, idsCol, names, emails, phones, businesses, sources, notes, extras, created, exts, raws)
 	if err != nil {
 		return nil, fmt.Errorf("insert sheet leads: %w", err)
 	}
@@ -80,15 +82,16 @@ func firstOfEach(leads []sheet.Lead) []sheet.Lead {
 	return out
 }
 
-const leadColumns = `SELECT id, account_id, name, email, phone, business_name, source, notes, extras, created_at FROM sheet_leads`
+const leadColumns = `SELECT id, account_id, name, email, phone, phone_extension, phone_raw, business_name, source, notes, extras, created_at FROM sheet_leads`
 
 func scanLead(r pgx.CollectableRow) (sheet.Lead, error) {
 	var (
-		id, account, name, email, phone, business, source, notes string
-		extras                                                   map[string]string
-		created                                                  time.Time
+		id, account, name, email, business, source, notes string
+		phone                                             sheet.StoredPhone
+		extras                                            map[string]string
+		created                                           time.Time
 	)
-	err := r.Scan(&id, &account, &name, &email, &phone, &business, &source, &notes, &extras, &created)
+	err := r.Scan(&id, &account, &name, &email, &phone.E164, &phone.Extension, &phone.Raw, &business, &source, &notes, &extras, &created)
 	return sheet.RebuildLead(id, account, name, email, phone, business, source, notes, extras, created), err
 }
 

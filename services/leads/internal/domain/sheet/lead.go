@@ -15,15 +15,18 @@ import (
 // derived from it; a shared phone (an office line) does not make two people one lead.
 type Lead struct {
 	id, accountID, name, email, phone, businessName, source, notes string
+	phoneExtension, phoneRaw                                       string
 	extras                                                         map[string]string
 	createdAt                                                      time.Time
 }
 
 // LeadInput is a lead as found or received, before validation. Notes and Extras come from
-// inbound senders (extras already bounded by integrations).
+// inbound senders (extras already bounded by integrations). Regions are where a national phone
+// number may be from, most likely first (ISO 3166-1 alpha-2: the lead's country, the account's).
 type LeadInput struct {
 	Name, Email, Phone, BusinessName, Source, Notes string
 	Extras                                          map[string]string
+	Regions                                         []string
 }
 
 // FieldError names the input field a lead was rejected for.
@@ -32,8 +35,9 @@ type FieldError struct{ Field, Reason string }
 func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
 
 // NewLead validates a lead for the sheet: the email must be valid, the phone (optional) is kept in
-// E.164 form when it parses and dropped otherwise, so that a sloppy number never blocks a lead.
-// Its id is leadsevents.LeadID of the account and email.
+// E.164 form with its extension apart when it parses, and as given (PhoneRaw) when it does not,
+// so that a sloppy number neither blocks a lead nor vanishes. Its id is leadsevents.LeadID of the
+// account and email.
 func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 	email, err := contact.ParseEmail(in.Email)
 	if err != nil {
@@ -49,8 +53,12 @@ func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 		source:       strings.TrimSpace(in.Source),
 		createdAt:    now.UTC(),
 	}
-	if p, err := contact.ParsePhone(in.Phone); err == nil {
-		l.phone = p.E164
+	if raw := strings.TrimSpace(in.Phone); raw != "" {
+		if p, err := contact.ParsePhone(raw, in.Regions...); err == nil {
+			l.phone, l.phoneExtension = p.E164, p.Extension
+		} else {
+			l.phoneRaw = raw
+		}
 	}
 	if l.source == "" {
 		l.source = "api"
@@ -58,9 +66,13 @@ func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 	return l, nil
 }
 
+// StoredPhone is a lead's phone as stored: E.164 and extension, or the raw text that did not parse.
+type StoredPhone struct{ E164, Extension, Raw string }
+
 // RebuildLead restores a lead from storage without validation.
-func RebuildLead(id, accountID, name, email, phone, businessName, source, notes string, extras map[string]string, createdAt time.Time) Lead {
-	return Lead{id: id, accountID: accountID, name: name, email: email, phone: phone,
+func RebuildLead(id, accountID, name, email string, phone StoredPhone, businessName, source, notes string, extras map[string]string, createdAt time.Time) Lead {
+	return Lead{id: id, accountID: accountID, name: name, email: email, phone: phone.E164,
+		phoneExtension: phone.Extension, phoneRaw: phone.Raw,
 		businessName: businessName, source: source, notes: notes, extras: extras, createdAt: createdAt}
 }
 
@@ -69,6 +81,12 @@ func (l Lead) AccountID() string    { return l.accountID }
 func (l Lead) Name() string         { return l.name }
 func (l Lead) Email() string        { return l.email }
 func (l Lead) Phone() string        { return l.phone }
+
+// PhoneExtension is the extension the phone was written with, digits only; "" when none.
+func (l Lead) PhoneExtension() string { return l.phoneExtension }
+
+// PhoneRaw is the phone as given when it could not be parsed (Phone is then ""); "" otherwise.
+func (l Lead) PhoneRaw() string { return l.phoneRaw }
 func (l Lead) BusinessName() string { return l.businessName }
 func (l Lead) Source() string       { return l.source }
 func (l Lead) Notes() string        { return l.notes }
