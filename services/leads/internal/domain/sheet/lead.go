@@ -76,17 +76,17 @@ func RebuildLead(id, accountID, name, email string, phone StoredPhone, businessN
 		businessName: businessName, source: source, notes: notes, extras: extras, createdAt: createdAt}
 }
 
-func (l Lead) ID() string           { return l.id }
-func (l Lead) AccountID() string    { return l.accountID }
-func (l Lead) Name() string         { return l.name }
-func (l Lead) Email() string        { return l.email }
-func (l Lead) Phone() string        { return l.phone }
+func (l Lead) ID() string        { return l.id }
+func (l Lead) AccountID() string { return l.accountID }
+func (l Lead) Name() string      { return l.name }
+func (l Lead) Email() string     { return l.email }
+func (l Lead) Phone() string     { return l.phone }
 
 // PhoneExtension is the extension the phone was written with, digits only; "" when none.
 func (l Lead) PhoneExtension() string { return l.phoneExtension }
 
 // PhoneRaw is the phone as given when it could not be parsed (Phone is then ""); "" otherwise.
-func (l Lead) PhoneRaw() string { return l.phoneRaw }
+func (l Lead) PhoneRaw() string     { return l.phoneRaw }
 func (l Lead) BusinessName() string { return l.businessName }
 func (l Lead) Source() string       { return l.source }
 func (l Lead) Notes() string        { return l.notes }
