@@ -14,6 +14,7 @@ import (
 	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
 	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -87,6 +88,24 @@ type InboundResult struct {
 	Event     domain.InboundEvent
 	Duplicate bool
 	Merged    bool
+	Warnings  []FieldWarning
+}
+
+// FieldWarning names a field the event was accepted with but that will not be used as given.
+type FieldWarning struct{ Field, Message string }
+
+// fieldWarnings says what a sender should know about an accepted record: a phone no country's
+// plan reads (with its "country" extra, then US) is kept as given, not as a number.
+func fieldWarnings(rec InboundRecord) []FieldWarning {
+	p := rec.Fields["phone"]
+	if p == "" {
+		return nil
+	}
+	if _, err := phone.Parse(p, rec.Extras["country"]); err != nil {
+		return []FieldWarning{{Field: "phone", Message: "phone " + err.Error() +
+			" (give it with its country code, or a \"country\" field); kept as given"}}
+	}
+	return nil
 }
 
 // ReceiveInbound authenticates an inbound event by its secret, validates it, stores it once and
@@ -131,7 +150,8 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	if acc.Stored.Event == domain.InboundNewLead {
 		id = leadsevents.LeadID(accountID, acc.Stored.Fields["email"])
 	}
-	return InboundResult{ID: id, Event: acc.Stored.Event, Duplicate: !acc.Created, Merged: acc.Merged}, nil
+	return InboundResult{ID: id, Event: acc.Stored.Event, Duplicate: !acc.Created, Merged: acc.Merged,
+		Warnings: fieldWarnings(acc.Stored)}, nil
 }
 
 func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string, error) {

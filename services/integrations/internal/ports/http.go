@@ -64,8 +64,13 @@ func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
+	warnings := make([]warningJSON, len(res.Warnings))
+	for i, wn := range res.Warnings {
+		warnings[i] = warningJSON(wn)
+	}
 	httpx.Respond(w, http.StatusOK, inboundResponse{
 		Event: string(res.Event), Processed: !res.Duplicate, ServiceID: res.ID, Duplicate: res.Duplicate, Merged: res.Merged,
+		Warnings: warnings,
 	})
 }
 
@@ -75,6 +80,13 @@ type inboundResponse struct {
 	ServiceID string `json:"serviceId"`
 	Duplicate bool   `json:"duplicate"`
 	Merged    bool   `json:"merged"`
+	// Warnings is omitted when empty, so a reply without one is the spec's shape.
+	Warnings []warningJSON `json:"warnings,omitempty"`
+}
+
+type warningJSON struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
 }
 
 func (h HTTP) samples(w http.ResponseWriter, _ *http.Request) {

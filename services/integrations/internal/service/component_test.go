@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -214,6 +215,42 @@ func TestInboundWebhook(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, r.status, "a rotated-out secret stops working")
 	r = s.do(t, http.MethodPost, "/api/ext-webhook", withSecret(rotated), lead)
 	require.Equal(t, http.StatusOK, r.status)
+}
+
+// Issue 26 finding 2: a phone that could not be read was answered 200 with nothing said and
+// delivered as "". Now the reply names it; readable ones, in any country's form, say nothing.
+func TestInboundWebhookWarnsAboutAPhoneItCannotRead(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	secret := s.rotate(t, s.owner(t, "acc_owner_ph", "owner-ph@example.com"))
+	for i, c := range []struct {
+		phone, country string
+		warned         bool
+	}{
+		{"0049 30 1234567", "", false},
+		{"00 44 20 7946 0958", "", false},
+		{"+1 (512) 555-0134 ext. 12", "", false},
+		{"030 1234567", "DE", false},
+		{"07911 123456", "GB", false},
+		{"030 1234567", "", true},
+		{"n/a", "", true},
+	} {
+		body := map[string]any{"event": "new_lead", "name": "Jane", "email": fmt.Sprintf("jane%d@example.com", i), "phone": c.phone}
+		if c.country != "" {
+			body["country"] = c.country
+		}
+		r := s.do(t, http.MethodPost, "/api/ext-webhook", map[string]string{"X-Ext-Secret": secret}, body)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		if !c.warned {
+			require.NotContains(t, r.body, "warnings", c.phone)
+			continue
+		}
+		warnings, _ := r.body["warnings"].([]any)
+		require.Len(t, warnings, 1, c.phone)
+		w := warnings[0].(map[string]any)
+		require.Equal(t, "phone", w["field"], c.phone)
+		require.Contains(t, w["message"], "kept as given", c.phone)
+	}
 }
 
 func TestSamplesArePublic(t *testing.T) {

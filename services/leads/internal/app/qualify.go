@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 )
@@ -50,7 +51,7 @@ func (q Qualifier) AssessAll(ctx context.Context, ins []LeadInput) ([]qualify.Re
 		f.Email, f.EmailErr = contact.ParseEmail(in.Email)
 		if strings.TrimSpace(in.Phone) != "" {
 			f.PhoneGiven = true
-			f.Phone, f.PhoneErr = contact.ParsePhone(in.Phone, in.Country)
+			f.Phone, f.PhoneErr = phone.Parse(in.Phone, in.Country)
 		}
 		matches[i] = MatchQuery{BusinessName: strings.Join(strings.Fields(in.BusinessName), " ")}
 		if f.PhoneGiven && f.PhoneErr == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 )
 
@@ -95,7 +96,7 @@ func NewBusiness(in BusinessInput, now time.Time) (Business, error) {
 		b.email = e.String()
 	}
 	if in.Phone != "" {
-		p, err := contact.ParsePhone(in.Phone)
+		p, err := phone.Parse(in.Phone)
 		if err != nil {
 			return Business{}, &FieldError{"phone", err.Error()}
 		}

@@ -1,14 +1,11 @@
-// Package contact parses the two ways to reach a business: an email address and a phone number.
+// Package contact parses an email address and a website's domain (phones: libs/phone).
 package contact
 
 import (
 	"errors"
 	"net/mail"
 	"regexp"
-	"slices"
 	"strings"
-
-	"github.com/nyaruka/phonenumbers"
 )
 
 // Email is a syntactically valid address split into its parts; Domain is lower case.
@@ -22,8 +19,6 @@ func (e Email) String() string { return e.Local + "@" + e.Domain }
 var (
 	// ErrBadEmail says an address is not a plain addr-spec a mail server would accept.
 	ErrBadEmail = errors.New("is not a valid email address")
-	// ErrBadPhone says a number is not a valid phone number for any region.
-	ErrBadPhone = errors.New("is not a valid phone number")
 
 	localPattern = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+)*$`)
 	labelPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
@@ -57,64 +52,6 @@ func ParseEmail(s string) (Email, error) {
 		}
 	}
 	return Email{Local: local, Domain: domain}, nil
-}
-
-// Phone is a valid number in E.164 form with the region it belongs to and, apart, the extension
-// it was written with (E.164 has no place for one).
-type Phone struct {
-	E164      string
-	Extension string
-	Region    string
-}
-
-// fallbackRegion is tried last, and only for numbers dialled with its "00" international prefix:
-// most of the world dials abroad with 00, so "0049 30 1234567" is German wherever it was written.
-const fallbackRegion = "DE"
-
-// ParsePhone reads a number written in international form ("+49 …", or with the international
-// prefix of a candidate region: "0049 …" where 00 is dialled abroad, "011 49 …" from the US) or as
-// a national number of the first candidate region it is valid in. Candidates are the given
-// regions (ISO 3166-1 alpha-2, e.g. the lead's country, then the account's) and then US. A
-// number is accepted only when libphonenumber's metadata says it is valid; an extension
-// ("ext. 12", "x12") is kept apart.
-func ParsePhone(s string, regions ...string) (Phone, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Phone{}, ErrBadPhone
-	}
-	for _, r := range candidateRegions(regions) {
-		// Each region's own prefixes decide: "0113 496 0000" is a Leeds number in GB and "011 …"
-		// is the international prefix in the US.
-		if num, err := phonenumbers.Parse(s, r); err == nil && phonenumbers.IsValidNumber(num) {
-			return phoneOf(num), nil
-		}
-	}
-	num, err := phonenumbers.ParseAndKeepRawInput(s, fallbackRegion)
-	if err != nil || num.GetCountryCodeSource() != phonenumbers.PhoneNumber_FROM_NUMBER_WITH_IDD ||
-		!phonenumbers.IsValidNumber(num) {
-		return Phone{}, ErrBadPhone
-	}
-	return phoneOf(num), nil
-}
-
-// candidateRegions keeps the known region codes among hints, in order and once, then US.
-func candidateRegions(hints []string) []string {
-	out := make([]string, 0, len(hints)+1)
-	for _, h := range append(hints, "US") {
-		h = strings.ToUpper(strings.TrimSpace(h))
-		if phonenumbers.GetCountryCodeForRegion(h) != 0 && !slices.Contains(out, h) {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-func phoneOf(num *phonenumbers.PhoneNumber) Phone {
-	return Phone{
-		E164:      phonenumbers.Format(num, phonenumbers.E164),
-		Extension: num.GetExtension(),
-		Region:    phonenumbers.GetRegionCodeForNumber(num),
-	}
 }
 
 // DomainOfURL returns the lower-case host of a website written with or without a scheme,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 )
 
@@ -26,7 +27,7 @@ type Facts struct {
 	MX             Outcome // the email's domain publishes MX records
 	DomainResolves Outcome // the email's domain has A/AAAA records (not asked for free-mail domains)
 	PhoneGiven     bool
-	Phone          contact.Phone
+	Phone          phone.Number
 	PhoneErr       error
 	Listed         bool // a catalog business matches the domain, phone or business name
 	ListedWebsite  bool // that business lists a website

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 )
@@ -22,7 +23,7 @@ func TestAssessBestLeadScoresHighWithEveryReason(t *testing.T) {
 	f := facts("ann@acmeplumbing.com")
 	f.MX, f.DomainResolves, f.Listed = qualify.Yes, qualify.Yes, true
 	f.PhoneGiven = true
-	f.Phone, f.PhoneErr = contact.ParsePhone("512-472-3000")
+	f.Phone, f.PhoneErr = phone.Parse("512-472-3000")
 	r := qualify.Assess(f)
 	require.Equal(t, 100, r.Score)
 	require.True(t, r.Qualified)

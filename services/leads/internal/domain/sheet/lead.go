@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
+	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 )
 
@@ -54,7 +55,7 @@ func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 		createdAt:    now.UTC(),
 	}
 	if raw := strings.TrimSpace(in.Phone); raw != "" {
-		if p, err := contact.ParsePhone(raw, in.Regions...); err == nil {
+		if p, err := phone.Parse(raw, in.Regions...); err == nil {
 			l.phone, l.phoneExtension = p.E164, p.Extension
 		} else {
 			l.phoneRaw = raw

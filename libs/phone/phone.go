@@ -1,0 +1,73 @@
+// Package phone reads phone numbers as people write them, in any country's national or
+// international form, with libphonenumber. Leads stores and scores them; integrations warns an
+// inbound sender about one it cannot read.
+package phone
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// ErrInvalid says a number is not a valid phone number for any candidate region.
+var ErrInvalid = errors.New("is not a valid phone number")
+
+// Number is a valid number in E.164 form with the region it belongs to and, apart, the extension
+// it was written with (E.164 has no place for one).
+type Number struct {
+	E164      string
+	Extension string
+	Region    string
+}
+
+// fallbackRegion is tried last, and only for numbers dialled with its "00" international prefix:
+// most of the world dials abroad with 00, so "0049 30 1234567" is German wherever it was written.
+const fallbackRegion = "DE"
+
+// Parse reads a number written in international form ("+49 …", or with the international
+// prefix of a candidate region: "0049 …" where 00 is dialled abroad, "011 49 …" from the US) or as
+// a national number of the first candidate region it is valid in. Candidates are the given
+// regions (ISO 3166-1 alpha-2, e.g. the lead's country, then the account's) and then US. A
+// number is accepted only when libphonenumber's metadata says it is valid; an extension
+// ("ext. 12", "x12") is kept apart.
+func Parse(s string, regions ...string) (Number, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Number{}, ErrInvalid
+	}
+	for _, r := range candidateRegions(regions) {
+		// Each region's own prefixes decide: "0113 496 0000" is a Leeds number in GB and "011 …"
+		// is the international prefix in the US.
+		if num, err := phonenumbers.Parse(s, r); err == nil && phonenumbers.IsValidNumber(num) {
+			return numberOf(num), nil
+		}
+	}
+	num, err := phonenumbers.ParseAndKeepRawInput(s, fallbackRegion)
+	if err != nil || num.GetCountryCodeSource() != phonenumbers.PhoneNumber_FROM_NUMBER_WITH_IDD ||
+		!phonenumbers.IsValidNumber(num) {
+		return Number{}, ErrInvalid
+	}
+	return numberOf(num), nil
+}
+
+// candidateRegions keeps the known region codes among hints, in order and once, then US.
+func candidateRegions(hints []string) []string {
+	out := make([]string, 0, len(hints)+1)
+	for _, h := range append(hints, "US") {
+		h = strings.ToUpper(strings.TrimSpace(h))
+		if phonenumbers.GetCountryCodeForRegion(h) != 0 && !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func numberOf(num *phonenumbers.PhoneNumber) Number {
+	return Number{
+		E164:      phonenumbers.Format(num, phonenumbers.E164),
+		Extension: num.GetExtension(),
+		Region:    phonenumbers.GetRegionCodeForNumber(num),
+	}
+}
