@@ -53,10 +53,31 @@ func (c *fakeCatalog) MatchAll(_ context.Context, qs []app.MatchQuery) ([]app.Ma
 type fakeSheet struct {
 	app.Sheet
 	events []contracts.Event
+	leads  map[string]sheet.Lead // by id, once appended
 }
 
 func (s *fakeSheet) Append(_ context.Context, _ string, leads []sheet.Lead) ([]sheet.Lead, error) {
-	return leads, nil
+	if s.leads == nil {
+		s.leads = map[string]sheet.Lead{}
+	}
+	var added []sheet.Lead
+	for _, l := range leads {
+		if _, ok := s.leads[l.ID()]; !ok {
+			s.leads[l.ID()] = l
+			added = append(added, l)
+		}
+	}
+	return added, nil
+}
+
+func (s *fakeSheet) Get(_ context.Context, _, id string) (sheet.Lead, bool, error) {
+	l, ok := s.leads[id]
+	return l, ok, nil
+}
+
+func (s *fakeSheet) Update(_ context.Context, l sheet.Lead) error {
+	s.leads[l.ID()] = l
+	return nil
 }
 
 func (s *fakeSheet) Publish(_ context.Context, evs ...contracts.Event) error {

@@ -25,18 +25,22 @@ type Transactor interface {
 // addToSheet appends leads to the account's sheet and publishes lead.written for each one that
 // was not on it yet, in one unit of work.
 func addToSheet(ctx context.Context, tx Transactor, sh Sheet, outbox Outbox, accountID string, leads []sheet.Lead) error {
-	return tx.InTx(ctx, func(ctx context.Context) error {
-		added, err := sh.Append(ctx, accountID, leads)
-		if err != nil {
-			return fmt.Errorf("append leads: %w", err)
-		}
-		evs := make([]contracts.Event, len(added))
-		for i, l := range added {
-			evs[i] = contracts.Event{Type: leadsevents.LeadWritten, AccountID: l.AccountID(), Data: leadsevents.LeadWrittenData{
-				LeadID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(), Source: l.Source(),
-				BusinessName: l.BusinessName(), Timestamp: isotime.Of(l.CreatedAt()),
-			}}
-		}
-		return outbox.Publish(ctx, evs...)
-	})
+	return tx.InTx(ctx, func(ctx context.Context) error { return appendAndAnnounce(ctx, sh, outbox, accountID, leads) })
+}
+
+// appendAndAnnounce appends the leads and publishes lead.written for the new ones, in the
+// transaction ctx carries.
+func appendAndAnnounce(ctx context.Context, sh Sheet, outbox Outbox, accountID string, leads []sheet.Lead) error {
+	added, err := sh.Append(ctx, accountID, leads)
+	if err != nil {
+		return fmt.Errorf("append leads: %w", err)
+	}
+	evs := make([]contracts.Event, len(added))
+	for i, l := range added {
+		evs[i] = contracts.Event{Type: leadsevents.LeadWritten, AccountID: l.AccountID(), Data: leadsevents.LeadWrittenData{
+			LeadID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(), Source: l.Source(),
+			BusinessName: l.BusinessName(), Timestamp: isotime.Of(l.CreatedAt()),
+		}}
+	}
+	return outbox.Publish(ctx, evs...)
 }

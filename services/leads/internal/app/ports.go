@@ -80,6 +80,11 @@ type Sheet interface {
 	// Append adds the leads not already on the account's sheet and returns the added ones; it
 	// joins the transaction ctx carries.
 	Append(ctx context.Context, accountID string, leads []sheet.Lead) ([]sheet.Lead, error)
+	// Get returns the account's lead with the id, locked for the transaction ctx carries; false
+	// when there is none.
+	Get(ctx context.Context, accountID, id string) (sheet.Lead, bool, error)
+	// Update writes an existing lead's fields back; it joins the transaction ctx carries.
+	Update(ctx context.Context, l sheet.Lead) error
 	// List returns up to limit leads written before the cursor lead ("" for the newest), newest
 	// first; a cursor that names no lead of the account gives none.
 	List(ctx context.Context, accountID, before string, limit int) ([]sheet.Lead, error)

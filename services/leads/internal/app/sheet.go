@@ -87,20 +87,36 @@ type InboundLeadCommand struct {
 }
 
 // Handle fails only for what a redelivery could fix; a lead that can never be valid is logged
-// and dropped, since retrying it would only end in the dead-letter stream.
+// and dropped, since retrying it would only end in the dead-letter stream. A lead already on the
+// sheet is updated field by field (sheet.Lead.Update) and emits nothing: lead.written is for a
+// lead new to the sheet (docs/decisions.md, Leads).
 func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) error {
-	source := cmd.Source
-	if source == "" {
-		source = "webhook"
-	}
-	l, err := sheet.NewLead(cmd.AccountID, sheet.LeadInput{
-		Name: cmd.Name, Email: cmd.Email, Phone: cmd.Phone, Source: source, Notes: cmd.Notes, Extras: cmd.Extras,
+	in := sheet.LeadInput{
+		Name: cmd.Name, Email: cmd.Email, Phone: cmd.Phone, Source: cmd.Source, Notes: cmd.Notes, Extras: cmd.Extras,
 		// A sender's "country" extra says where a national number is from.
 		Regions: []string{cmd.Extras["country"]},
-	}, h.Now())
+	}
+	fresh := in
+	if fresh.Source == "" {
+		fresh.Source = "webhook"
+	}
+	l, err := sheet.NewLead(cmd.AccountID, fresh, h.Now())
 	if err != nil {
 		slog.WarnContext(ctx, "inbound lead dropped: invalid", "event", cmd.EventID, "inboundId", cmd.InboundID, "error", err)
 		return nil
 	}
-	return addToSheet(ctx, h.Tx, h.Sheet, h.Outbox, cmd.AccountID, []sheet.Lead{l})
+	return h.Tx.InTx(ctx, func(ctx context.Context) error {
+		known, found, err := h.Sheet.Get(ctx, cmd.AccountID, l.ID())
+		if err != nil {
+			return err
+		}
+		if !found {
+			return appendAndAnnounce(ctx, h.Sheet, h.Outbox, cmd.AccountID, []sheet.Lead{l})
+		}
+		if changed := known.Update(in, h.Now()); len(changed) > 0 {
+			slog.InfoContext(ctx, "inbound lead merged", "event", cmd.EventID, "lead", l.ID(), "changed", changed)
+			return h.Sheet.Update(ctx, known)
+		}
+		return nil
+	})
 }

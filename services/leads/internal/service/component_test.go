@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -457,6 +459,38 @@ func TestScoutStats(t *testing.T) {
 	fresh := h.do("GET", "/api/scout-stats", "", nil)
 	require.EqualValues(t, 7, fresh.json["total"])
 	require.NotEqual(t, etag, fresh.header.Get("ETag"))
+}
+
+// Issue 26 finding 1: a repeat new_lead (the email in another case, now with a phone, notes and
+// a source) was dropped by the sheet's ON CONFLICT DO NOTHING.
+func TestInboundRepeatUpdatesTheLead(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.9")
+	ctx := context.Background()
+	owner := ids.New("acc")
+	send := func(d integrationsevents.NewLeadData) {
+		d.InboundID = ids.New("inb")
+		env, err := events.New(ctx, integrationsevents.InboundNewLead, owner, d)
+		require.NoError(t, err)
+		raw, err := json.Marshal(env)
+		require.NoError(t, err)
+		require.NoError(t, h.rdb.XAdd(ctx, &redis.XAddArgs{Stream: h.streams + ":inbound.new_lead", Values: []any{"envelope", string(raw)}}).Err())
+	}
+	send(integrationsevents.NewLeadData{Name: "Ann", Email: "a@x.com"})
+	send(integrationsevents.NewLeadData{Email: "A@X.COM", Phone: "0049 30 1234567", Notes: "call after 5", Source: "crm",
+		Extras: map[string]string{"tier": "gold"}})
+
+	type row struct{ Name, Phone, Notes, Source, Extras string }
+	var got row
+	require.Eventually(t, func() bool {
+		err := h.pool.QueryRow(ctx, `SELECT name, phone, notes, source, extras::text FROM sheet_leads WHERE account_id = $1`, owner).
+			Scan(&got.Name, &got.Phone, &got.Notes, &got.Source, &got.Extras)
+		return err == nil && got.Notes != ""
+	}, 20*time.Second, 50*time.Millisecond, "the repeat reaches the stored lead")
+	require.Equal(t, row{"Ann", "+49301234567", "call after 5", "crm", `{"tier": "gold"}`}, got)
+	var times map[string]time.Time
+	require.NoError(t, h.pool.QueryRow(ctx, `SELECT field_updated_at FROM sheet_leads WHERE account_id = $1`, owner).Scan(&times))
+	require.ElementsMatch(t, []string{"phone", "notes", "source", "extras.tier"}, slices.Collect(maps.Keys(times)))
 }
 
 func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {

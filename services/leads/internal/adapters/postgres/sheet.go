@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -82,7 +83,8 @@ func firstOfEach(leads []sheet.Lead) []sheet.Lead {
 	return out
 }
 
-const leadColumns = `SELECT id, account_id, name, email, phone, phone_extension, phone_raw, business_name, source, notes, extras, created_at FROM sheet_leads`
+const leadColumns = `SELECT id, account_id, name, email, phone, phone_extension, phone_raw, business_name, source, notes, extras,
+	created_at, field_updated_at FROM sheet_leads`
 
 func scanLead(r pgx.CollectableRow) (sheet.Lead, error) {
 	var (
@@ -90,9 +92,47 @@ func scanLead(r pgx.CollectableRow) (sheet.Lead, error) {
 		phone                                             sheet.StoredPhone
 		extras                                            map[string]string
 		created                                           time.Time
+		updated                                           map[string]time.Time
 	)
-	err := r.Scan(&id, &account, &name, &email, &phone.E164, &phone.Extension, &phone.Raw, &business, &source, &notes, &extras, &created)
-	return sheet.RebuildLead(id, account, name, email, phone, business, source, notes, extras, created), err
+	err := r.Scan(&id, &account, &name, &email, &phone.E164, &phone.Extension, &phone.Raw, &business, &source, &notes, &extras, &created, &updated)
+	return sheet.RebuildLead(id, account, name, email, phone, business, source, notes, extras, created, updated), err
+}
+
+// Get returns the account's lead with the id, locked until the transaction ctx carries ends.
+func (s *Sheet) Get(ctx context.Context, accountID, id string) (sheet.Lead, bool, error) {
+	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, leadColumns+` WHERE account_id = $1 AND id = $2 FOR UPDATE`, accountID, id)
+	if err != nil {
+		return sheet.Lead{}, false, fmt.Errorf("get sheet lead: %w", err)
+	}
+	l, err := pgx.CollectExactlyOneRow(rows, scanLead)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sheet.Lead{}, false, nil
+	}
+	if err != nil {
+		return sheet.Lead{}, false, fmt.Errorf("get sheet lead: %w", err)
+	}
+	return l, true, nil
+}
+
+// Update writes an existing lead's fields back; it joins the transaction ctx carries.
+func (s *Sheet) Update(ctx context.Context, l sheet.Lead) error {
+	extras, err := json.Marshal(l.Extras())
+	if err != nil {
+		return fmt.Errorf("encode extras: %w", err)
+	}
+	updated, err := json.Marshal(l.FieldUpdatedAt())
+	if err != nil {
+		return fmt.Errorf("encode field times: %w", err)
+	}
+	s.reads.Wrote(ctx, l.AccountID())
+	_, err = pgkit.Q(ctx, s.pool).Exec(ctx, `UPDATE sheet_leads SET name = $3, phone = $4, phone_extension = $5, phone_raw = $6,
+		business_name = $7, source = $8, notes = $9, extras = $10::jsonb, field_updated_at = $11::jsonb
+		WHERE account_id = $1 AND id = $2`, l.AccountID(), l.ID(), l.Name(), l.Phone(), l.PhoneExtension(), l.PhoneRaw(),
+		l.BusinessName(), l.Source(), l.Notes(), string(extras), string(updated))
+	if err != nil {
+		return fmt.Errorf("update sheet lead: %w", err)
+	}
+	return nil
 }
 
 // List pages by (created_at, id): ids are derived from emails and do not sort by time.

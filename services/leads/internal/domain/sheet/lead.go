@@ -3,6 +3,7 @@ package sheet
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,8 @@ type Lead struct {
 	phoneExtension, phoneRaw                                       string
 	extras                                                         map[string]string
 	createdAt                                                      time.Time
+	// fieldUpdatedAt is when each field a later copy of the lead changed was changed.
+	fieldUpdatedAt map[string]time.Time
 }
 
 // LeadInput is a lead as found or received, before validation. Notes and Extras come from
@@ -28,6 +31,62 @@ type LeadInput struct {
 	Name, Email, Phone, BusinessName, Source, Notes string
 	Extras                                          map[string]string
 	Regions                                         []string
+}
+
+// Update merges a later copy of the lead into it, field by field: a non-empty value that differs
+// replaces or fills the stored one, an absent (empty) one blanks nothing. It returns the names of
+// the fields that changed (extras as "extras.<key>"), sorted, and stamps each with now. The email
+// is the identity and never changes; in is read like NewLead reads it, but an empty Source is
+// absent rather than "api".
+func (l *Lead) Update(in LeadInput, now time.Time) []string {
+	newer, err := NewLead(l.accountID, in, now)
+	if err != nil || newer.id != l.id {
+		return nil
+	}
+	var changed []string
+	set := func(field string, dst *string, v string) {
+		if v != "" && v != *dst {
+			*dst = v
+			changed = append(changed, field)
+		}
+	}
+	set("name", &l.name, newer.name)
+	set("businessName", &l.businessName, newer.businessName)
+	if strings.TrimSpace(in.Source) != "" {
+		set("source", &l.source, newer.source)
+	}
+	set("notes", &l.notes, newer.notes)
+	// The phone is one field: a readable number replaces a raw one and the other way round.
+	if p := (StoredPhone{newer.phone, newer.phoneExtension, newer.phoneRaw}); p != (StoredPhone{}) &&
+		p != (StoredPhone{l.phone, l.phoneExtension, l.phoneRaw}) {
+		l.phone, l.phoneExtension, l.phoneRaw = p.E164, p.Extension, p.Raw
+		changed = append(changed, "phone")
+	}
+	for k, v := range newer.extras {
+		if v != "" && l.extras[k] != v {
+			if l.extras == nil {
+				l.extras = map[string]string{}
+			}
+			l.extras[k] = v
+			changed = append(changed, "extras."+k)
+		}
+	}
+	slices.Sort(changed)
+	if len(changed) > 0 && l.fieldUpdatedAt == nil {
+		l.fieldUpdatedAt = map[string]time.Time{}
+	}
+	for _, f := range changed {
+		l.fieldUpdatedAt[f] = now.UTC()
+	}
+	return changed
+}
+
+// FieldUpdatedAt is when each field changed by a later copy of the lead last changed; never nil.
+func (l Lead) FieldUpdatedAt() map[string]time.Time {
+	if l.fieldUpdatedAt == nil {
+		return map[string]time.Time{}
+	}
+	return l.fieldUpdatedAt
 }
 
 // FieldError names the input field a lead was rejected for.
@@ -71,10 +130,11 @@ func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 type StoredPhone struct{ E164, Extension, Raw string }
 
 // RebuildLead restores a lead from storage without validation.
-func RebuildLead(id, accountID, name, email string, phone StoredPhone, businessName, source, notes string, extras map[string]string, createdAt time.Time) Lead {
+func RebuildLead(id, accountID, name, email string, phone StoredPhone, businessName, source, notes string, extras map[string]string,
+	createdAt time.Time, fieldUpdatedAt map[string]time.Time) Lead {
 	return Lead{id: id, accountID: accountID, name: name, email: email, phone: phone.E164,
 		phoneExtension: phone.Extension, phoneRaw: phone.Raw,
-		businessName: businessName, source: source, notes: notes, extras: extras, createdAt: createdAt}
+		businessName: businessName, source: source, notes: notes, extras: extras, createdAt: createdAt, fieldUpdatedAt: fieldUpdatedAt}
 }
 
 func (l Lead) ID() string        { return l.id }
