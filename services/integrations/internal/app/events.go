@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -45,8 +46,9 @@ type KnowLead struct {
 	Leads KnownLeads
 }
 
-func (h KnowLead) Handle(ctx context.Context, accountID, leadID string) error {
-	_, err := h.Leads.KnowLead(ctx, accountID, leadID)
+func (h KnowLead) Handle(ctx context.Context, accountID, leadID string, fields map[string]string) error {
+	maps.DeleteFunc(fields, func(_, v string) bool { return v == "" })
+	_, err := h.Leads.KnowLead(ctx, accountID, leadID, fields)
 	return err
 }
 

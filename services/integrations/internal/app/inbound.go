@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,9 @@ type InboundRecord struct {
 	// LeadID is the lead a new_lead names (leadsevents.LeadID), which storing the record makes
 	// known (KnownLeads); empty for other events.
 	LeadID string
+	// LeadFields are the lead's non-empty fields as leads will store them (leadFields), merged
+	// into what is known of the lead.
+	LeadFields map[string]string
 }
 
 // SecretStore keeps the hashed inbound webhook secrets.
@@ -64,13 +68,16 @@ type Accepted struct {
 	Stored  InboundRecord // the record, or the copy stored before it
 	Created bool          // the record was stored; false for a copy
 	Merged  bool          // stored, and its lead was known already
+	// Known is what was known of a merged lead's fields before rec.
+	Known map[string]string
 }
 
 // KnownLeads is the set of leads known to be on each account's sheet (ids from
 // leadsevents.LeadID, so a lead's email identity).
 type KnownLeads interface {
-	// KnowLead adds the lead; false when it was known already. It joins the transaction ctx carries.
-	KnowLead(ctx context.Context, accountID, leadID string) (bool, error)
+	// KnowLead adds the lead, or merges its non-empty fields into what is known of it; false when
+	// it was known already. It joins the transaction ctx carries.
+	KnowLead(ctx context.Context, accountID, leadID string, fields map[string]string) (bool, error)
 }
 
 // ReceiveInboundCmd is one POST /api/ext-webhook.
@@ -88,6 +95,7 @@ type InboundResult struct {
 	Event     domain.InboundEvent
 	Duplicate bool
 	Merged    bool
+	Changed   []string // of a merged new_lead: the fields it changes, as leads names them
 	Warnings  []FieldWarning
 }
 
@@ -137,6 +145,7 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	}
 	if rec.Event == domain.InboundNewLead {
 		rec.LeadID = leadsevents.LeadID(accountID, rec.Fields["email"])
+		rec.LeadFields = leadFields(rec.Fields, rec.Extras)
 	}
 	ev, err := inboundEvent(rec)
 	if err != nil {
@@ -150,8 +159,53 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	if acc.Stored.Event == domain.InboundNewLead {
 		id = leadsevents.LeadID(accountID, acc.Stored.Fields["email"])
 	}
-	return InboundResult{ID: id, Event: acc.Stored.Event, Duplicate: !acc.Created, Merged: acc.Merged,
-		Warnings: fieldWarnings(acc.Stored)}, nil
+	res := InboundResult{ID: id, Event: acc.Stored.Event, Duplicate: !acc.Created, Merged: acc.Merged,
+		Warnings: fieldWarnings(acc.Stored)}
+	if acc.Merged {
+		res.Changed = changedFields(acc.Known, rec.LeadFields)
+	}
+	return res, nil
+}
+
+// leadFields are an inbound lead's non-empty fields as leads stores them (sheet.Lead): names
+// with single spaces, the phone in E.164 when it reads, extras by key. Leads applies the same
+// merge (services/leads/README.md), so the reply can name the changed fields before leads has
+// consumed the event.
+func leadFields(f, extras map[string]string) map[string]string {
+	out := map[string]string{}
+	put := func(k, v string) {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	put("name", strings.Join(strings.Fields(f["name"]), " "))
+	put("source", strings.TrimSpace(f["source"]))
+	put("notes", strings.TrimSpace(f["notes"]))
+	if p := strings.TrimSpace(f["phone"]); p != "" {
+		if n, err := phone.Parse(p, extras["country"]); err == nil {
+			p = n.E164
+			if n.Extension != "" {
+				p += ";ext=" + n.Extension
+			}
+		}
+		put("phone", p)
+	}
+	for k, v := range extras {
+		put("extras."+k, v)
+	}
+	return out
+}
+
+// changedFields are the keys of newer whose value differs from known, sorted.
+func changedFields(known, newer map[string]string) []string {
+	changed := []string{}
+	for k, v := range newer {
+		if known[k] != v {
+			changed = append(changed, k)
+		}
+	}
+	slices.Sort(changed)
+	return changed
 }
 
 func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string, error) {

@@ -20,7 +20,8 @@ func EventHandlers(a app.Application) map[string]events.Handler {
 			return a.ProjectAccount.Handle(ctx, app.NewAccount{AccountID: d.AccountID, Email: d.Email, Role: d.Role, OwnerID: d.OwnerID})
 		}),
 		leadsevents.LeadWritten: events.Typed(func(ctx context.Context, e events.Envelope, d leadsevents.LeadWrittenData) error {
-			if err := a.KnowLead.Handle(ctx, e.AccountID, d.LeadID); err != nil {
+			fields := map[string]string{"name": d.Name, "phone": d.Phone, "source": d.Source}
+			if err := a.KnowLead.Handle(ctx, e.AccountID, d.LeadID, fields); err != nil {
 				return err
 			}
 			return a.ForwardLead.Handle(ctx, app.ForwardCommand[domain.LeadWritten]{AccountID: e.AccountID, Event: domain.LeadWritten{

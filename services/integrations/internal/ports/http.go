@@ -64,13 +64,17 @@ func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
+	var changed *[]string
+	if res.Merged {
+		changed = &res.Changed
+	}
 	warnings := make([]warningJSON, len(res.Warnings))
 	for i, wn := range res.Warnings {
 		warnings[i] = warningJSON(wn)
 	}
 	httpx.Respond(w, http.StatusOK, inboundResponse{
 		Event: string(res.Event), Processed: !res.Duplicate, ServiceID: res.ID, Duplicate: res.Duplicate, Merged: res.Merged,
-		Warnings: warnings,
+		Changed: changed, Warnings: warnings,
 	})
 }
 
@@ -80,6 +84,8 @@ type inboundResponse struct {
 	ServiceID string `json:"serviceId"`
 	Duplicate bool   `json:"duplicate"`
 	Merged    bool   `json:"merged"`
+	// Changed is omitted unless merged: the fields the repeat changes.
+	Changed *[]string `json:"changed,omitempty"`
 	// Warnings is omitted when empty, so a reply without one is the spec's shape.
 	Warnings []warningJSON `json:"warnings,omitempty"`
 }

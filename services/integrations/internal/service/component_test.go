@@ -253,6 +253,38 @@ func TestInboundWebhookWarnsAboutAPhoneItCannotRead(t *testing.T) {
 	}
 }
 
+// Issue 26 finding 1: a repeat new_lead was answered "merged" with nothing said of what it changed
+// (and leads dropped it). The reply names the fields the repeat changes, as leads applies them.
+func TestInboundRepeatSaysWhichFieldsItChanges(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	secret := s.rotate(t, s.owner(t, "acc_owner_rep", "owner-rep@example.com"))
+	post := func(body map[string]any) map[string]any {
+		body["event"] = "new_lead"
+		r := s.do(t, http.MethodPost, "/api/ext-webhook", map[string]string{"X-Ext-Secret": secret}, body)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		return r.body
+	}
+	for _, c := range []struct {
+		body    map[string]any
+		merged  bool
+		changed any
+	}{
+		{map[string]any{"name": "Ann", "email": "a@x.com"}, false, nil},
+		{map[string]any{"name": "Ann", "email": "A@X.COM", "phone": "0049 30 1234567", "notes": "call after 5", "source": "crm"},
+			true, []any{"notes", "phone", "source"}},
+		{map[string]any{"name": " Ann ", "email": "a@x.com", "phone": "+49 30 1234567"}, true, []any{}},
+		{map[string]any{"name": "Ann Lee", "email": "a@x.com", "tier": "gold"}, true, []any{"extras.tier", "name"}},
+		// leads stored the first one's source as "webhook".
+		{map[string]any{"name": "Bo", "email": "bo@x.com"}, false, nil},
+		{map[string]any{"name": "Bo", "email": "bo@x.com", "source": "webhook"}, true, []any{}},
+	} {
+		got := post(c.body)
+		require.Equal(t, c.merged, got["merged"], c.body)
+		require.Equal(t, c.changed, got["changed"], c.body)
+	}
+}
+
 func TestSamplesArePublic(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)

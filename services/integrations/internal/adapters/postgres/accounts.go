@@ -108,7 +108,11 @@ func (s *Store) accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, $9)`,
 		rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt, byBody)
 	if rec.LeadID != "" {
-		b.Queue(`INSERT INTO known_leads (account_id, lead_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, rec.AccountID, rec.LeadID)
+		known, err := fieldsJSON(rec.LeadFields)
+		if err != nil {
+			return app.Accepted{}, err
+		}
+		b.Queue(knowLeadSQL, rec.AccountID, rec.LeadID, known, inboundLeadDefaults, true)
 	}
 	if err := (events.Outbox{}).Queue(ctx, b, ev); err != nil {
 		return app.Accepted{}, err
@@ -136,11 +140,11 @@ func readAccept(results pgx.BatchResults, rec app.InboundRecord, byBody bool) (a
 	}
 	acc := app.Accepted{Stored: rec, Created: true}
 	if rec.LeadID != "" {
-		tag, err := results.Exec()
-		if err != nil {
+		var inserted bool
+		if err := results.QueryRow().Scan(&inserted, &acc.Known); err != nil {
 			return app.Accepted{}, err
 		}
-		acc.Merged = tag.RowsAffected() == 0
+		acc.Merged = !inserted
 	}
 	if _, err := results.Exec(); err != nil {
 		return app.Accepted{}, err
@@ -165,12 +169,38 @@ func (s *Store) storedCopy(ctx context.Context, rec app.InboundRecord) (app.Inbo
 	return stored, nil
 }
 
+// knowLeadSQL adds a lead or merges fields into what is known of it, and says whether it was
+// added and what was known before. $3 are the fields (none empty), $4 what a new lead has when
+// $3 does not say, $5 whether $3 is newer than what is known (an inbound repeat) or older (the
+// lead.written of a lead whose later repeats integrations accepted first).
+const knowLeadSQL = `WITH before AS (SELECT fields FROM known_leads WHERE account_id = $1 AND lead_id = $2),
+	up AS (INSERT INTO known_leads AS k (account_id, lead_id, fields) VALUES ($1, $2, $4::jsonb || $3::jsonb)
+		ON CONFLICT (account_id, lead_id) DO UPDATE
+			SET fields = CASE WHEN $5::boolean THEN k.fields || $3::jsonb ELSE $3::jsonb || k.fields END
+		RETURNING (xmax = 0) AS inserted)
+	SELECT inserted, COALESCE((SELECT fields FROM before), '{}'::jsonb) FROM up`
+
+// fieldsJSON encodes a lead's fields as an object, none as {} (never null).
+func fieldsJSON(fields map[string]string) ([]byte, error) {
+	if fields == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(fields)
+}
+
+// inboundLeadDefaults is what leads stores for a new inbound lead that does not say.
+const inboundLeadDefaults = `{"source": "webhook"}`
+
 // KnowLead implements app.KnownLeads.
-func (s *Store) KnowLead(ctx context.Context, accountID, leadID string) (bool, error) {
-	tag, err := pgkit.Q(ctx, s.pool).Exec(ctx, `INSERT INTO known_leads (account_id, lead_id) VALUES ($1, $2)
-		ON CONFLICT DO NOTHING`, accountID, leadID)
+func (s *Store) KnowLead(ctx context.Context, accountID, leadID string, fields map[string]string) (bool, error) {
+	known, err := fieldsJSON(fields)
 	if err != nil {
+		return false, err
+	}
+	var inserted bool
+	var before map[string]string
+	if err := pgkit.Q(ctx, s.pool).QueryRow(ctx, knowLeadSQL, accountID, leadID, known, "{}", false).Scan(&inserted, &before); err != nil {
 		return false, wrap("know lead", err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return inserted, nil
 }

@@ -150,6 +150,37 @@ func TestTheSameBodyAfterTheWindowIsANewEvent(t *testing.T) {
 	require.True(t, acc.Created, "a key makes the record its own event, whatever its body")
 }
 
+// What integrations knows of a lead's fields: an inbound repeat's newer values win, a late
+// lead.written (the first version, consumed after a repeat was accepted) only fills gaps.
+func TestKnownLeadFieldsMerge(t *testing.T) {
+	t.Parallel()
+	store, _ := newStore(t)
+	since := time.Now().Add(-time.Hour)
+	first := record("", 1)
+	first.LeadID, first.LeadFields = "lead_1", map[string]string{"name": "Ann"}
+	acc, err := accept(store, first, since)
+	require.NoError(t, err)
+	require.False(t, acc.Merged)
+	require.Empty(t, acc.Known)
+
+	repeat := record("", 2)
+	repeat.LeadID, repeat.LeadFields = "lead_1", map[string]string{"name": "Ann Lee", "notes": "n"}
+	acc, err = accept(store, repeat, since)
+	require.NoError(t, err)
+	require.True(t, acc.Merged)
+	require.Equal(t, map[string]string{"name": "Ann", "source": "webhook"}, acc.Known)
+
+	added, err := store.KnowLead(context.Background(), first.AccountID, "lead_1", map[string]string{"name": "Ann", "phone": "+15124723000", "source": "webhook"})
+	require.NoError(t, err)
+	require.False(t, added)
+
+	third := record("", 3)
+	third.LeadID, third.LeadFields = "lead_1", map[string]string{}
+	acc, err = accept(store, third, since)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"name": "Ann Lee", "notes": "n", "phone": "+15124723000", "source": "webhook"}, acc.Known)
+}
+
 // Storing a new_lead makes its lead known: the first record of an email creates the lead, a
 // later one (another body) merges into it. A record the database refuses leaves nothing behind.
 func TestAcceptMakesTheLeadKnownInTheSameTransaction(t *testing.T) {
