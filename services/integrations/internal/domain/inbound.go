@@ -34,6 +34,8 @@ const (
 	MaxExtras          = 20
 	MaxExtraKeyLength  = 64
 	MaxExtraValueChars = 1000
+	// MaxExtraDepth bounds the nesting of an object or array extra ({"a":[1]} is 2 deep).
+	MaxExtraDepth = 4
 )
 
 type fieldSpec struct{ required, optional []string }
@@ -59,8 +61,9 @@ type Inbound struct {
 
 // ParseInbound validates a decoded request body against spec 2.11: a known event, every required
 // field present and non-empty, every spec'd value a string. Other fields are the sender's extras:
-// strings, numbers and booleans are kept as text (at most MaxExtras, each bounded), null, objects
-// and arrays are ignored; an extra is never a reason to refuse the event unless it passes a bound.
+// strings, numbers and booleans are kept as text, objects and arrays as their compact JSON text (at
+// most MaxExtras, each bounded in length and depth), null is absent; an extra is never a reason to
+// refuse the event unless it passes a bound.
 func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 	rawEvent, ok := body["event"]
 	if !ok {
@@ -117,7 +120,14 @@ func ParseInbound(body map[string]json.RawMessage) (Inbound, error) {
 func addExtra(extras map[string]string, k string, raw json.RawMessage) error {
 	v, ok := scalarText(raw)
 	if !ok {
-		return nil // null, an object or an array: nothing a sheet cell can show
+		nested, depth, isNested := nestedText(raw)
+		if !isNested {
+			return nil // null: absent
+		}
+		if depth > MaxExtraDepth {
+			return apperr.InvalidField(k, fmt.Sprintf("an extra field's objects and arrays may nest at most %d deep", MaxExtraDepth))
+		}
+		v = nested
 	}
 	switch {
 	case len(extras) == MaxExtras:
@@ -145,6 +155,37 @@ func scalarText(raw json.RawMessage) (string, bool) {
 		return string(bytes.TrimSpace(raw)), true
 	}
 	return "", false
+}
+
+// nestedText is an object's or array's compact JSON text and its nesting depth; false for
+// anything else.
+func nestedText(raw json.RawMessage) (string, int, bool) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return "", 0, false
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, trimmed) != nil {
+		return "", 0, false
+	}
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range buf.Bytes() {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return buf.String(), deepest, true
 }
 
 // stringOf decodes a JSON string; null, numbers and the rest are not strings.

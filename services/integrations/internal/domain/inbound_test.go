@@ -71,7 +71,7 @@ func extras(n int) string {
 func TestParseInboundKeepsWhatSendersAdd(t *testing.T) {
 	t.Parallel()
 	in, err := domain.ParseInbound(domaintest.Body(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com",
-		"businessName":"Doe LLC","utm_source":" spring ","zip":78701,"consent":true,"page":null,"answers":{"a":1},"tags":["x"],`+extras(domain.MaxExtras-4)+`}`))
+		"businessName":"Doe LLC","utm_source":" spring ","zip":78701,"consent":true,"page":null,"answers":{"a": [1, "}"]},"tags":["vip","hot"],`+extras(domain.MaxExtras-6)+`}`))
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"name": "Jane", "email": "jane@example.com"}, in.Fields)
 	require.Equal(t, "Doe LLC", in.Extras["businessName"], "another event's field is an extra here")
@@ -79,9 +79,35 @@ func TestParseInboundKeepsWhatSendersAdd(t *testing.T) {
 	require.Equal(t, "78701", in.Extras["zip"])
 	require.Equal(t, "true", in.Extras["consent"])
 	require.NotContains(t, in.Extras, "page")
-	require.NotContains(t, in.Extras, "answers")
-	require.NotContains(t, in.Extras, "tags")
+	// Issue 26 finding 3: nested fields were dropped; they are kept as compact JSON.
+	require.Equal(t, `{"a":[1,"}"]}`, in.Extras["answers"])
+	require.Equal(t, `["vip","hot"]`, in.Extras["tags"])
 	require.Len(t, in.Extras, domain.MaxExtras)
+}
+
+func TestParseInboundBoundsNestedExtras(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body string
+		want string // the kept text, or "" for a 400 naming the field
+	}{
+		{`{"address":{"city":"Austin","zip":"78701"}}`, `{"city":"Austin","zip":"78701"}`},
+		{`{"address":[[[{"a":1}]]]}`, `[[[{"a":1}]]]`},
+		{`{"address":[[[[{"a":1}]]]]}`, ""},
+		{`{"address":["` + strings.Repeat("x", domain.MaxExtraValueChars) + `"]}`, ""},
+		{`{"address":{"note":"\"[[[[[\""}}`, `{"note":"\"[[[[[\""}`},
+	} {
+		body := `{"event":"new_lead","name":"Jane","email":"jane@example.com",` + c.body[1:]
+		in, err := domain.ParseInbound(domaintest.Body(t, body))
+		if c.want == "" {
+			var ae *apperr.Error
+			require.ErrorAs(t, err, &ae, c.body)
+			require.Equal(t, "address", ae.Field, c.body)
+			continue
+		}
+		require.NoError(t, err, c.body)
+		require.Equal(t, c.want, in.Extras["address"], c.body)
+	}
 }
 
 func TestSamplesParseAsValidEvents(t *testing.T) {

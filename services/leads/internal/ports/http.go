@@ -252,10 +252,15 @@ func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="leads.csv"`)
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw"})
+	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw", "notes", "extras"})
 	err = h.App.ExportSheet.Handle(r.Context(), c.AccountID, func(l sheet.Lead) error {
+		extras, err := json.Marshal(l.Extras()) // one cell: a JSON object, keys sorted
+		if err != nil {
+			return err
+		}
 		return cw.Write([]string{l.ID(), csvSafe(l.Name()), csvSafe(l.Email()), l.Phone(),
-			csvSafe(l.BusinessName()), csvSafe(l.Source()), httpx.Timestamp(l.CreatedAt()), l.PhoneExtension(), csvSafe(l.PhoneRaw())})
+			csvSafe(l.BusinessName()), csvSafe(l.Source()), httpx.Timestamp(l.CreatedAt()), l.PhoneExtension(), csvSafe(l.PhoneRaw()),
+			csvSafe(l.Notes()), string(extras)})
 	})
 	cw.Flush()
 	if err == nil {

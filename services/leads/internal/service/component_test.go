@@ -419,7 +419,7 @@ func TestLeadsSheetListAndExport(t *testing.T) {
 	require.Equal(t, "text/csv; charset=utf-8", r.header.Get("Content-Type"))
 	records, err := csv.NewReader(bytes.NewReader(r.body)).ReadAll()
 	require.NoError(t, err)
-	require.Equal(t, []string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw"}, records[0])
+	require.Equal(t, []string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw", "notes", "extras"}, records[0])
 	require.Len(t, records, 1+5)
 
 	other := h.do("GET", "/api/leads", h.token("growth"), nil)
