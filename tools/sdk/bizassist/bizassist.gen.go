@@ -462,6 +462,21 @@ func (e InboundResultOk) Valid() bool {
 	}
 }
 
+// Defines values for InboundResultWarningsField.
+const (
+	Phone InboundResultWarningsField = "phone"
+)
+
+// Valid indicates whether the value is a known member of the InboundResultWarningsField enum.
+func (e InboundResultWarningsField) Valid() bool {
+	switch e {
+	case Phone:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvitationOk.
 const (
 	InvitationOkTrue InvitationOk = true
@@ -2228,6 +2243,9 @@ type InboundEventEvent string
 
 // InboundResult defines model for InboundResult.
 type InboundResult struct {
+	// Changed additive, present only when merged: the fields of the lead this repeat changes (a non-empty value that differs replaces or fills; absent fields blank nothing), named as on the sheet (`name`, `phone`, `source`, `notes`, `extras.<key>`), sorted; empty when it changes nothing. Computed by integrations from what it knows of the lead (lead.written and the new_lead events it accepted) by the rules leads applies.
+	Changed *[]string `json:"changed,omitempty"`
+
 	// Duplicate additive; true for a repeated delivery
 	Duplicate bool               `json:"duplicate"`
 	Event     InboundResultEvent `json:"event"`
@@ -2241,6 +2259,12 @@ type InboundResult struct {
 
 	// ServiceId new_lead: the lead's id (lead_...), the same in GET /api/leads and in every outbound new_lead about it; derived from the account and the email, a lead's identity. new_client and contact_form: the inbox record's id (svc_...).
 	ServiceId string `json:"serviceId"`
+
+	// Warnings additive, present only when not empty: fields accepted but not usable as given. A `phone` no country's numbering plan reads (with the event's `country` field as the region, then US; `+`, `00` and `011` international forms need none) is kept as given on the sheet (`phoneRaw`) and named here.
+	Warnings *[]struct {
+		Field   InboundResultWarningsField `json:"field"`
+		Message string                     `json:"message"`
+	} `json:"warnings,omitempty"`
 }
 
 // InboundResultEvent defines model for InboundResult.Event.
@@ -2248,6 +2272,9 @@ type InboundResultEvent string
 
 // InboundResultOk defines model for InboundResult.Ok.
 type InboundResultOk bool
+
+// InboundResultWarningsField defines model for InboundResult.Warnings.Field.
+type InboundResultWarningsField string
 
 // Invitation defines model for Invitation.
 type Invitation struct {
@@ -2306,7 +2333,10 @@ type Lead struct {
 
 // LeadInput Spec 2.3. Tolerant: other fields are ignored, so the finder's Lead objects (ownerName, score, source) can be passed as they are; the request object around the leads is strict.
 type LeadInput struct {
-	BusinessName         *string                `json:"businessName,omitempty"`
+	BusinessName *string `json:"businessName,omitempty"`
+
+	// Country where a national phone number is from (ISO 3166-1 alpha-2), optional
+	Country              *string                `json:"country,omitempty"`
 	Email                string                 `json:"email"`
 	Phone                *string                `json:"phone,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
@@ -2936,6 +2966,9 @@ type LeadQualifyParams struct {
 	Email        string  `form:"email" json:"email"`
 	BusinessName *string `form:"businessName,omitempty" json:"businessName,omitempty"`
 	Phone        *string `form:"phone,omitempty" json:"phone,omitempty"`
+
+	// Country Where a national phone number is from (ISO 3166-1 alpha-2), tried before US; a number in international form ("+49 …", "0049 …", "011 49 …") needs none.
+	Country *string `form:"country,omitempty" json:"country,omitempty"`
 
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *LeadQualifyParamsAPIVersion `json:"API-Version,omitempty"`
@@ -3664,6 +3697,14 @@ func (a *LeadInput) UnmarshalJSON(b []byte) error {
 		delete(object, "businessName")
 	}
 
+	if raw, found := object["country"]; found {
+		err = json.Unmarshal(raw, &a.Country)
+		if err != nil {
+			return fmt.Errorf("error reading 'country': %w", err)
+		}
+		delete(object, "country")
+	}
+
 	if raw, found := object["email"]; found {
 		err = json.Unmarshal(raw, &a.Email)
 		if err != nil {
@@ -3703,6 +3744,13 @@ func (a LeadInput) MarshalJSON() ([]byte, error) {
 		object["businessName"], err = json.Marshal(a.BusinessName)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'businessName': %w", err)
+		}
+	}
+
+	if a.Country != nil {
+		object["country"], err = json.Marshal(a.Country)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'country': %w", err)
 		}
 	}
 
@@ -6718,6 +6766,18 @@ func NewLeadQualifyRequest(server string, params *LeadQualifyParams) (*http.Requ
 		if params.Phone != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "phone", *params.Phone, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Country != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -10915,7 +10975,7 @@ type ListLeadsResponse struct {
 			CreatedAt    time.Time `json:"createdAt"`
 			Email        string    `json:"email"`
 
-			// Extras Extra fields an inbound sender gave beyond spec 2.11 (at most 20), as strings.
+			// Extras Extra fields an inbound sender gave beyond spec 2.11 (at most 20), as strings; an object or array (at most 4 deep, 1000 characters) as its compact JSON text.
 			Extras map[string]string `json:"extras"`
 
 			// Id The lead's id, derived from the account and the email (a lead's identity): the serviceId of the inbound reply and of outbound new_lead.
@@ -10926,8 +10986,14 @@ type ListLeadsResponse struct {
 			Notes string `json:"notes"`
 
 			// Phone E.164 or empty
-			Phone  string `json:"phone"`
-			Source string `json:"source"`
+			Phone string `json:"phone"`
+
+			// PhoneExtension the extension the phone was written with (digits), or empty
+			PhoneExtension string `json:"phoneExtension"`
+
+			// PhoneRaw The phone as given when it could not be parsed as a valid number (phone is then empty), or empty.
+			PhoneRaw string `json:"phoneRaw"`
+			Source   string `json:"source"`
 		} `json:"leads"`
 		NextCursor *string                        `json:"nextCursor"`
 		Ok         ListLeads200JSONResponseBodyOk `json:"ok"`
@@ -10956,7 +11022,7 @@ func (r ListLeadsResponse) GetJSON200() *struct {
 		CreatedAt    time.Time `json:"createdAt"`
 		Email        string    `json:"email"`
 
-		// Extras Extra fields an inbound sender gave beyond spec 2.11 (at most 20), as strings.
+		// Extras Extra fields an inbound sender gave beyond spec 2.11 (at most 20), as strings; an object or array (at most 4 deep, 1000 characters) as its compact JSON text.
 		Extras map[string]string `json:"extras"`
 
 		// Id The lead's id, derived from the account and the email (a lead's identity): the serviceId of the inbound reply and of outbound new_lead.
@@ -10967,8 +11033,14 @@ func (r ListLeadsResponse) GetJSON200() *struct {
 		Notes string `json:"notes"`
 
 		// Phone E.164 or empty
-		Phone  string `json:"phone"`
-		Source string `json:"source"`
+		Phone string `json:"phone"`
+
+		// PhoneExtension the extension the phone was written with (digits), or empty
+		PhoneExtension string `json:"phoneExtension"`
+
+		// PhoneRaw The phone as given when it could not be parsed as a valid number (phone is then empty), or empty.
+		PhoneRaw string `json:"phoneRaw"`
+		Source   string `json:"source"`
 	} `json:"leads"`
 	NextCursor *string                        `json:"nextCursor"`
 	Ok         ListLeads200JSONResponseBodyOk `json:"ok"`
@@ -15761,7 +15833,7 @@ func ParseListLeadsResponse(rsp *http.Response) (*ListLeadsResponse, error) {
 				CreatedAt    time.Time `json:"createdAt"`
 				Email        string    `json:"email"`
 
-				// Extras Extra fields an inbound sender gave beyond spec 2.11 (at most 20), as strings.
+				// Extras Extra fields an inbound sender gave beyond spec 2.11 (at most 20), as strings; an object or array (at most 4 deep, 1000 characters) as its compact JSON text.
 				Extras map[string]string `json:"extras"`
 
 				// Id The lead's id, derived from the account and the email (a lead's identity): the serviceId of the inbound reply and of outbound new_lead.
@@ -15772,8 +15844,14 @@ func ParseListLeadsResponse(rsp *http.Response) (*ListLeadsResponse, error) {
 				Notes string `json:"notes"`
 
 				// Phone E.164 or empty
-				Phone  string `json:"phone"`
-				Source string `json:"source"`
+				Phone string `json:"phone"`
+
+				// PhoneExtension the extension the phone was written with (digits), or empty
+				PhoneExtension string `json:"phoneExtension"`
+
+				// PhoneRaw The phone as given when it could not be parsed as a valid number (phone is then empty), or empty.
+				PhoneRaw string `json:"phoneRaw"`
+				Source   string `json:"source"`
 			} `json:"leads"`
 			NextCursor *string                        `json:"nextCursor"`
 			Ok         ListLeads200JSONResponseBodyOk `json:"ok"`
