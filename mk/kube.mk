@@ -66,6 +66,22 @@ kind-up: images ## Create a kind cluster, load the images, install ingress-nginx
 	  --values charts/bizassist/values-kind.yaml --wait --timeout 10m; \
 	echo "bizassist is up: https://localhost/api/auth (self-signed: curl -k; http:// redirects)  (kubectl --context $$ctx -n bizassist get pods)"
 
+.PHONY: kube-node-tools
+kube-node-tools: ## Build the node's components (kubelet, controller-manager, scheduler, kube-proxy, kubectl, CoreDNS) into the cache; install containerd, runc, iptables, CNI plugins
+	@tools/kube/build.sh helm node >/dev/null
+
+KUBE_NODE_STATE := $(KUBE_CACHE)/kube-node
+
+.PHONY: kube-up
+kube-up: images ## A single-node Kubernetes on this machine (no container engine) with the chart installed; prints the URL
+	@start=$$(date +%s); bin=$$(tools/kube/build.sh helm node); \
+	tools/kube/kube-up.sh up $(KUBE_NODE_STATE) $$bin $(IMAGES_DIR) $(IMAGE_TAG) || { tools/kube/kube-up.sh down $(KUBE_NODE_STATE) $$bin; exit 1; }; \
+	echo "bizassist is up on a single-node cluster in $$(($$(date +%s) - start))s (KUBECONFIG=$(KUBE_NODE_STATE)/node/kubeconfig $$bin/kubectl -n bizassist get pods)"
+
+.PHONY: kube-down
+kube-down: ## Remove the single-node cluster and everything it made (processes, bridge, netns, mounts, iptables chains, its database)
+	@tools/kube/kube-up.sh down $(KUBE_NODE_STATE) $$(tools/kube/build.sh helm node)
+
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster
 	@$$(tools/kube/build.sh kind)/kind delete cluster --name $(KIND_CLUSTER)

@@ -1,35 +1,75 @@
 #!/usr/bin/env bash
-# Builds the named tools (helm, kube-apiserver, promtool, kind; default the first three) at the versions pinned in
-# tools/kube/go.mod, from the Go module proxy, into a cache directory keyed by go.mod and go.sum
-# ($BIZASSIST_CACHE, default ~/.cache/bizassist), so a warm run only checks that they exist.
-# Installs etcd from Debian when kube-apiserver is asked for and etcd is missing.
+# Builds the named tools (helm, kube-apiserver, promtool, kind, the node's components: kubelet,
+# kube-controller-manager, kube-scheduler, kube-proxy, kubectl, coredns; `node` names all of those;
+# default helm, kube-apiserver and promtool) at the versions pinned in tools/kube/go.mod (the node's
+# Kubernetes components: tools/kube/node/go.mod, same version; CoreDNS: $COREDNS below), from the Go module proxy, into a cache directory keyed by go.mod, go.sum and this
+# script ($BIZASSIST_CACHE, default ~/.cache/bizassist), so a warm run only checks that they exist.
+# Kubernetes' binaries are stamped with the pinned version (kubectl version, Helm's kubeVersion).
+# Installs etcd from Debian when kube-apiserver is asked for and etcd is missing, and containerd,
+# runc and the CNI plugins when the kubelet is.
 # Prints the directory with the binaries.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-key=$(cat "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-16)
+key=$(cat "$here/go.mod" "$here/go.sum" "$here/node/go.mod" "$here/node/go.sum" "$0" | sha256sum | cut -c1-16)
 bin=${BIZASSIST_CACHE:-$HOME/.cache/bizassist}/kube-$key
 declare -A pkg=(
   [helm]=helm.sh/helm/v3/cmd/helm
   [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
   [promtool]=github.com/prometheus/prometheus/cmd/promtool
   [kind]=sigs.k8s.io/kind
+  [kubelet]=node:k8s.io/kubernetes/cmd/kubelet
+  [kube-controller-manager]=node:k8s.io/kubernetes/cmd/kube-controller-manager
+  [kube-scheduler]=node:k8s.io/kubernetes/cmd/kube-scheduler
+  [kube-proxy]=node:k8s.io/kubernetes/cmd/kube-proxy
+  [kubectl]=node:k8s.io/kubernetes/cmd/kubectl
 )
-tools=("$@")
+# The node's components build from a module of their own (node/go.mod): the kubelet needs
+# containerd/errdefs v0.1.0 (errdefs.FromGRPC), which helm's requirements raise past.
+# CoreDNS is built from its own module (its requirements would move Kubernetes' in go.mod).
+COREDNS=github.com/coredns/coredns@v1.11.3
+node=(kube-apiserver kubelet kube-controller-manager kube-scheduler kube-proxy kubectl coredns)
+tools=()
+for t in "$@"; do if [ "$t" = node ]; then tools+=("${node[@]}"); else tools+=("$t"); fi; done
 [ ${#tools[@]} -gt 0 ] || tools=(helm kube-apiserver promtool)
 
-missing=()
+missing=() node_missing=()
 for t in "${tools[@]}"; do
+  [ "$t" = coredns ] && continue
   [ -n "${pkg[$t]:-}" ] || { echo "build.sh: unknown tool $t" >&2; exit 2; }
-  [ -x "$bin/$t" ] || missing+=("${pkg[$t]}")
+  [ -x "$bin/$t" ] && continue
+  case ${pkg[$t]} in node:*) node_missing+=("${pkg[$t]#node:}") ;; *) missing+=("${pkg[$t]}") ;; esac
 done
-if [ ${#missing[@]} -gt 0 ]; then
+# build DIR PACKAGE...: one go build shares the common packages (client-go, apimachinery) between the tools.
+build() {
+  local dir=$1 start v major minor ldflags=""
+  shift
   start=$(date +%s)
   mkdir -p "$bin"
-  # One go build shares the common packages (client-go, apimachinery) between the tools.
-  (cd "$here" && GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -o "$bin/" "${missing[@]}")
-  echo "tools/kube: built ${missing[*]} in $(($(date +%s) - start))s" >&2
+  # Without the stamp the binaries report v0.0.0-master+$Format:%H$, which kubectl and Helm refuse to parse.
+  v=$(cd "$dir" && GOWORK=off go list -m -f '{{.Version}}' k8s.io/kubernetes)
+  major=${v#v}; minor=${major#*.}; major=${major%%.*}; minor=${minor%%.*}
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=$major -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  (cd "$dir" && GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/" "$@")
+  echo "tools/kube: built $* in $(($(date +%s) - start))s" >&2
+}
+if [ ${#missing[@]} -gt 0 ] || [ ${#node_missing[@]} -gt 0 ]; then
+  if [ ${#missing[@]} -gt 0 ]; then build "$here" "${missing[@]}"; fi
+  if [ ${#node_missing[@]} -gt 0 ]; then build "$here/node" "${node_missing[@]}"; fi
   # Tools built for earlier pins are never used again.
   find "$(dirname "$bin")" -maxdepth 1 -type d -regex '.*/kube-[0-9a-f]\{16\}' ! -name "kube-$key" -exec rm -rf {} +
+fi
+if [[ " ${tools[*]} " == *" coredns "* ]] && [ ! -x "$bin/coredns" ]; then
+  start=$(date +%s)
+  mkdir -p "$bin"
+  (cd / && GOWORK=off GOFLAGS= CGO_ENABLED=0 GOBIN="$bin" go install -trimpath "$COREDNS")
+  echo "tools/kube: built $COREDNS in $(($(date +%s) - start))s" >&2
+fi
+if [[ " ${tools[*]} " == *" kubelet "* ]] && ! { command -v containerd && command -v runc && command -v iptables && command -v socat && [ -x /usr/lib/cni/bridge ]; } >/dev/null; then
+  echo "tools/kube: installing containerd, runc, iptables, socat and the CNI plugins from Debian" >&2
+  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    containerd runc iptables socat containernetworking-plugins >&2
 fi
 if [[ " ${tools[*]} " == *" kube-apiserver "* ]] && ! command -v etcd >/dev/null; then
   echo "tools/kube: installing etcd-server from Debian" >&2

@@ -59,6 +59,7 @@ var matrix = []renderCase{
 	{name: "tls", values: []string{"testdata/values/tls.yaml"}},
 	{name: "external-databases", values: []string{"testdata/values/external-databases.yaml"}},
 	{name: "kind", values: []string{umbrella + "/values-kind.yaml"}},
+	{name: "node", values: []string{umbrella + "/values-node.yaml"}},
 	// No --api-versions: the monitoring objects are forced on, as a GitOps render needs.
 	{name: "gitops", values: []string{"testdata/values/gitops.yaml"}},
 }
