@@ -63,7 +63,7 @@ fi
 if [[ " ${tools[*]} " == *" coredns "* ]] && [ ! -x "$bin/coredns" ]; then
   start=$(date +%s)
   mkdir -p "$bin"
-  (cd / && GOWORK=off GOFLAGS= CGO_ENABLED=0 GOBIN="$bin" go install -trimpath "$COREDNS")
+  (cd / && GOWORK=off GOFLAGS="" CGO_ENABLED=0 GOBIN="$bin" go install -trimpath "$COREDNS")
   echo "tools/kube: built $COREDNS in $(($(date +%s) - start))s" >&2
 fi
 if [[ " ${tools[*]} " == *" kubelet "* ]] && ! { command -v containerd && command -v runc && command -v iptables && command -v socat && [ -x /usr/lib/cni/bridge ]; } >/dev/null; then
