@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,15 +18,7 @@ var migrationFiles embed.FS
 
 // Migrations creates the outbox and processed_events tables; every service that produces or
 // consumes events migrates it into its own schema next to its own migrations.
-var Migrations = pgkit.Source{Name: "events", FS: mustSub(migrationFiles, "migrations")}
-
-func mustSub(fsys fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(err) // dir is a constant that the embed directive guarantees
-	}
-	return sub
-}
+var Migrations = pgkit.EmbeddedSource("events", migrationFiles, "migrations")
 
 // notifyChannel is where Enqueue tells the relays of schema's outbox that rows are waiting: a
 // channel per schema, so a service's relay is not woken by every other service's events (they

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -47,15 +46,7 @@ var migrationFiles embed.FS
 
 // Migrations creates the idempotent_requests table; platform.Runtime.Migrate applies it to every
 // service's schema.
-var Migrations = pgkit.Source{Name: "idempotency", FS: mustSub(migrationFiles, "migrations")}
-
-func mustSub(fsys fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(err) // dir is a constant that the embed directive guarantees
-	}
-	return sub
-}
+var Migrations = pgkit.EmbeddedSource("idempotency", migrationFiles, "migrations")
 
 // Config sets how long keys live and how long a running first request holds its key.
 type Config struct {

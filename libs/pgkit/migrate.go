@@ -21,6 +21,15 @@ type Source struct {
 	FS   fs.FS
 }
 
+// EmbeddedSource is the Source of the .sql files in dir of an embedded file system.
+func EmbeddedSource(name string, fsys fs.FS, dir string) Source {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // dir is a constant that the caller's embed directive guarantees
+	}
+	return Source{Name: name, FS: sub}
+}
+
 // Migrate creates the schema if needed and applies, in order and each in its own transaction,
 // every migration not yet recorded in schema_migrations. Concurrent runs wait on an advisory lock,
 // so running it from several replicas at once is safe.
