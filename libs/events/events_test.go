@@ -219,7 +219,8 @@ func TestRelayLingerGathersCommitsIntoOneBatch(t *testing.T) {
 		return count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NOT NULL AND id = ANY($1)", ids)
 	}
 	burst := enqueue(t, pool, "lead.written", 6) // a rate worth lingering for
-	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 2 * time.Second}).Run)
+	// A pause long enough that three commits fit in it on a loaded machine (-race, CI's parallel tests).
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 5 * time.Second}).Run)
 	require.Eventually(t, func() bool { return published(burst) == 6 }, waitFor, 5*time.Millisecond)
 	time.Sleep(lingerWindow) // the relay measures the rate once a window has passed
 	first := enqueue(t, pool, "lead.written", 1)
