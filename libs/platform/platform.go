@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"time"
 
@@ -41,6 +42,10 @@ type Config struct {
 	Auth      authjwt.Config
 	Relay     events.RelayConfig
 	Consumer  events.ConsumerConfig
+	// Consumers is how many members of the service's group this process runs, named apart so
+	// that Redis spreads the events among them as among replicas. Each handles a read batch per
+	// transaction and more members make smaller batches: add some only when one cannot keep up.
+	Consumers int `env:"EVENTS_CONSUMERS" envDefault:"1"`
 	Telemetry telemetry.Config
 	// Idempotency is how long Idempotency-Keys live (IDEMPOTENCY_KEY_TTL, IDEMPOTENCY_LEASE).
 	Idempotency idempotency.Config
@@ -48,7 +53,11 @@ type Config struct {
 
 // Validate checks every part, so a bad setting stops the process before it starts.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Replica.Validate(), c.Redis.Validate(), c.RateLimit.Validate(),
+	var consumers error
+	if c.Consumers < 1 {
+		consumers = errors.New("EVENTS_CONSUMERS must be at least 1")
+	}
+	return errors.Join(consumers, c.HTTP.Validate(), c.DB.Validate(), c.Replica.Validate(), c.Redis.Validate(), c.RateLimit.Validate(),
 		c.Auth.Validate(), c.Relay.Validate(), c.Idempotency.Validate())
 }
 
@@ -141,6 +150,23 @@ func (rt *Runtime) Router() *mux.Router {
 	return r
 }
 
+// Middleware is what every service's inbound HTTP port wraps its routes in: ports.HTTP.Routes
+// takes it, so routes are registered one way in every service.
+type Middleware struct {
+	// Limit is the rate limit of a policy, keyed by client IP.
+	Limit func(ratelimit.Policy) mux.MiddlewareFunc
+	// Authenticated requires a valid access token or API key.
+	Authenticated mux.MiddlewareFunc
+	// Idempotent honours Idempotency-Key on a POST that creates, spends or sends; it goes after
+	// Authenticated, since keys are the caller's.
+	Idempotent mux.MiddlewareFunc
+}
+
+// Middleware returns the runtime's middleware for a service's routes.
+func (rt *Runtime) Middleware() Middleware {
+	return Middleware{Limit: rt.RateLimit, Authenticated: rt.Authenticated(), Idempotent: rt.Idempotent()}
+}
+
 // RateLimit is the middleware for a policy keyed by client IP.
 func (rt *Runtime) RateLimit(p ratelimit.Policy) mux.MiddlewareFunc {
 	return mux.MiddlewareFunc(rt.Limiter.Middleware(p))
@@ -162,6 +188,28 @@ const keysSweepEvery = time.Hour
 
 // redisSettingsEvery is how often a process checks that Redis keeps the settings production needs.
 const redisSettingsEvery = 10 * time.Minute
+
+// consumers are the Consumers members of the service's group: the configured consumer name (by
+// default host-pid), numbered when there are several.
+func (rt *Runtime) consumers(handlers map[string]events.Handler) []Worker {
+	base := rt.Config.Consumer.Consumer
+	if base == "" && rt.Config.Consumers > 1 {
+		host, _ := os.Hostname()
+		base = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	out := make([]Worker, max(rt.Config.Consumers, 1))
+	for i := range out {
+		cc := rt.Config.Consumer
+		cc.Group = rt.Name
+		name := "event consumer"
+		if len(out) > 1 {
+			cc.Consumer = fmt.Sprintf("%s-%d", base, i)
+			name += " " + cc.Consumer
+		}
+		out[i] = Worker{Name: name, Run: events.NewConsumer(rt.Pool, rt.Redis, cc, handlers).Run}
+	}
+	return out
+}
 
 // Worker is a background loop that runs until its context ends.
 type Worker struct {
@@ -189,9 +237,7 @@ func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Hand
 		{Name: "replica lag", Run: rt.Reads.Run},
 	}, workers...)
 	if len(handlers) > 0 {
-		cc := rt.Config.Consumer
-		cc.Group = rt.Name
-		all = append(all, Worker{Name: "event consumer", Run: events.NewConsumer(rt.Pool, rt.Redis, cc, handlers).Run})
+		all = append(all, rt.consumers(handlers)...)
 	}
 	for _, w := range all {
 		g.Go(func() error {

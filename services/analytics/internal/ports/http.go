@@ -6,6 +6,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"strconv"
 
@@ -38,18 +40,18 @@ type HTTP struct {
 	History      app.GetHealthHistory
 }
 
-// Routes registers the public routes under /api behind limit (the per-IP API rate limit) and
-// auth (bearer tokens), and the service-to-service routes under /internal behind auth alone:
+// Routes registers the public routes under /api behind the per-IP API rate limit and
+// authentication, and the service-to-service routes under /internal behind authentication alone:
 // leads and the assistant call those with the acting user's token, and charging the user's IP
 // bucket for them would let the user's own public calls turn a feature's allowance check into a
 // failure. The ingress routes /api paths only.
-func (h *HTTP) Routes(r *mux.Router, limit, auth mux.MiddlewareFunc) {
+func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	api := r.PathPrefix("/api").Subrouter()
-	api.Use(limit, auth)
+	api.Use(mw.Limit(ratelimit.API), mw.Authenticated)
 	api.HandleFunc("/log-usage", h.logUsage).Methods(http.MethodPost)
 	api.HandleFunc("/health-score/history", h.healthHistory).Methods(http.MethodGet)
 	internal := r.PathPrefix("/internal").Subrouter()
-	internal.Use(auth)
+	internal.Use(mw.Authenticated)
 	internal.HandleFunc("/usage/reserve", h.reserveUsage).Methods(http.MethodPost)
 	internal.HandleFunc("/usage/release", h.releaseUsage).Methods(http.MethodPost)
 	for _, sub := range []*mux.Router{api, internal} {

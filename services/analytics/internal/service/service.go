@@ -13,7 +13,6 @@ import (
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
@@ -23,27 +22,6 @@ import (
 
 // Name is the service name: schema, role, consumer group and telemetry label.
 const Name = "analytics"
-
-// Config is analytics' configuration.
-type Config struct {
-	platform.Config
-	// Pricing is the page named by pql-check, reservation refusals and churn-predict's refusal.
-	platform.Pricing
-	Writer postgres.WriterConfig
-	// HealthDirtyEvery is how often accounts whose facts changed are rescored (the debounce).
-	HealthDirtyEvery time.Duration `env:"HEALTH_DIRTY_INTERVAL" envDefault:"5s"`
-	// HealthSweepEvery is how often every account is rescored, so scores drift with time alone.
-	HealthSweepEvery time.Duration `env:"HEALTH_SWEEP_INTERVAL" envDefault:"1h"`
-	HealthBatchSize  int           `env:"HEALTH_BATCH_SIZE" envDefault:"1000"`
-}
-
-// Validate checks analytics' settings and the shared ones.
-func (c Config) Validate() error {
-	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 {
-		return errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL and HEALTH_BATCH_SIZE must be positive")
-	}
-	return errors.Join(c.Pricing.Validate(), c.Writer.Validate(), c.Config.Validate())
-}
 
 // Option changes how New assembles the service.
 type Option func(*options)
@@ -130,7 +108,7 @@ func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
 	h := &ports.HTTP{LogUsage: s.LogUsage, CheckPQL: s.CheckPQL, HealthScore: s.HealthScore, PredictChurn: s.PredictChurn,
 		ReserveUsage: s.ReserveUsage, ReleaseUsage: s.ReleaseUsage, History: s.History}
-	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated())
+	h.Routes(r, s.Runtime.Middleware())
 	return r
 }
 

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -33,17 +35,13 @@ type HTTP struct {
 	AdminSecret string
 }
 
-// Middleware are the per-route middlewares the composition root supplies.
-type Middleware struct {
-	Authenticated, APILimit, FeedLimit, Idempotent mux.MiddlewareFunc
-}
-
 // Routes registers the assistant's routes on r. Rate limits come first so that unauthenticated
 // floods are limited too.
-func (h *HTTP) Routes(r *mux.Router, m Middleware) {
-	r.Handle("/api/chat", m.APILimit(m.Authenticated(m.Idempotent(http.HandlerFunc(h.chat))))).Methods(http.MethodPost)
-	r.Handle("/api/agent-brain-seed", m.APILimit(http.HandlerFunc(h.seed))).Methods(http.MethodPost)
-	r.Handle("/api/agent-brain-public-feed", httpx.PublicCORS(m.FeedLimit(http.HandlerFunc(h.feed)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
+	apiLimit := mw.Limit(ratelimit.API)
+	r.Handle("/api/chat", apiLimit(mw.Authenticated(mw.Idempotent(http.HandlerFunc(h.chat))))).Methods(http.MethodPost)
+	r.Handle("/api/agent-brain-seed", apiLimit(http.HandlerFunc(h.seed))).Methods(http.MethodPost)
+	r.Handle("/api/agent-brain-public-feed", httpx.PublicCORS(mw.Limit(ratelimit.Feed)(http.HandlerFunc(h.feed)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 }
 
 func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,8 @@ package ports
 import (
 	"context"
 	"errors"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"net/netip"
 	"time"
@@ -43,21 +45,20 @@ type HTTP struct {
 	Now            app.Clock
 }
 
-// Middleware is what Routes wraps routes in: the general API limit, the stricter limits of
-// sign-up and of password attempts, authentication, and Idempotency-Key on what creates.
-type Middleware struct {
-	API, SignUp, Attempts, Authenticated, Idempotent mux.MiddlewareFunc
-}
+// signUpPolicy throttles registration per client address: a few accounts an hour is plenty for
+// people and little for a script.
+var signUpPolicy = ratelimit.Policy{Name: "signup", Rate: 5, Period: time.Hour}
 
-// Routes registers identity's routes on r.
-func (h *HTTP) Routes(r *mux.Router, mw Middleware) {
-	apiLimit := mw.API
+// Routes registers identity's routes on r: the general API limit on all, the stricter limits of
+// sign-up and of password attempts, authentication, and Idempotency-Key on what creates.
+func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
+	apiLimit, attempts := mw.Limit(ratelimit.API), mw.Limit(ratelimit.Login)
 	api := r.PathPrefix("/api/auth").Subrouter()
 	api.Use(apiLimit)
 	api.HandleFunc("", h.auth).Methods(http.MethodPost)
-	api.Handle("/password", mw.Authenticated(mw.Attempts(http.HandlerFunc(h.changePassword)))).Methods(http.MethodPost)
-	r.Handle("/api/accounts", apiLimit(mw.SignUp(http.HandlerFunc(h.signUp)))).Methods(http.MethodPost)
-	r.Handle("/api/invitations/accept", apiLimit(mw.Attempts(http.HandlerFunc(h.acceptInvitation)))).Methods(http.MethodPost)
+	api.Handle("/password", mw.Authenticated(attempts(http.HandlerFunc(h.changePassword)))).Methods(http.MethodPost)
+	r.Handle("/api/accounts", apiLimit(mw.Limit(signUpPolicy)(http.HandlerFunc(h.signUp)))).Methods(http.MethodPost)
+	r.Handle("/api/invitations/accept", apiLimit(attempts(http.HandlerFunc(h.acceptInvitation)))).Methods(http.MethodPost)
 
 	authed := r.NewRoute().Subrouter()
 	authed.Use(apiLimit, mw.Authenticated)

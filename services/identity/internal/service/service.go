@@ -4,19 +4,15 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/identity/internal/adapters"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
@@ -27,54 +23,6 @@ import (
 
 // Name is the service name: schema, role, consumer group and telemetry label.
 const Name = "identity"
-
-// Config is identity's configuration.
-type Config struct {
-	platform.Config
-	// Argon2MemoryKiB and Argon2Iterations are the argon2id cost of new password hashes, one lane
-	// each: OWASP's first recommended setting (19 MiB, 2 passes, parallelism 1).
-	Argon2MemoryKiB  uint32 `env:"IDENTITY_ARGON2_MEMORY_KIB" envDefault:"19456"`
-	Argon2Iterations uint32 `env:"IDENTITY_ARGON2_ITERATIONS" envDefault:"2"`
-	// HashMemoryBudgetMiB bounds the argon2 memory of the hashes running at once; 0 derives it from
-	// the Go memory limit (see hashBudgetKiB).
-	HashMemoryBudgetMiB int64 `env:"IDENTITY_HASH_MEMORY_BUDGET_MIB" envDefault:"0"`
-	// HashWait is how long a request waits for room in that budget before it is answered 503.
-	HashWait time.Duration `env:"IDENTITY_HASH_WAIT" envDefault:"200ms"`
-	// KeyReload is how often a replica rereads the signing keys, so a rotation reaches all of them.
-	KeyReload time.Duration `env:"IDENTITY_KEY_RELOAD" envDefault:"30s"`
-	// Sealing holds the keys that encrypt signing keys at rest (ENCRYPTION_KEYS, ENCRYPTION_KEY_ID).
-	Sealing sealbox.Config
-}
-
-// Validate checks identity's settings and the shared ones.
-func (c Config) Validate() error {
-	if c.Argon2MemoryKiB < 8*1024 || c.Argon2Iterations < 1 {
-		return fmt.Errorf("IDENTITY_ARGON2_MEMORY_KIB must be at least 8192 and IDENTITY_ARGON2_ITERATIONS at least 1")
-	}
-	if c.KeyReload <= 0 {
-		return fmt.Errorf("IDENTITY_KEY_RELOAD must be positive")
-	}
-	if c.HashMemoryBudgetMiB < 0 || c.HashWait <= 0 {
-		return fmt.Errorf("IDENTITY_HASH_MEMORY_BUDGET_MIB must not be negative and IDENTITY_HASH_WAIT must be positive")
-	}
-	return errors.Join(c.Sealing.Validate(), c.Config.Validate())
-}
-
-// defaultHashBudgetMiB is the hashing budget of a process without a Go memory limit.
-const defaultHashBudgetMiB = 64
-
-// hashBudgetKiB is IDENTITY_HASH_MEMORY_BUDGET_MIB when set; otherwise a quarter of the Go memory
-// limit (GOMEMLIMIT, which the chart derives from the container limit), since the garbage of
-// finished hashes can double their share before the collector runs; otherwise 64 MiB.
-func (c Config) hashBudgetKiB() int64 {
-	if c.HashMemoryBudgetMiB > 0 {
-		return c.HashMemoryBudgetMiB << 10
-	}
-	if limit := debug.SetMemoryLimit(-1); limit != math.MaxInt64 {
-		return limit / 4 >> 10
-	}
-	return defaultHashBudgetMiB << 10
-}
 
 // Service is identity, assembled.
 type Service struct {
@@ -207,19 +155,9 @@ func (s *Service) Handler() http.Handler {
 		CreateKey: s.CreateKey, ListKeys: s.ListKeys, DeleteKey: s.DeleteKey, ExchangeKey: s.ExchangeKey,
 		InviteClient: s.InviteClient, AcceptInvite: s.AcceptInvite, ListClients: s.ListClients,
 		Keys: s.Signer, ClientIP: s.Runtime.Limiter.ClientIP, Now: s.now}
-	h.Routes(r, ports.Middleware{
-		API:           s.Runtime.RateLimit(ratelimit.API),
-		SignUp:        s.Runtime.RateLimit(signUpPolicy),
-		Attempts:      s.Runtime.RateLimit(ratelimit.Login),
-		Authenticated: s.Runtime.Authenticated(),
-		Idempotent:    s.Runtime.Idempotent(),
-	})
+	h.Routes(r, s.Runtime.Middleware())
 	return r
 }
-
-// signUpPolicy throttles registration per client address: a few accounts an hour is plenty for
-// people and little for a script.
-var signUpPolicy = ratelimit.Policy{Name: "signup", Rate: 5, Period: time.Hour}
 
 // EventHandlers are the events identity consumes.
 func (s *Service) EventHandlers() map[string]events.Handler {

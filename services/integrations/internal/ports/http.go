@@ -4,6 +4,8 @@ package ports
 
 import (
 	"encoding/json"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"time"
 
@@ -29,11 +31,12 @@ type HTTP struct {
 	Payments *StripeWebhook
 }
 
-// Routes registers every route on r: limited is the per-IP API rate limit, authed requires a
-// bearer token, idempotent honours Idempotency-Key on what creates or sends.
-func (h HTTP) Routes(r *mux.Router, limited, authed, idempotent mux.MiddlewareFunc) {
-	protect := func(f http.HandlerFunc) http.Handler { return limited(authed(f)) }
-	effect := func(f http.HandlerFunc) http.Handler { return limited(authed(idempotent(f))) }
+// Routes registers every route on r: the per-IP API rate limit on all, authentication on the
+// caller's routes, Idempotency-Key on what creates or sends.
+func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
+	limited := mw.Limit(ratelimit.API)
+	protect := func(f http.HandlerFunc) http.Handler { return limited(mw.Authenticated(f)) }
+	effect := func(f http.HandlerFunc) http.Handler { return limited(mw.Authenticated(mw.Idempotent(f))) }
 	r.Handle("/api/ext-webhook", limited(http.HandlerFunc(h.receiveInbound))).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/sample", httpx.PublicCORS(http.HandlerFunc(h.samples))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	r.Handle("/api/ext-webhook/subscribe", effect(h.subscribe)).Methods(http.MethodPost)

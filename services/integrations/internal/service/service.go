@@ -20,7 +20,6 @@ import (
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
@@ -192,7 +191,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
 	h := ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment}}
-	h.Routes(r, s.Runtime.RateLimit(ratelimit.API), s.Runtime.Authenticated(), s.Runtime.Idempotent())
+	h.Routes(r, s.Runtime.Middleware())
 	return r
 }
 

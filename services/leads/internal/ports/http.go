@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"strings"
 
@@ -25,27 +27,26 @@ const maxBody = 32 << 10
 // HTTP serves the leads routes.
 type HTTP struct {
 	App app.Application
-	// Authenticated requires a valid bearer token; APILimit and StatsLimit are the general and
-	// the public-statistics rate limits; Idempotent honours Idempotency-Key on what spends.
-	Authenticated, APILimit, StatsLimit, Idempotent mux.MiddlewareFunc
 }
 
-// Routes registers every leads route on r.
-func (h HTTP) Routes(r *mux.Router) {
-	authed := func(f http.HandlerFunc) http.Handler { return h.APILimit(h.Authenticated(f)) }
-	spends := func(f http.HandlerFunc) http.Handler { return h.APILimit(h.Authenticated(h.Idempotent(f))) }
+// Routes registers every leads route on r: the general rate limit and authentication on the
+// caller's routes, Idempotency-Key on what spends, the statistics' own limit on the public one.
+func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
+	apiLimit := mw.Limit(ratelimit.API)
+	authed := func(f http.HandlerFunc) http.Handler { return apiLimit(mw.Authenticated(f)) }
+	spends := func(f http.HandlerFunc) http.Handler { return apiLimit(mw.Authenticated(mw.Idempotent(f))) }
 
 	r.Handle("/api/lead-finder", spends(h.findLeads)).Methods(http.MethodPost)
 	r.Handle("/api/lead-qualify", authed(h.qualify)).Methods(http.MethodGet)
 	r.Handle("/api/lead-quality-batch", spends(h.batch)).Methods(http.MethodPost)
 	r.Handle("/api/leads", authed(h.listSheet)).Methods(http.MethodGet)
 	r.Handle("/api/leads/export.csv", authed(h.exportSheet)).Methods(http.MethodGet)
-	r.Handle("/api/scout-stats", httpx.PublicCORS(h.StatsLimit(http.HandlerFunc(h.scoutStats)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	r.Handle("/api/scout-stats", httpx.PublicCORS(mw.Limit(ratelimit.Stats)(http.HandlerFunc(h.scoutStats)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 
 	// The assistant's tools call these on behalf of a caller, with the caller's own token (so the
 	// caller's account and allowances apply) but not charged to the caller's IP bucket: its
 	// requests to the assistant already were. The ingress routes only /api paths.
-	internal := func(f http.HandlerFunc) http.Handler { return h.Authenticated(f) }
+	internal := func(f http.HandlerFunc) http.Handler { return mw.Authenticated(f) }
 	r.Handle("/internal/lead-finder", internal(h.findLeads)).Methods(http.MethodPost)
 	r.Handle("/internal/leads", internal(h.listSheet)).Methods(http.MethodGet)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/postgres"
@@ -84,8 +83,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns the leads routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Router()
-	ports.HTTP{App: s.App, Authenticated: s.Authenticated(), APILimit: s.RateLimit(ratelimit.API), Idempotent: s.Idempotent(),
-		StatsLimit: s.RateLimit(ratelimit.Stats)}.Routes(r)
+	ports.HTTP{App: s.App}.Routes(r, s.Middleware())
 	return r
 }
 
