@@ -175,4 +175,8 @@ func TestDeliveriesBeyondTheBacklogOrLeftAtAStopGoToJobs(t *testing.T) {
 	<-stopped
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`))
 	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`), "every delivery has one owner: a job or its record")
+
+	f.planLeads(2) // planned after the stop: queued as jobs at once, never claimed
+	require.Len(t, f.jobArgs(), 7)
+	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`))
 }

@@ -53,4 +53,3 @@ func TestSecretsAreOnlyForKnownOwners(t *testing.T) {
 	require.Equal(t, "acc_1", owner)
 	require.True(t, domain.SecretMatches(stored, "new"))
 }
-

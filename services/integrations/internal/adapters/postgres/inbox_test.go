@@ -168,4 +168,3 @@ func TestAcceptMakesTheLeadKnownInTheSameTransaction(t *testing.T) {
 	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM inbox`))
 	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM outbox`))
 }
-
