@@ -17,8 +17,8 @@ import (
 )
 
 // Inbox keeps inbound records and the leads known to be on each account's sheet (known_leads),
-// which it alone writes, by one statement (knowLeadSQL): from an accepted new_lead, with the
-// record, and from leads' lead.written (KnowLead).
+// which it alone writes, by one statement (knowLeadSQL, knowLead): from an accepted new_lead,
+// with the record, and from leads' lead.written (KnowLead).
 type Inbox struct {
 	pool *pgxpool.Pool
 }
@@ -68,11 +68,11 @@ func (s *Inbox) accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, $9)`,
 		rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt, byBody)
 	if rec.LeadID != "" {
-		known, err := fieldsJSON(rec.LeadFields)
+		args, err := knowLead(rec.AccountID, rec.LeadID, rec.LeadFields, fromInbound)
 		if err != nil {
 			return app.Accepted{}, err
 		}
-		b.Queue(knowLeadSQL, rec.AccountID, rec.LeadID, known, inboundLeadDefaults, true)
+		b.Queue(knowLeadSQL, args...)
 	}
 	if err := (events.Outbox{}).Queue(ctx, b, ev); err != nil {
 		return app.Accepted{}, err
@@ -140,26 +140,39 @@ const knowLeadSQL = `WITH before AS (SELECT fields FROM known_leads WHERE accoun
 		RETURNING (xmax = 0) AS inserted)
 	SELECT inserted, COALESCE((SELECT fields FROM before), '{}'::jsonb) FROM up`
 
-// fieldsJSON encodes a lead's fields as an object, none as {} (never null).
-func fieldsJSON(fields map[string]string) ([]byte, error) {
-	if fields == nil {
-		return []byte("{}"), nil
-	}
-	return json.Marshal(fields)
-}
+// Where what is known of a lead comes from (knowLead).
+const (
+	fromInbound     = true  // an accepted new_lead: newer than what is known
+	fromLeadWritten = false // leads' lead.written, which may arrive after repeats integrations accepted
+)
 
-// inboundLeadDefaults is what leads stores for a new inbound lead that does not say.
-const inboundLeadDefaults = `{"source": "webhook"}`
+// knowLead is the arguments of knowLeadSQL, the one write of known_leads: the lead's non-empty
+// fields and where they come from. A new inbound lead that names no source is known as leads
+// stores it, from the webhook.
+func knowLead(accountID, leadID string, fields map[string]string, inbound bool) ([]any, error) {
+	known := []byte("{}")
+	if fields != nil {
+		var err error
+		if known, err = json.Marshal(fields); err != nil {
+			return nil, err
+		}
+	}
+	defaults := "{}"
+	if inbound {
+		defaults = `{"source": "webhook"}`
+	}
+	return []any{accountID, leadID, known, defaults, inbound}, nil
+}
 
 // KnowLead implements app.KnownLeads.
 func (s *Inbox) KnowLead(ctx context.Context, accountID, leadID string, fields map[string]string) (bool, error) {
-	known, err := fieldsJSON(fields)
+	args, err := knowLead(accountID, leadID, fields, fromLeadWritten)
 	if err != nil {
 		return false, err
 	}
 	var inserted bool
 	var before map[string]string
-	if err := pgkit.Q(ctx, s.pool).QueryRow(ctx, knowLeadSQL, accountID, leadID, known, "{}", false).Scan(&inserted, &before); err != nil {
+	if err := pgkit.Q(ctx, s.pool).QueryRow(ctx, knowLeadSQL, args...).Scan(&inserted, &before); err != nil {
 		return false, wrap("know lead", err)
 	}
 	return inserted, nil
