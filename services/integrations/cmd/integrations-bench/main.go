@@ -143,7 +143,7 @@ func run(ctx context.Context, adminURL, redisURL string, o options) error {
 		if err != nil {
 			return err
 		}
-		if _, _, err := s.Store.CreateSubscription(ctx, sub); err != nil {
+		if _, _, err := s.Subscriptions.CreateSubscription(ctx, sub); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,10 @@
 // interfaces that the adapters implement. A use case's unit of work is the transaction its ctx
 // carries (an event consumer's, or one a Transactor opened), which the stores and the outbox
 // join, so its writes and events commit together. Accepting an inbound event, the hottest write,
-// is one store call instead (InboxStore.Accept), so that the store can send it in one round trip.
+// is one store call instead (InboxStore.Accept), so that the store can send it in one round trip
+// with the event the use case built. The delivery path reads top-down: PlanDeliveries decides who
+// makes each first attempt (the dispatcher or a queued job), the inbound ports (the dispatcher and
+// the queue's workers) call Deliver, and HandOver moves what a dispatcher will not attempt to jobs.
 package app
 
 import (
@@ -35,8 +38,7 @@ type Outbox interface {
 }
 
 // Planner fans a message out to the account's active subscriptions for its type, in the
-// transaction ctx carries: one delivery row and one queued job per subscription. It returns how
-// many were planned.
+// transaction ctx carries (PlanDeliveries). It returns how many deliveries were planned.
 type Planner interface {
 	Plan(ctx context.Context, accountID string, msg domain.Message) (int, error)
 }
@@ -54,5 +56,7 @@ type Application struct {
 	ForwardLead    Forward[domain.LeadWritten]
 	ForwardHealth  Forward[domain.HealthCritical]
 	Deliver        Deliver
+	HandOver       HandOver
+	Prune          Prune
 	ReceivePayment ReceivePayment
 }

@@ -35,13 +35,18 @@ type AttemptRecord struct {
 	Requeue *DeliveryJob
 }
 
-// DeliveryJob is a queued attempt at a delivery.
+// DeliveryJob is a queued attempt at a delivery: what the job queue stores (as JSON, under
+// Kind) and what its workers hand to Deliver. Jobs queued by earlier versions decode into it, so
+// its JSON names never change; one queued before the account was carried has none.
 type DeliveryJob struct {
-	DeliveryID string
-	AccountID  string    // whose share of the workers the attempt uses
-	At         time.Time // when it is due; the zero time is now
-	Failures   int       // failed attempts so far, which the job's backoff continues from
+	DeliveryID string    `json:"deliveryId"`
+	AccountID  string    `json:"accountId,omitempty"` // whose share of the workers the attempt uses
+	Failures   int       `json:"failures,omitempty"`  // failed attempts so far, which the job's backoff continues from
+	At         time.Time `json:"-"`                   // when it is due; the zero time is now
 }
+
+// Kind names delivery jobs in the queue (River's job kind).
+func (DeliveryJob) Kind() string { return "integrations.delivery" }
 
 // DeliveryStore loads deliveries and records attempts.
 type DeliveryStore interface {

@@ -20,19 +20,26 @@ type Attempt struct {
 	Error       string
 }
 
-// SubscriptionStore keeps REST hook subscriptions and their delivery log.
+// SubscriptionStore keeps REST hook subscriptions.
 type SubscriptionStore interface {
 	// CreateSubscription stores s, unless the account already has a subscription to the same
 	// event and URL: then it returns that one and created is false.
 	CreateSubscription(ctx context.Context, s domain.Subscription) (stored domain.Subscription, created bool, err error)
 	ListSubscriptions(ctx context.Context, accountID string) ([]domain.Subscription, error)
-	// DeleteSubscription removes the account's subscription; ErrNotFound if it has none by id.
+	// DeleteSubscription removes the account's subscription (its deliveries go with it);
+	// ErrNotFound if it has none by id.
 	DeleteSubscription(ctx context.Context, accountID, id string) error
+}
+
+// DeliveryLog is what an account sees and redoes of its deliveries.
+type DeliveryLog interface {
 	// Attempts lists the newest attempts of the account's subscription; ErrNotFound if it has none by id.
 	Attempts(ctx context.Context, accountID, subscriptionID string, limit int) ([]Attempt, error)
-	// Replay queues the account's delivery again, keeping its webhook-id; ErrNotFound if it has
-	// none by id (or its subscription is not active), ErrPending if it is still queued.
-	Replay(ctx context.Context, accountID, deliveryID string) error
+	// Reopen makes the account's finished delivery pending again, keeping its id (its
+	// webhook-id), in the transaction ctx carries, and returns the job that must own it;
+	// ErrNotFound if the account has none by id (or its subscription is not active), ErrPending
+	// if it is still pending.
+	Reopen(ctx context.Context, accountID, deliveryID string) (DeliveryJob, error)
 }
 
 // MaxSubscriptionsPerAccount keeps one account from turning us into a fan-out amplifier.
@@ -45,9 +52,12 @@ const MaxSubscriptionsPerHost = 20
 
 // Hooks are the REST hook use cases of an authenticated account.
 type Hooks struct {
-	Store  SubscriptionStore
-	Policy domain.TargetPolicy
-	Now    Clock
+	Store      SubscriptionStore
+	Deliveries DeliveryLog
+	Tx         Transactor
+	Jobs       JobQueue
+	Policy     domain.TargetPolicy
+	Now        Clock
 }
 
 // Subscribe registers hookURL for the account's events of one type. It is idempotent: the same
@@ -100,12 +110,20 @@ func (h Hooks) Unsubscribe(ctx context.Context, accountID, id string) error {
 const MaxAttemptsListed = 100
 
 func (h Hooks) Attempts(ctx context.Context, accountID, subscriptionID string) ([]Attempt, error) {
-	a, err := h.Store.Attempts(ctx, accountID, subscriptionID, MaxAttemptsListed)
+	a, err := h.Deliveries.Attempts(ctx, accountID, subscriptionID, MaxAttemptsListed)
 	return a, notFoundAs(err, "subscription "+subscriptionID)
 }
 
+// Replay queues the account's delivery again under the same webhook-id: it is pending again and
+// its job queued in one transaction.
 func (h Hooks) Replay(ctx context.Context, accountID, deliveryID string) error {
-	err := h.Store.Replay(ctx, accountID, deliveryID)
+	err := h.Tx.InTx(ctx, func(ctx context.Context) error {
+		job, err := h.Deliveries.Reopen(ctx, accountID, deliveryID)
+		if err != nil {
+			return err
+		}
+		return h.Jobs.Enqueue(ctx, job)
+	})
 	if errors.Is(err, ErrPending) {
 		return apperr.Conflict("delivery_pending", "delivery "+deliveryID+" is still queued; replay it once it has succeeded or failed")
 	}

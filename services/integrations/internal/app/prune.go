@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Pruner deletes finished deliveries (their attempts go with them) and processed payment-event
-// ids older than a cutoff, at most limit rows per call.
+// Pruner deletes a log's rows older than a cutoff (finished deliveries with their attempts,
+// processed payment-event ids), at most limit rows per call.
 type Pruner interface {
 	Prune(ctx context.Context, before time.Time, limit int) (int, error)
 }
@@ -16,7 +16,7 @@ const pruneBatch = 5000
 
 // Prune keeps the delivery log and the payment dedup table to the retention period.
 type Prune struct {
-	Store     Pruner
+	Stores    []Pruner
 	Retention time.Duration
 	Now       Clock
 }
@@ -26,11 +26,17 @@ type Prune struct {
 func (h Prune) Handle(ctx context.Context) (int, error) {
 	before := h.Now().Add(-h.Retention)
 	total := 0
-	for {
-		n, err := h.Store.Prune(ctx, before, pruneBatch)
-		total += n
-		if err != nil || n < pruneBatch {
-			return total, err
+	for _, store := range h.Stores {
+		for {
+			n, err := store.Prune(ctx, before, pruneBatch)
+			total += n
+			if err != nil {
+				return total, err
+			}
+			if n < pruneBatch {
+				break
+			}
 		}
 	}
+	return total, nil
 }

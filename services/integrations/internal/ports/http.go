@@ -1,5 +1,8 @@
-// Package ports is the inbound side of integrations: HTTP routes and event consumer handlers.
-// It is the only package importing gorilla/mux.
+// Package ports is the inbound side of integrations, each entry a thin caller of one use case:
+// HTTP routes, event consumer handlers, and the two drivers of delivery attempts, the in-process
+// Dispatcher of first attempts and the River workers of queued jobs (both call app.Deliver, and
+// share one account's share of the workers, AccountSlots). It is the only package importing
+// gorilla/mux.
 package ports
 
 import (

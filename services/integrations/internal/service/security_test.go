@@ -36,7 +36,7 @@ func TestAnAttemptAgainstABlockedAddressShowsNoAddress(t *testing.T) {
 	// The name passed the check when it was subscribed; what it resolves to now is internal.
 	sub := domain.RehydrateSubscription("hook_rebind", "acc_owner_rebind", domain.OutboundNewLead,
 		"http://localhost:"+port+"/hook", domain.NewSigningSecret(), domain.SubscriptionActive, time.Now(), nil)
-	_, _, err = s.svc.Store.CreateSubscription(context.Background(), sub)
+	_, _, err = s.svc.Subscriptions.CreateSubscription(context.Background(), sub)
 	require.NoError(t, err)
 	s.publish(t, "lead.written", "acc_owner_rebind", map[string]string{"leadId": "lead_rebind", "name": "Jane", "email": "jane@example.com"})
 

@@ -45,10 +45,10 @@ var Sources = append([]pgkit.Source{{Name: Name, FS: migrations.FS}}, platform.S
 // Service is integrations, assembled.
 type Service struct {
 	*platform.Runtime
-	App        app.Application
-	Store      *postgres.Store
-	Workers    *river.Client[pgx.Tx]
-	Dispatcher *delivery.Dispatcher
+	App           app.Application
+	Subscriptions *postgres.Subscriptions
+	Workers       *river.Client[pgx.Tx]
+	Dispatcher    *ports.Dispatcher
 
 	stripeSecret string
 	consumers    []platform.Worker
@@ -86,46 +86,56 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	if err != nil {
 		return nil, err
 	}
-	store := postgres.New(rt.Pool, queue, box)
-	store.UseReplica(rt.Reads)
+	accounts, inbox, payments := postgres.NewAccounts(rt.Pool), postgres.NewInbox(rt.Pool), postgres.NewPayments(rt.Pool)
+	subscriptions := postgres.NewSubscriptions(rt.Pool, box, rt.Reads)
+	deliveries := postgres.NewDeliveries(rt.Pool, box, queue, rt.Reads)
 	now := func() time.Time { return time.Now().UTC() }
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
-	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}
-	a := app.Application{
-		ReceiveInbound: app.ReceiveInbound{Secrets: store, Inbox: store, Now: now},
-		RotateSecret:   app.RotateSecret{Secrets: store},
-		ProjectAccount: app.ProjectAccount{Accounts: store},
-		Hooks:          app.Hooks{Store: store, Policy: policy, Now: now},
-		KnowLead:       app.KnowLead{Leads: store},
-		ForwardLead:    app.NewForwardLead(store),
-		ForwardHealth:  app.NewForwardHealthCritical(store),
-		Deliver:        app.Deliver{Store: store, Sender: sender, Policy: cfg.RetryPolicy(), Now: now},
-		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: store, Outbox: outbox, Planner: store},
-	}
-	prune := app.Prune{Store: store, Retention: cfg.LogRetention, Now: now}
-	slots, err := delivery.NewAccountSlots(cfg.DeliveryAccountConcurrency)
+	// joined runs a use case's work in the transaction its ctx carries (the consumer's), without
+	// a savepoint; uow begins one of its own.
+	uow, joined, outbox := pgkit.Transactor{DB: rt.Pool}, pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{}
+	slots, err := ports.NewAccountSlots(cfg.DeliveryAccountConcurrency)
 	if err != nil {
 		return nil, err
 	}
-	wcfg := delivery.WorkerConfig{
-		Concurrency: cfg.DeliveryConcurrency, Slots: slots,
-		AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
-		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
-	}
-	workers, err := delivery.NewWorkers(rt.Pool, a.Deliver, prune, wcfg)
-	if err != nil {
-		return nil, err
-	}
-	dispatcher, err := delivery.NewDispatcher(a.Deliver, store, delivery.DispatchConfig{
+	// The delivery path, top-down: Plan hands each new delivery to the dispatcher (or, while it
+	// stops, to a job); the dispatcher and the job workers call Deliver; HandOver gives the
+	// dispatcher's leftovers to jobs.
+	deliver := app.Deliver{Store: deliveries, Sender: sender, Policy: cfg.RetryPolicy(), Now: now}
+	handOver := app.HandOver{Tx: uow, Claims: deliveries, Jobs: queue}
+	dispatcher, err := ports.NewDispatcher(deliver, handOver, ports.DispatchConfig{
 		Workers: cfg.DeliveryConcurrency, Backlog: dispatchBacklog, AttemptTimeout: cfg.DeliveryTimeout, Slots: slots,
 	})
 	if err != nil {
 		return nil, err
 	}
-	store.DispatchTo(dispatcher)
-	return &Service{Runtime: rt, App: a, Store: store, Workers: workers, Dispatcher: dispatcher, stripeSecret: cfg.StripeWebhookSecret,
-		jobTimeout: delivery.JobTimeout(wcfg),
-		consumers:  consumers(rt, cfg, ports.EventHandlers(a))}, nil
+	plan := app.PlanDeliveries{Tx: joined, Subscribers: subscriptions, Deliveries: deliveries, Jobs: queue,
+		Dispatcher: dispatcher, AfterCommit: pgkit.AfterCommit, Now: now}
+	a := app.Application{
+		ReceiveInbound: app.ReceiveInbound{Secrets: accounts, Inbox: inbox, Now: now},
+		RotateSecret:   app.RotateSecret{Secrets: accounts},
+		ProjectAccount: app.ProjectAccount{Accounts: accounts},
+		Hooks:          app.Hooks{Store: subscriptions, Deliveries: deliveries, Tx: uow, Jobs: queue, Policy: policy, Now: now},
+		KnowLead:       app.KnowLead{Leads: inbox},
+		ForwardLead:    app.NewForwardLead(plan),
+		ForwardHealth:  app.NewForwardHealthCritical(plan),
+		Deliver:        deliver,
+		HandOver:       handOver,
+		Prune:          app.Prune{Stores: []app.Pruner{deliveries, payments}, Retention: cfg.LogRetention, Now: now},
+		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: payments, Outbox: outbox, Planner: plan},
+	}
+	jcfg := ports.JobConfig{
+		Queue: delivery.QueueName, Concurrency: cfg.DeliveryConcurrency, Slots: slots,
+		AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
+		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
+	}
+	workers, err := ports.NewJobWorkers(rt.Pool, a.Deliver, a.Prune, jcfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Runtime: rt, App: a, Subscriptions: subscriptions, Workers: workers, Dispatcher: dispatcher,
+		stripeSecret: cfg.StripeWebhookSecret, jobTimeout: ports.JobTimeout(jcfg),
+		consumers: consumers(rt, cfg, ports.EventHandlers(a))}, nil
 }
 
 // consumers are cfg.EventConsumers members of the integrations group, named apart so Redis
@@ -154,7 +164,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 	if err := Migrate(ctx, s.Runtime.Pool, s.Runtime.Config.DB.Schema); err != nil {
 		return err
 	}
-	n, err := s.Store.CanonicalizeHookURLs(ctx)
+	n, err := s.Subscriptions.CanonicalizeHookURLs(ctx)
 	if n > 0 {
 		slog.InfoContext(ctx, "hook URLs stored as written were canonicalized", "subscriptions", n)
 	}
@@ -169,7 +179,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 const secretSealing = time.Hour
 
 func (s *Service) sealSecrets(ctx context.Context) error {
-	n, err := s.Store.SealSecrets(ctx)
+	n, err := s.Subscriptions.SealSecrets(ctx)
 	if n > 0 {
 		slog.InfoContext(ctx, "subscription secrets sealed with the current encryption key", "subscriptions", n)
 	}
@@ -201,7 +211,7 @@ func (s *Service) Handler() http.Handler {
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
 		{Name: "delivery dispatcher", Run: s.Dispatcher.Run},
-		platform.Every("dispatch claim sweeper", delivery.SweepEvery, s.Dispatcher.Sweep),
+		platform.Every("dispatch claim sweeper", ports.SweepEvery, s.Dispatcher.Sweep),
 		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool, JobTimeout: s.jobTimeout}.Sample),
 		platform.Every("secret sealer", secretSealing, s.sealSecrets)}, s.consumers...)
 	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
@@ -224,11 +234,11 @@ func (s *Service) runWorkers(ctx context.Context) error {
 // RotateSecretByEmail issues a new inbound secret for the owner with this email, waiting until
 // deadline for identity's account.created to reach our projection.
 func RotateSecretByEmail(ctx context.Context, pool *pgxpool.Pool, email string, deadline time.Time) (string, error) {
-	store := postgres.New(pool, nil, nil) // inbound secrets only: no jobs, no sealed secrets
+	accounts := postgres.NewAccounts(pool)
 	for {
-		accountID, err := store.OwnerByEmail(ctx, email)
+		accountID, err := accounts.OwnerByEmail(ctx, email)
 		if err == nil {
-			secret, err := app.RotateSecret{Secrets: store}.Handle(ctx, accountID)
+			secret, err := app.RotateSecret{Secrets: accounts}.Handle(ctx, accountID)
 			return string(secret), err
 		}
 		if !errors.Is(err, app.ErrNotFound) {

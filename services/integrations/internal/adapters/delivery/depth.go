@@ -8,6 +8,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
 )
 
 // DepthEvery is how often the queue depth is sampled: a fraction of a dashboard's resolution,
@@ -38,7 +40,7 @@ func (s DepthSampler) Sample(ctx context.Context) error {
 	err := s.Pool.QueryRow(ctx, `SELECT
 			count(*) FILTER (WHERE state IN ('available', 'retryable', 'scheduled')),
 			count(*) FILTER (WHERE state = 'running' AND attempted_at < now() - make_interval(secs => $2))
-		FROM river_job WHERE kind = $1`, Args{}.Kind(), s.JobTimeout.Seconds()).Scan(&waiting, &stuck)
+		FROM river_job WHERE kind = $1`, app.DeliveryJob{}.Kind(), s.JobTimeout.Seconds()).Scan(&waiting, &stuck)
 	if err != nil {
 		return fmt.Errorf("count waiting deliveries: %w", err)
 	}

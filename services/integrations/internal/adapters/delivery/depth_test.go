@@ -11,7 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
 )
+
+func job(id string) app.DeliveryJob { return app.DeliveryJob{DeliveryID: id} }
+
+// otherKind is a job that is not a delivery (the prune, say).
+type otherKind struct{}
+
+func (otherKind) Kind() string { return "integrations.other" }
 
 // TestDepthCountsWaitingDeliveriesOnly: available and scheduled delivery jobs count; finished
 // ones and other kinds (the prune) do not.
@@ -23,9 +31,9 @@ func TestDepthCountsWaitingDeliveriesOnly(t *testing.T) {
 	require.NoError(t, err)
 	later := &river.InsertOpts{Queue: QueueName, ScheduledAt: time.Now().Add(time.Hour)}
 	_, err = client.InsertMany(ctx, []river.InsertManyParams{
-		{Args: Args{DeliveryID: "dlv_1"}}, {Args: Args{DeliveryID: "dlv_2"}}, {Args: Args{DeliveryID: "dlv_3"}},
-		{Args: Args{DeliveryID: "dlv_later"}, InsertOpts: later},
-		{Args: PruneArgs{}},
+		{Args: job("dlv_1")}, {Args: job("dlv_2")}, {Args: job("dlv_3")},
+		{Args: job("dlv_later"), InsertOpts: later},
+		{Args: otherKind{}},
 	})
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE args->>'deliveryId' = 'dlv_3'`)
@@ -44,8 +52,8 @@ func TestStuckCountsJobsRunningPastTheJobTimeout(t *testing.T) {
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)
 	_, err = client.InsertMany(ctx, []river.InsertManyParams{
-		{Args: Args{DeliveryID: "dlv_dead_1"}}, {Args: Args{DeliveryID: "dlv_dead_2"}},
-		{Args: Args{DeliveryID: "dlv_live"}}, {Args: PruneArgs{}},
+		{Args: job("dlv_dead_1")}, {Args: job("dlv_dead_2")},
+		{Args: job("dlv_live")}, {Args: otherKind{}},
 	})
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = CASE

@@ -3,8 +3,6 @@ package delivery
 import (
 	"strconv"
 
-	"github.com/bizassist/bizassist/services/integrations/internal/app"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 )
@@ -20,33 +18,7 @@ var (
 		Help:    "Time from dialling a subscriber to its response.",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 15},
 	})
-	outcomes = promauto.NewCounterVec(prometheus.CounterOpts{
-		Name: "bizassist_webhook_deliveries_total",
-		Help: "What each attempt meant for its delivery: done (delivered, gone or nothing to do), retry, snoozed (Retry-After) or given_up.",
-	}, []string{"result"})
-	deferrals = promauto.NewCounter(prometheus.CounterOpts{
-		Name: "bizassist_webhook_deferrals_total",
-		Help: "Deliveries put off (not attempted) because their account already had its share of workers in flight.",
-	})
-	handoffs = promauto.NewCounterVec(prometheus.CounterOpts{
-		Name: "bizassist_webhook_handoffs_total",
-		Help: "Deliveries planned for an attempt in process that went to a queued job instead, by reason: backlog (the dispatcher was full), account_share (their account had its share in flight), claim_ending (they waited too long), stopping (the process was stopping), expired (their claim ran out: found by the sweeper).",
-	}, []string{"reason"})
 )
-
-// countOutcome counts what an attempt meant for its delivery.
-func countOutcome(next app.Next, err error) {
-	switch {
-	case err != nil, next.Retry != nil:
-		outcomes.WithLabelValues("retry").Inc()
-	case next.GiveUp != nil:
-		outcomes.WithLabelValues("given_up").Inc()
-	case !next.Done:
-		outcomes.WithLabelValues("snoozed").Inc()
-	default:
-		outcomes.WithLabelValues("done").Inc()
-	}
-}
 
 func statusClass(status int) string {
 	if status == 0 {

@@ -1,4 +1,6 @@
-// Package delivery sends signed webhooks and runs them as durable River jobs in PostgreSQL.
+// Package delivery is the outbound side of delivering webhooks: the sender that signs and POSTs
+// them, and River in PostgreSQL, where delivery jobs are queued (Queue, app.JobQueue) and counted
+// (DepthSampler). The workers that run the jobs are an inbound port (ports.NewJobWorkers).
 package delivery
 
 import (

@@ -137,7 +137,7 @@ func TestStoredHookURLsAreCanonicalizedAndTheirCopiesFolded(t *testing.T) {
 			s.id, s.account, s.event, s.url, s.status, s.created)
 	}
 	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', 'hook_a3', 'new_lead', '{}', 'pending')`)
-	store := postgres.New(pool, noJobs{}, sealboxtest.New(t))
+	store := postgres.NewSubscriptions(pool, sealboxtest.New(t), pgkit.PrimaryReads(pool))
 
 	n, err := store.CanonicalizeHookURLs(context.Background())
 	require.NoError(t, err)

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Bounds of the webhook secrets a Store remembers: for how long, and how many before it starts
-// over (a sender spraying valid secrets of many accounts cannot grow it without end).
+// Bounds of the webhook secrets the Accounts store remembers: for how long, and how many before
+// it starts over (a sender spraying valid secrets of many accounts cannot grow it without end).
 const (
 	secretsRemembered    = time.Second
 	maxSecretsRemembered = 10_000

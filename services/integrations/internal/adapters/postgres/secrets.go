@@ -13,9 +13,12 @@ import (
 // sealBatch is how many subscriptions SealSecrets reads at a time.
 const sealBatch = 500
 
-// sealSecret is the stored form of a subscription's signing secret: sealed with the
-// subscription's id as associated data, so a sealed secret cannot be moved to another row.
-func (s *Store) sealSecret(subscriptionID, secret string) (string, error) {
+// sealer keeps subscription signing secrets sealed at rest with box.
+type sealer struct{ box *sealbox.Box }
+
+// seal is the stored form of a subscription's signing secret: sealed with the subscription's id
+// as associated data, so a sealed secret cannot be moved to another row.
+func (s sealer) seal(subscriptionID, secret string) (string, error) {
 	sealed, err := s.box.Seal([]byte(secret), []byte(subscriptionID))
 	if err != nil {
 		return "", fmt.Errorf("seal the secret of %s: %w", subscriptionID, err)
@@ -23,9 +26,9 @@ func (s *Store) sealSecret(subscriptionID, secret string) (string, error) {
 	return sealed, nil
 }
 
-// openSecret is a stored signing secret in the clear. A plaintext one was stored before secrets
-// were sealed (or by an older replica during a rollout); SealSecrets seals it.
-func (s *Store) openSecret(subscriptionID, stored string) (string, error) {
+// open is a stored signing secret in the clear. A plaintext one was stored before secrets were
+// sealed (or by an older replica during a rollout); SealSecrets seals it.
+func (s sealer) open(subscriptionID, stored string) (string, error) {
 	if !sealbox.IsSealed(stored) {
 		return stored, nil
 	}
@@ -39,7 +42,7 @@ func (s *Store) openSecret(subscriptionID, stored string) (string, error) {
 // SealSecrets seals the signing secrets still stored in plaintext and reseals those sealed under
 // an encryption key other than the current one, and reports how many it changed. A row another
 // replica changed meanwhile is left as that replica wrote it.
-func (s *Store) SealSecrets(ctx context.Context) (int, error) {
+func (s *Subscriptions) SealSecrets(ctx context.Context) (int, error) {
 	changed, after := 0, ""
 	for {
 		rows, err := s.pool.Query(ctx, `SELECT id, secret FROM subscriptions WHERE id > $1 ORDER BY id LIMIT $2`, after, sealBatch)
@@ -57,14 +60,14 @@ func (s *Store) SealSecrets(ctx context.Context) (int, error) {
 		updates := &pgx.Batch{}
 		for _, row := range stored {
 			id, old := row[0], row[1]
-			if !s.box.Stale(old) {
+			if !s.secrets.box.Stale(old) {
 				continue
 			}
-			secret, err := s.openSecret(id, old)
+			secret, err := s.secrets.open(id, old)
 			if err != nil {
 				return changed, err
 			}
-			sealed, err := s.sealSecret(id, secret)
+			sealed, err := s.secrets.seal(id, secret)
 			if err != nil {
 				return changed, err
 			}

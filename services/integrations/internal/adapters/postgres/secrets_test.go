@@ -37,7 +37,7 @@ func TestSigningSecretsAreSealedAtRest(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
 	box := sealboxtest.New(t)
-	store := postgres.New(pool, noJobs{}, box)
+	store := postgres.NewSubscriptions(pool, box, pgkit.PrimaryReads(pool))
 	ctx := context.Background()
 	a, b := newSubscription(t, "acc_1", "https://a.example/x"), newSubscription(t, "acc_1", "https://b.example/x")
 	for _, sub := range []domain.Subscription{a, b} {
@@ -77,7 +77,7 @@ func TestSealSecretsSealsPlaintextAndResealsAfterRotation(t *testing.T) {
 	require.NoError(t, err)
 	before, err := sealbox.New(sealbox.Config{Keys: oldKey, KeyID: "k1"})
 	require.NoError(t, err)
-	store := postgres.New(pool, noJobs{}, before)
+	store := postgres.NewSubscriptions(pool, before, pgkit.PrimaryReads(pool))
 	n, err := store.SealSecrets(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
@@ -93,7 +93,7 @@ func TestSealSecretsSealsPlaintextAndResealsAfterRotation(t *testing.T) {
 	require.NoError(t, err)
 	after, err := sealbox.New(sealbox.Config{Keys: oldKey + "," + newKey, KeyID: "k2"})
 	require.NoError(t, err)
-	rotated := postgres.New(pool, noJobs{}, after)
+	rotated := postgres.NewSubscriptions(pool, after, pgkit.PrimaryReads(pool))
 	n, err = rotated.SealSecrets(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
@@ -102,7 +102,7 @@ func TestSealSecretsSealsPlaintextAndResealsAfterRotation(t *testing.T) {
 	}
 	onlyNew, err := sealbox.New(sealbox.Config{Keys: newKey, KeyID: "k2"})
 	require.NoError(t, err)
-	subs, err := postgres.New(pool, noJobs{}, onlyNew).ListSubscriptions(ctx, "acc_1")
+	subs, err := postgres.NewSubscriptions(pool, onlyNew, pgkit.PrimaryReads(pool)).ListSubscriptions(ctx, "acc_1")
 	require.NoError(t, err, "the old key can go once everything is resealed")
 	got := map[string]string{}
 	for _, s := range subs {

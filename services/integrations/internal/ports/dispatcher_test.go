@@ -1,4 +1,4 @@
-package delivery_test
+package ports_test
 
 import (
 	"context"
@@ -12,17 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
-	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+	"github.com/bizassist/bizassist/services/integrations/internal/ports"
 )
 
-// startDispatcher makes the store's planned deliveries the dispatcher's and runs it; stop ends
-// it as a shutdown does (the test's end does too).
-func (f *fixture) startDispatcher(cfg delivery.DispatchConfig) (d *delivery.Dispatcher, stop func()) {
+// startDispatcher makes the deliveries planned from now on the dispatcher's and runs it; stop
+// ends it as a shutdown does (the test's end does too).
+func (f *fixture) startDispatcher(cfg ports.DispatchConfig) (d *ports.Dispatcher, stop func()) {
 	f.t.Helper()
-	d, err := delivery.NewDispatcher(f.deliverer(fastRetries, cfg.AttemptTimeout), f.store, cfg)
+	d, err := ports.NewDispatcher(f.deliverer(fastRetries, cfg.AttemptTimeout), f.handOver(), cfg)
 	require.NoError(f.t, err)
-	f.store.DispatchTo(d)
+	f.dispatcher = d
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -37,17 +38,17 @@ func (f *fixture) startDispatcher(cfg delivery.DispatchConfig) (d *delivery.Disp
 	return d, stop
 }
 
-func (f *fixture) dispatchConfig(workers, backlog, accountShare int) delivery.DispatchConfig {
-	return delivery.DispatchConfig{Workers: workers, Backlog: backlog, AttemptTimeout: 2 * time.Second, Slots: slots(f.t, accountShare)}
+func (f *fixture) dispatchConfig(workers, backlog, accountShare int) ports.DispatchConfig {
+	return ports.DispatchConfig{Workers: workers, Backlog: backlog, AttemptTimeout: 2 * time.Second, Slots: slots(f.t, accountShare)}
 }
 
-func (f *fixture) jobArgs() []delivery.Args {
+func (f *fixture) jobArgs() []app.DeliveryJob {
 	f.t.Helper()
-	rows, err := f.pool.Query(context.Background(), `SELECT args FROM river_job WHERE kind = $1 ORDER BY id`, delivery.Args{}.Kind())
+	rows, err := f.pool.Query(context.Background(), `SELECT args FROM river_job WHERE kind = $1 ORDER BY id`, app.DeliveryJob{}.Kind())
 	require.NoError(f.t, err)
 	raw, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
 	require.NoError(f.t, err)
-	out := make([]delivery.Args, len(raw))
+	out := make([]app.DeliveryJob, len(raw))
 	for i, r := range raw {
 		require.NoError(f.t, json.Unmarshal(r, &out[i]))
 	}
@@ -116,9 +117,9 @@ func TestTheSweeperQueuesDeliveriesWhoseClaimRanOut(t *testing.T) {
 	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
 	rc := newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusOK })
 	serveOn(t, addr, rc)
-	dead, err := delivery.NewDispatcher(f.deliverer(fastRetries, time.Second), f.store, f.dispatchConfig(1, 100, 1))
+	dead, err := ports.NewDispatcher(f.deliverer(fastRetries, time.Second), f.handOver(), f.dispatchConfig(1, 100, 1))
 	require.NoError(t, err)
-	f.store.DispatchTo(dead) // planned for, never run
+	f.dispatcher = dead // planned for, never run
 	f.planLeads(5)
 	require.Equal(t, 5, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until > now()`))
 
@@ -174,4 +175,8 @@ func TestDeliveriesBeyondTheBacklogOrLeftAtAStopGoToJobs(t *testing.T) {
 	<-stopped
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`))
 	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`), "every delivery has one owner: a job or its record")
+
+	f.planLeads(2) // planned after the stop: queued as jobs at once, never claimed
+	require.Len(t, f.jobArgs(), 7)
+	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`))
 }

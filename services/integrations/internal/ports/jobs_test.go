@@ -1,4 +1,4 @@
-package delivery_test
+package ports_test
 
 import (
 	"context"
@@ -30,6 +30,7 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+	"github.com/bizassist/bizassist/services/integrations/internal/ports"
 	"github.com/bizassist/bizassist/services/integrations/migrations"
 )
 
@@ -39,9 +40,14 @@ var loopback = domain.TargetPolicy{AllowHTTP: true, Allow: []netip.Prefix{netip.
 var fastRetries = domain.RetryPolicy{Base: 10 * time.Millisecond, Cap: 50 * time.Millisecond, GiveUpAfter: time.Hour, DisableAfter: time.Hour}
 
 type fixture struct {
-	t     *testing.T
-	pool  *pgxpool.Pool
-	store *postgres.Store
+	t          *testing.T
+	pool       *pgxpool.Pool
+	subs       *postgres.Subscriptions
+	deliveries *postgres.Deliveries
+	queue      *delivery.Queue
+	// dispatcher makes the first attempts of what is planned from its start on (startDispatcher);
+	// without one, every planned delivery is a queued job.
+	dispatcher app.FirstAttempts
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -50,18 +56,20 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, delivery.Migrate(context.Background(), pool))
 	queue, err := delivery.NewQueue(pool, 5*time.Millisecond)
 	require.NoError(t, err)
-	return &fixture{t: t, pool: pool, store: postgres.New(pool, queue, sealboxtest.New(t))}
+	box, reads := sealboxtest.New(t), pgkit.PrimaryReads(pool)
+	return &fixture{t: t, pool: pool, queue: queue,
+		subs: postgres.NewSubscriptions(pool, box, reads), deliveries: postgres.NewDeliveries(pool, box, queue, reads)}
 }
 
 // startWorkers runs a River client until it is stopped or the test ends.
 func (f *fixture) startWorkers(policy domain.RetryPolicy) *river.Client[pgx.Tx] {
 	f.t.Helper()
-	return f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, Slots: slots(f.t, 4), AttemptTimeout: 2 * time.Second,
+	return f.startWorkersWith(ports.JobConfig{Concurrency: 4, Slots: slots(f.t, 4), AttemptTimeout: 2 * time.Second,
 		Policy: policy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
 }
 
-func slots(t *testing.T, limit int) *delivery.AccountSlots {
-	s, err := delivery.NewAccountSlots(limit)
+func slots(t *testing.T, limit int) *ports.AccountSlots {
+	s, err := ports.NewAccountSlots(limit)
 	require.NoError(t, err)
 	return s
 }
@@ -69,18 +77,25 @@ func slots(t *testing.T, limit int) *delivery.AccountSlots {
 // deliverer is the use case the workers and the dispatcher run; the sender gives up after timeout.
 func (f *fixture) deliverer(policy domain.RetryPolicy, timeout time.Duration) app.Deliver {
 	return app.Deliver{
-		Store:  f.store,
+		Store:  f.deliveries,
 		Sender: delivery.Sender{Client: safehttp.NewClient(loopback, timeout, 8), Now: time.Now},
 		Policy: policy, Now: time.Now,
 	}
 }
 
-// startWorkersWith runs a River client with cfg; the sender gives up after cfg.AttemptTimeout.
-func (f *fixture) startWorkersWith(cfg delivery.WorkerConfig) *river.Client[pgx.Tx] {
+// handOver is the use case that gives a dispatcher's leftovers to jobs.
+func (f *fixture) handOver() app.HandOver {
+	return app.HandOver{Tx: pgkit.Transactor{DB: f.pool}, Claims: f.deliveries, Jobs: f.queue}
+}
+
+// startWorkersWith runs a River client with cfg on the deliveries queue; the sender gives up
+// after cfg.AttemptTimeout.
+func (f *fixture) startWorkersWith(cfg ports.JobConfig) *river.Client[pgx.Tx] {
 	f.t.Helper()
+	cfg.Queue = delivery.QueueName
 	deliver := f.deliverer(cfg.Policy, cfg.AttemptTimeout)
-	prune := app.Prune{Store: f.store, Retention: 30 * 24 * time.Hour, Now: time.Now}
-	c, err := delivery.NewWorkers(f.pool, deliver, prune, cfg)
+	prune := app.Prune{Stores: []app.Pruner{f.deliveries}, Retention: 30 * 24 * time.Hour, Now: time.Now}
+	c, err := ports.NewJobWorkers(f.pool, deliver, prune, cfg)
 	require.NoError(f.t, err)
 	require.NoError(f.t, c.Start(context.Background()))
 	f.t.Cleanup(func() { stop(f.t, c) })
@@ -102,7 +117,7 @@ func (f *fixture) subscribeFor(accountID, url, event string) domain.Subscription
 	f.t.Helper()
 	sub, err := domain.NewSubscription(accountID, event, url, loopback, time.Now())
 	require.NoError(f.t, err)
-	_, _, err = f.store.CreateSubscription(context.Background(), sub)
+	_, _, err = f.subs.CreateSubscription(context.Background(), sub)
 	require.NoError(f.t, err)
 	return sub
 }
@@ -115,7 +130,7 @@ func (f *fixture) planLeads(n int) {
 
 func (f *fixture) planLeadsFor(accountID string, n int) {
 	f.t.Helper()
-	forward := app.NewForwardLead(f.store)
+	forward := app.NewForwardLead(f.planner())
 	for i := range n {
 		err := pgkit.Transactor{DB: f.pool}.InTx(context.Background(), func(ctx context.Context) error {
 			return forward.Handle(ctx, app.ForwardCommand[domain.LeadWritten]{AccountID: accountID, Event: domain.LeadWritten{
@@ -124,6 +139,12 @@ func (f *fixture) planLeadsFor(accountID string, n int) {
 		})
 		require.NoError(f.t, err)
 	}
+}
+
+// planner plans as the service does: for the fixture's dispatcher, if it has one.
+func (f *fixture) planner() app.PlanDeliveries {
+	return app.PlanDeliveries{Tx: pgkit.Transactor{DB: f.pool, Join: true}, Subscribers: f.subs, Deliveries: f.deliveries,
+		Jobs: f.queue, Dispatcher: f.dispatcher, AfterCommit: pgkit.AfterCommit, Now: time.Now}
 }
 
 func (f *fixture) count(sql string, args ...any) int {
@@ -326,7 +347,7 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 	const slowQueued, healthyQueued = 40, 10
 	f.planLeadsFor("acc_slow", slowQueued) // first in line
 	f.planLeadsFor("acc_healthy", healthyQueued)
-	f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, Slots: slots(t, 2), AttemptTimeout: 10 * time.Minute,
+	f.startWorkersWith(ports.JobConfig{Concurrency: 4, Slots: slots(t, 2), AttemptTimeout: 10 * time.Minute,
 		Policy: fastRetries, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
 	t.Cleanup(func() { close(release) }) // runs before the workers stop
 
@@ -352,7 +373,7 @@ func TestJobsOfAKilledWorkerAreRescuedSoonAfterTheJobTimeout(t *testing.T) {
 		attempted_at = now() - interval '2 minutes', attempted_by = '{dead-worker}'`)
 	require.NoError(t, err)
 
-	f.startWorkersWith(delivery.WorkerConfig{Concurrency: 4, Slots: slots(t, 4), AttemptTimeout: 2 * time.Second,
+	f.startWorkersWith(ports.JobConfig{Concurrency: 4, Slots: slots(t, 4), AttemptTimeout: 2 * time.Second,
 		Policy: domain.DefaultRetryPolicy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
 	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events

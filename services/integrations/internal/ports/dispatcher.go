@@ -1,4 +1,4 @@
-package delivery
+package ports
 
 import (
 	"context"
@@ -26,12 +26,6 @@ const (
 	SweepEvery = 5 * time.Second
 )
 
-// Claims hands dispatched deliveries to queued jobs (postgres.Store).
-type Claims interface {
-	QueueClaimed(ctx context.Context, deliveryIDs []string) (int, error)
-	QueueExpiredClaims(ctx context.Context, limit int) (int, error)
-}
-
 // DispatchConfig sizes a Dispatcher.
 type DispatchConfig struct {
 	Workers        int           // attempts at once
@@ -40,15 +34,16 @@ type DispatchConfig struct {
 	Slots          *AccountSlots // shared with the queued jobs' workers
 }
 
-// Dispatcher makes the first attempt of each delivery planned in this process as soon as the
-// transaction that planned it commits, without a queued job: a job is a row inserted, fetched
-// and completed, and most first attempts succeed. A delivery it cannot attempt in time (its
-// backlog is full, its account has its share in flight, the process stops) it hands to a queued
-// job; one it never gets to (the process died) is handed over by any replica's sweeper once its
-// claim runs out. Retries are always queued jobs.
+// Dispatcher is the inbound port that makes the first attempt of each delivery planned in this
+// process (app.PlanDeliveries hands it the deliveries as their transaction commits), without a
+// queued job: a job is a row inserted, fetched and completed, and most first attempts succeed.
+// Each attempt is a Deliver.Attempt. A delivery it cannot attempt in time (its backlog is full,
+// its account has its share in flight, the process stops) it hands to a queued job
+// (app.HandOver); one it never gets to (the process died) is handed over by any replica's Sweep
+// once its claim runs out. Retries are always queued jobs.
 type Dispatcher struct {
 	deliver  app.Deliver
-	claims   Claims
+	jobs     app.HandOver // what it will not attempt goes to queued jobs
 	cfg      DispatchConfig
 	queue    chan dispatched
 	stopping atomic.Bool
@@ -63,18 +58,21 @@ type dispatched struct {
 	until  time.Time // the end of the claim
 }
 
-func NewDispatcher(deliver app.Deliver, claims Claims, cfg DispatchConfig) (*Dispatcher, error) {
+func NewDispatcher(deliver app.Deliver, handOver app.HandOver, cfg DispatchConfig) (*Dispatcher, error) {
 	if cfg.Workers < 1 || cfg.Backlog < 1 || cfg.AttemptTimeout <= 0 || cfg.Slots == nil {
 		return nil, errors.New("dispatcher: workers, backlog, attempt timeout and account slots must be set")
 	}
-	return &Dispatcher{deliver: deliver, claims: claims, cfg: cfg,
+	return &Dispatcher{deliver: deliver, jobs: handOver, cfg: cfg,
 		queue: make(chan dispatched, cfg.Backlog), handoff: make(chan string, cfg.Backlog)}, nil
 }
 
-// Lease implements postgres.Dispatcher.
+// Accepting implements app.FirstAttempts.
+func (d *Dispatcher) Accepting() bool { return !d.stopping.Load() }
+
+// Lease implements app.FirstAttempts.
 func (d *Dispatcher) Lease() time.Duration { return d.cfg.AttemptTimeout + claimSlack }
 
-// Dispatch implements postgres.Dispatcher.
+// Dispatch implements app.FirstAttempts.
 func (d *Dispatcher) Dispatch(until time.Time, targets []app.DeliveryTarget) {
 	for _, t := range targets {
 		if d.stopping.Load() {
@@ -183,7 +181,7 @@ func (d *Dispatcher) handOverAll() {
 				break more
 			}
 		}
-		if _, err := d.claims.QueueClaimed(ctx, batch); err != nil {
+		if _, err := d.jobs.Claimed(ctx, batch); err != nil {
 			// They keep their claims, and the sweeper queues them when the claims run out.
 			slog.ErrorContext(ctx, "handing dispatched deliveries to queued jobs", "deliveries", len(batch), "error", err)
 		}
@@ -193,7 +191,7 @@ func (d *Dispatcher) handOverAll() {
 // Sweep queues jobs for every pending delivery whose claim has run out.
 func (d *Dispatcher) Sweep(ctx context.Context) error {
 	for {
-		n, err := d.claims.QueueExpiredClaims(ctx, sweepBatch)
+		n, err := d.jobs.Expired(ctx, sweepBatch)
 		if n > 0 {
 			handoffs.WithLabelValues("expired").Add(float64(n))
 			slog.InfoContext(ctx, "queued deliveries whose dispatch claim ran out", "deliveries", n)
