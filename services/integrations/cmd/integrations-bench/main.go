@@ -49,7 +49,7 @@ func main() {
 	flag.IntVar(&o.accounts, "accounts", 20, "accounts the events are spread over")
 	flag.IntVar(&o.workers, "workers", 100, "delivery workers (INTEGRATIONS_DELIVERY_CONCURRENCY)")
 	flag.IntVar(&o.perAccount, "account-workers", 10, "one account's share of the workers (INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY)")
-	flag.IntVar(&o.consumers, "consumers", 1, "event consumers (INTEGRATIONS_EVENT_CONSUMERS)")
+	flag.IntVar(&o.consumers, "consumers", 1, "event consumers (EVENTS_CONSUMERS)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database afterwards, to inspect outbox, deliveries and attempts")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -117,7 +117,7 @@ func run(ctx context.Context, adminURL, redisURL string, o options) error {
 		"ENCRYPTION_KEYS": key, "ENCRYPTION_KEY_ID": "bench",
 		"INTEGRATIONS_DEV_MODE": "true", "INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8", "INTEGRATIONS_TARGET_ALLOW_HTTP": "true",
 		"INTEGRATIONS_DELIVERY_CONCURRENCY": fmt.Sprint(o.workers), "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": fmt.Sprint(o.perAccount),
-		"INTEGRATIONS_EVENT_CONSUMERS": fmt.Sprint(o.consumers),
+		"EVENTS_CONSUMERS": fmt.Sprint(o.consumers),
 	}
 	var cfg service.Config
 	if err := svc.LoadConfigFrom(&cfg, environ); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"io"
 	"log/slog"
 	"net/http"
@@ -105,7 +106,7 @@ func paymentOf(e stripe.Event) (domain.Payment, error) {
 		return nil
 	}
 	switch {
-	case e.Type == "checkout.session.completed":
+	case e.Type == integrationsevents.CheckoutSessionCompleted:
 		var cs stripe.CheckoutSession
 		if err := decode(&cs); err != nil {
 			return p, err
@@ -122,7 +123,7 @@ func paymentOf(e stripe.Event) (domain.Payment, error) {
 		if cs.Subscription != nil {
 			p.SubscriptionID = cs.Subscription.ID
 		}
-	case e.Type == "customer.subscription.created" || e.Type == "customer.subscription.updated" || e.Type == "customer.subscription.deleted":
+	case e.Type == integrationsevents.SubscriptionCreated || e.Type == integrationsevents.SubscriptionUpdated || e.Type == integrationsevents.SubscriptionDeleted:
 		var sub stripe.Subscription
 		if err := decode(&sub); err != nil {
 			return p, err
@@ -137,7 +138,7 @@ func paymentOf(e stripe.Event) (domain.Payment, error) {
 		cancel := sub.CancelAtPeriodEnd
 		p.CancelAtPeriodEnd = &cancel
 		p.EndedAt = unixTime(sub.EndedAt)
-	case e.Type == "invoice.paid" || e.Type == "invoice.payment_failed" || e.Type == "invoice.payment_succeeded":
+	case e.Type == integrationsevents.InvoicePaid || e.Type == integrationsevents.InvoicePaymentFailed || e.Type == integrationsevents.InvoicePaymentSucceeded:
 		var inv stripe.Invoice
 		if err := decode(&inv); err != nil {
 			return p, err

@@ -34,11 +34,6 @@ type Config struct {
 	DeliveryPollInterval       time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
 	DeliveryCooldown           time.Duration `env:"INTEGRATIONS_DELIVERY_FETCH_COOLDOWN" envDefault:"20ms"`
 
-	// EventConsumers is how many consumers of the group this process runs. Each handles a read
-	// batch per transaction, and the events split among more consumers make smaller batches, so
-	// more work per event: add consumers only when one cannot keep up with its transactions.
-	EventConsumers int `env:"INTEGRATIONS_EVENT_CONSUMERS" envDefault:"1"`
-
 	RetryBase    time.Duration `env:"INTEGRATIONS_RETRY_BASE" envDefault:"30s"`
 	RetryCap     time.Duration `env:"INTEGRATIONS_RETRY_CAP" envDefault:"6h"`
 	RetryWindow  time.Duration `env:"INTEGRATIONS_RETRY_WINDOW" envDefault:"72h"`
@@ -73,9 +68,6 @@ func (c Config) Validate() error {
 	}
 	if c.DeliveryAccountConcurrency < 1 || c.DeliveryAccountConcurrency > c.DeliveryConcurrency {
 		errs = append(errs, errors.New("INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY must be between 1 and INTEGRATIONS_DELIVERY_CONCURRENCY"))
-	}
-	if c.EventConsumers < 1 {
-		errs = append(errs, errors.New("INTEGRATIONS_EVENT_CONSUMERS must be at least 1"))
 	}
 	if c.LogRetention < c.RetryWindow {
 		errs = append(errs, errors.New("INTEGRATIONS_LOG_RETENTION must be at least INTEGRATIONS_RETRY_WINDOW"))

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,7 +50,7 @@ type Service struct {
 	Dispatcher    *ports.Dispatcher
 
 	stripeSecret string
-	consumers    []platform.Worker
+	handlers     map[string]events.Handler
 	jobTimeout   time.Duration
 }
 
@@ -135,24 +134,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	}
 	return &Service{Runtime: rt, App: a, Subscriptions: subscriptions, Workers: workers, Dispatcher: dispatcher,
 		stripeSecret: cfg.StripeWebhookSecret, jobTimeout: ports.JobTimeout(jcfg),
-		consumers: consumers(rt, cfg, ports.EventHandlers(a))}, nil
-}
-
-// consumers are cfg.EventConsumers members of the integrations group, named apart so Redis
-// spreads the events among them as it would among replicas.
-func consumers(rt *platform.Runtime, cfg Config, handlers map[string]events.Handler) []platform.Worker {
-	base := cfg.Consumer.Consumer
-	if base == "" {
-		host, _ := os.Hostname()
-		base = fmt.Sprintf("%s-%d", host, os.Getpid())
-	}
-	out := make([]platform.Worker, cfg.EventConsumers)
-	for i := range out {
-		cc := cfg.Consumer
-		cc.Group, cc.Consumer = Name, fmt.Sprintf("%s-%d", base, i)
-		out[i] = platform.Worker{Name: "event consumer " + cc.Consumer, Run: events.NewConsumer(rt.Pool, rt.Redis, cc, handlers).Run}
-	}
-	return out
+		handlers: ports.EventHandlers(a)}, nil
 }
 
 // Close releases the service's dependencies.
@@ -209,12 +191,12 @@ func (s *Service) Handler() http.Handler {
 // queue depth sampler, the secret sealer (at once, then hourly), the outbox relay and the
 // consumers on ln until ctx ends; in-flight deliveries finish before it returns.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
-	workers := append([]platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
+	workers := []platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
 		{Name: "delivery dispatcher", Run: s.Dispatcher.Run},
 		platform.Every("dispatch claim sweeper", ports.SweepEvery, s.Dispatcher.Sweep),
 		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool, JobTimeout: s.jobTimeout}.Sample),
-		platform.Every("secret sealer", secretSealing, s.sealSecrets)}, s.consumers...)
-	return s.Runtime.Serve(ctx, ln, s.Handler(), nil, workers...)
+		platform.Every("secret sealer", secretSealing, s.sealSecrets)}
+	return s.Runtime.Serve(ctx, ln, s.Handler(), s.handlers, workers...)
 }
 
 func (s *Service) runWorkers(ctx context.Context) error {
