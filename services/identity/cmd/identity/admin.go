@@ -101,7 +101,7 @@ func createAccount(ctx context.Context, s *service.Service, args []string) error
 	if err != nil {
 		return err
 	}
-	acc, err := s.CreateAccount.Handle(ctx, app.CreateAccountCommand{Email: *email, Password: password, Plan: *plan, BusinessName: *business})
+	acc, err := s.App.CreateAccount.Handle(ctx, app.CreateAccountCommand{Email: *email, Password: password, Plan: *plan, BusinessName: *business})
 	if *ifMissing && apperr.CodeOf(err) == "email_taken" {
 		fmt.Printf("account %s exists; left unchanged\n", *email)
 		return nil
@@ -119,7 +119,7 @@ func listAccounts(ctx context.Context, s *service.Service, args []string) error 
 	if err := fs.Parse(args); err != nil {
 		return svc.Usagef("%v", err)
 	}
-	list, err := s.ListAccounts.Handle(ctx, *owner)
+	list, err := s.App.ListAccounts.Handle(ctx, *owner)
 	if err != nil {
 		return explain(err)
 	}
@@ -139,7 +139,7 @@ func setPlan(ctx context.Context, s *service.Service, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.SetPlan.Handle(ctx, acc.ID(), args[1]); err != nil {
+	if _, err := s.App.SetPlan.Handle(ctx, acc.ID(), args[1]); err != nil {
 		return explain(err)
 	}
 	fmt.Printf("%s is now on %s\n", acc.Email(), args[1])
@@ -158,7 +158,7 @@ func setPassword(ctx context.Context, s *service.Service, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.SetPassword.Handle(ctx, acc.ID(), password); err != nil {
+	if err := s.App.SetPassword.Handle(ctx, acc.ID(), password); err != nil {
 		return explain(err)
 	}
 	fmt.Printf("password of %s changed\n", acc.Email())
@@ -173,7 +173,7 @@ func disableAccount(ctx context.Context, s *service.Service, args []string) erro
 	if err != nil {
 		return err
 	}
-	if err := s.Disable.Handle(ctx, acc.ID()); err != nil {
+	if err := s.App.Disable.Handle(ctx, acc.ID()); err != nil {
 		return explain(err)
 	}
 	fmt.Printf("%s disabled\n", acc.Email())
@@ -197,7 +197,7 @@ func inviteClient(ctx context.Context, s *service.Service, args []string) error 
 	if err != nil {
 		return err
 	}
-	inv, err := s.InviteClient.Handle(ctx, app.InviteClientCommand{OwnerID: owner.ID(), ClientDetails: account.ClientDetails{
+	inv, err := s.App.InviteClient.Handle(ctx, app.InviteClientCommand{OwnerID: owner.ID(), ClientDetails: account.ClientDetails{
 		Email: *email, BusinessName: *business, OwnerName: *ownerName, Phone: *phone, Plan: *plan}})
 	if err != nil {
 		return explain(err)
@@ -221,7 +221,7 @@ func createAPIKey(ctx context.Context, s *service.Service, args []string) error 
 	if err != nil {
 		return err
 	}
-	k, secret, err := s.CreateKey.Handle(ctx, acc.ID(), *name)
+	k, secret, err := s.App.CreateKey.Handle(ctx, acc.ID(), *name)
 	if err != nil {
 		return explain(err)
 	}
@@ -238,7 +238,7 @@ func listAPIKeys(ctx context.Context, s *service.Service, args []string) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.ListKeys.Handle(ctx, acc.ID())
+	list, err := s.App.ListKeys.Handle(ctx, acc.ID())
 	if err != nil {
 		return explain(err)
 	}
@@ -262,7 +262,7 @@ func deleteAPIKey(ctx context.Context, s *service.Service, args []string) error 
 	if err != nil {
 		return err
 	}
-	if err := s.DeleteKey.Handle(ctx, acc.ID(), args[1]); err != nil {
+	if err := s.App.DeleteKey.Handle(ctx, acc.ID(), args[1]); err != nil {
 		return explain(err)
 	}
 	fmt.Printf("API key %s deleted; every service refuses it within seconds\n", args[1])
@@ -271,7 +271,7 @@ func deleteAPIKey(ctx context.Context, s *service.Service, args []string) error 
 
 // find resolves the account a verb's first argument names, by id or email.
 func find(ctx context.Context, s *service.Service, idOrEmail string) (*account.Account, error) {
-	acc, err := s.FindAccount.Handle(ctx, idOrEmail)
+	acc, err := s.App.FindAccount.Handle(ctx, idOrEmail)
 	if err != nil {
 		return nil, explain(err)
 	}
@@ -279,7 +279,7 @@ func find(ctx context.Context, s *service.Service, idOrEmail string) (*account.A
 }
 
 func rotateSigningKey(ctx context.Context, s *service.Service, _ []string) error {
-	kid, err := s.RotateSigningKey.Handle(ctx)
+	kid, err := s.App.RotateSigningKey.Handle(ctx)
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func rotateSigningKey(ctx context.Context, s *service.Service, _ []string) error
 }
 
 func withdrawSigningKey(ctx context.Context, s *service.Service, args []string) error {
-	if err := s.WithdrawSigningKey.Handle(ctx, args[0]); err != nil {
+	if err := s.App.WithdrawSigningKey.Handle(ctx, args[0]); err != nil {
 		return explain(err)
 	}
 	fmt.Printf("signing key %s withdrawn: no longer published; tokens it signed stop verifying as verifiers refetch the JWKS (within a minute)\n", args[0])
@@ -296,7 +296,7 @@ func withdrawSigningKey(ctx context.Context, s *service.Service, args []string) 
 }
 
 func resealSigningKeys(ctx context.Context, s *service.Service, _ []string) error {
-	n, err := s.ResealSigningKeys.Handle(ctx)
+	n, err := s.App.ResealSigningKeys.Handle(ctx)
 	if err != nil {
 		return err
 	}
@@ -305,7 +305,7 @@ func resealSigningKeys(ctx context.Context, s *service.Service, _ []string) erro
 }
 
 func listSigningKeys(ctx context.Context, s *service.Service, _ []string) error {
-	ring, err := s.ListSigningKeys.Handle(ctx)
+	ring, err := s.App.ListSigningKeys.Handle(ctx)
 	if err != nil {
 		return err
 	}

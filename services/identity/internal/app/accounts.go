@@ -11,14 +11,13 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
-	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
 
 // CreateAccount creates an owner account (registration is not public: operators and the local
 // stack's seed use it through the CLI).
 type CreateAccount struct {
 	Tx       Transactor
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Now      Clock
@@ -59,7 +58,7 @@ func (h *CreateAccount) Handle(ctx context.Context, cmd CreateAccountCommand) (*
 
 // SetPlan moves an account to another plan, by id or email; a client's is at most its owner's.
 type SetPlan struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Now      Clock
 }
@@ -84,7 +83,7 @@ func (h *SetPlan) Handle(ctx context.Context, accountID, plan string) (*account.
 // changeOwnerPlan moves a to p, and a's clients on a plan above p down to p in the same
 // transaction: a client's plan is its owner's entitlement and follows a downgrade or a
 // cancellation at once. An upgrade leaves the clients where they are.
-func changeOwnerPlan(ctx context.Context, accounts account.Repository, outbox Outbox, a *account.Account, p account.Plan, now Clock) error {
+func changeOwnerPlan(ctx context.Context, accounts Accounts, outbox Outbox, a *account.Account, p account.Plan, now Clock) error {
 	if err := changePlan(ctx, outbox, a, p, now); err != nil || a.Role() != account.RoleOwner {
 		return err
 	}
@@ -120,8 +119,8 @@ func changePlan(ctx context.Context, outbox Outbox, a *account.Account, p accoun
 // SetPassword replaces an account's password (the operator's command) and, like a change by
 // the account itself, revokes its earlier tokens.
 type SetPassword struct {
-	Accounts account.Repository
-	Keys     apikey.Repository
+	Accounts Accounts
+	Keys     APIKeys
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Now      Clock
@@ -141,7 +140,7 @@ func (h *SetPassword) Handle(ctx context.Context, accountID, password string) er
 // Disable stops an account from signing in and revokes its tokens and keys: identity refuses to
 // exchange its keys, and account.revoked makes every service refuse its tokens within seconds.
 type Disable struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Now      Clock
 }
@@ -157,7 +156,7 @@ func (h *Disable) Handle(ctx context.Context, accountID string) error {
 // FindAccount finds the account an operator names: any account by id (acc_...), or an owner by
 // email.
 type FindAccount struct {
-	Accounts account.Repository
+	Accounts Accounts
 }
 
 func (h *FindAccount) Handle(ctx context.Context, idOrEmail string) (*account.Account, error) {
@@ -173,7 +172,7 @@ func (h *FindAccount) Handle(ctx context.Context, idOrEmail string) (*account.Ac
 
 // ListAccounts lists the owners, or, when clientsOf names an owner (by id or email), its clients.
 type ListAccounts struct {
-	Accounts account.Repository
+	Accounts Accounts
 }
 
 func (h *ListAccounts) Handle(ctx context.Context, clientsOf string) ([]*account.Account, error) {

@@ -13,7 +13,6 @@ import (
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/isotime"
-	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
 
@@ -21,7 +20,7 @@ var errKeyNotFound = apperr.NotFound("key_not_found", "no such API key")
 
 // CreateAPIKey makes an API key for an account. The key is returned once and stored as a hash.
 type CreateAPIKey struct {
-	Keys apikey.Repository
+	Keys APIKeys
 	Now  Clock
 }
 
@@ -42,7 +41,7 @@ func (h *CreateAPIKey) Handle(ctx context.Context, accountID, name string) (*api
 
 // ListAPIKeys lists an account's live keys (never the keys themselves).
 type ListAPIKeys struct {
-	Keys apikey.Repository
+	Keys APIKeys
 }
 
 func (h *ListAPIKeys) Handle(ctx context.Context, accountID string) ([]*apikey.Key, error) {
@@ -53,7 +52,7 @@ func (h *ListAPIKeys) Handle(ctx context.Context, accountID string) ([]*apikey.K
 // service refuses the key and the tokens minted for it within seconds.
 type DeleteAPIKey struct {
 	Tx     Transactor
-	Keys   apikey.Repository
+	Keys   APIKeys
 	Outbox Outbox
 	Now    Clock
 }
@@ -75,8 +74,8 @@ func (h *DeleteAPIKey) Handle(ctx context.Context, accountID, id string) error {
 // ExchangeAPIKey trades an API key for a short-lived token of its account, which verifiers
 // cache: this is the only lookup a key costs, and it notes the key's last use.
 type ExchangeAPIKey struct {
-	Keys     apikey.Repository
-	Accounts account.Repository
+	Keys     APIKeys
+	Accounts Accounts
 	Tokens   TokenIssuer
 	Now      Clock
 }

@@ -21,7 +21,7 @@ var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 func clock() time.Time { return now }
 
-// memRepo is an in-memory account.Repository, and the outbox and unit of work that go with it:
+// memRepo is an in-memory Accounts, and the outbox and unit of work that go with it:
 // it records published events and drops those of a unit of work that fails.
 type memRepo struct {
 	mu       sync.Mutex

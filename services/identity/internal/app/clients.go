@@ -45,7 +45,7 @@ type Invitation struct {
 // InviteClient creates a client of the caller (an owner on a paid plan), invited to sign in. A
 // client of that owner with that email still invited gets a new invitation instead.
 type InviteClient struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Now      Clock
 }
@@ -83,7 +83,7 @@ func (h *InviteClient) Handle(ctx context.Context, cmd InviteClientCommand) (Inv
 // to invite, the client's plan is at most the owner's, and a new client must fit within
 // account.MaxClients. A client of the owner with that email goes to existing instead; done gets
 // the client made or returned by existing.
-func addClient(ctx context.Context, accounts account.Repository, outbox Outbox, ownerID string, d account.ClientDetails, inviteHash string, now time.Time,
+func addClient(ctx context.Context, accounts Accounts, outbox Outbox, ownerID string, d account.ClientDetails, inviteHash string, now time.Time,
 	existing func(context.Context, *account.Account) (*account.Account, error), done func(*account.Account)) error {
 	_, err := accounts.Update(ctx, ownerID, func(ctx context.Context, owner *account.Account) error {
 		if !owner.CanInviteClients() {
@@ -121,7 +121,7 @@ func addClient(ctx context.Context, accounts account.Repository, outbox Outbox, 
 
 // AcceptInvitation activates an invited client with the password it chose and signs it in.
 type AcceptInvitation struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Tokens   TokenIssuer
@@ -167,7 +167,7 @@ func (h *AcceptInvitation) Handle(ctx context.Context, token, password string) (
 
 // ListClients lists an owner's clients with their health as analytics last reported it.
 type ListClients struct {
-	Accounts account.Repository
+	Accounts Accounts
 }
 
 func (h *ListClients) Handle(ctx context.Context, ownerID string) ([]*account.Account, error) {

@@ -13,7 +13,6 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
-	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
 
 // errEmailRegistered is all a sign-up for a taken email learns.
@@ -22,7 +21,7 @@ var errEmailRegistered = apperr.Conflict("email_taken", "email already registere
 // SignUp creates an owner on the free plan and signs it in.
 type SignUp struct {
 	Tx       Transactor
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Tokens   TokenIssuer
@@ -72,8 +71,8 @@ func (h *SignUp) Handle(ctx context.Context, cmd SignUpCommand) (LoginResult, er
 // ChangePassword replaces the caller's password after checking the current one, and revokes
 // every token issued before and every API key of the account (account.revoked, see setPassword).
 type ChangePassword struct {
-	Accounts account.Repository
-	Keys     apikey.Repository
+	Accounts Accounts
+	Keys     APIKeys
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Throttle LoginThrottle
@@ -124,7 +123,7 @@ func (h *ChangePassword) Handle(ctx context.Context, cmd ChangePasswordCommand) 
 // setPassword stores hash and, in the same transaction, revokes every earlier credential of the
 // account: its tokens and its API keys (a new password answers a leaked one, and a key made with
 // the old password may have leaked with it).
-func setPassword(ctx context.Context, accounts account.Repository, keys apikey.Repository, outbox Outbox, accountID, hash string, now time.Time) error {
+func setPassword(ctx context.Context, accounts Accounts, keys APIKeys, outbox Outbox, accountID, hash string, now time.Time) error {
 	_, err := accounts.Update(ctx, accountID, func(ctx context.Context, a *account.Account) error {
 		if err := a.SetPasswordHash(hash, now); err != nil {
 			return err

@@ -29,7 +29,7 @@ type CreateClientCommand struct {
 // client that exists is left as it is. A refusal (the owner's plan, its client allowance, details
 // that do not make a client) is returned as the apperr it is, for the event port to record.
 type CreateClient struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Now      Clock
 }
@@ -71,7 +71,7 @@ type ApplyPaymentCommand struct {
 // ApplyPayment keeps an owner's plan in step with the payment processor: a completed checkout or
 // an active subscription sets the paid plan, a deleted subscription returns the account to free.
 type ApplyPayment struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Now      Clock
 }
@@ -124,7 +124,7 @@ type RecordHealthCommand struct {
 
 // RecordHealth keeps a client's latest health (analytics' health.scored) for its owner's list.
 type RecordHealth struct {
-	Accounts account.Repository
+	Accounts Accounts
 }
 
 func (h *RecordHealth) Handle(ctx context.Context, d RecordHealthCommand) error {

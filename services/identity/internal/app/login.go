@@ -17,7 +17,7 @@ var ErrInvalidCredentials = apperr.Unauthenticated("invalid_credentials", "email
 
 // Login exchanges an email and password for a token: an owner's, or an active client's.
 type Login struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Outbox   Outbox
 	Hasher   PasswordHasher
 	Tokens   TokenIssuer
@@ -29,7 +29,7 @@ type Login struct {
 
 // NewLogin builds the use case and precomputes, with the current parameters, the hash used for
 // unknown emails.
-func NewLogin(ctx context.Context, accounts account.Repository, outbox Outbox, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
+func NewLogin(ctx context.Context, accounts Accounts, outbox Outbox, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
 	dummy, err := hasher.Hash(ctx, "not-a-real-password-but-the-same-cost")
 	if err != nil {
 		return nil, fmt.Errorf("precompute dummy hash: %w", err)

@@ -13,7 +13,41 @@ import (
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
+
+// Accounts stores accounts. Update runs fn on the current state inside one transaction with
+// the row locked, and stores the result only when fn succeeds; the ctx fn gets carries that
+// transaction, so the events fn publishes through the app's outbox commit with the change.
+type Accounts interface {
+	Create(ctx context.Context, a *account.Account) error
+	ByID(ctx context.Context, id string) (*account.Account, error)
+	OwnerByEmail(ctx context.Context, email string) (*account.Account, error)
+	// SignInByEmail is the account that signs in with email (an owner or an active client).
+	SignInByEmail(ctx context.Context, email string) (*account.Account, error)
+	// ClientByEmail is owner's client with email.
+	ClientByEmail(ctx context.Context, ownerID, email string) (*account.Account, error)
+	// CountClients is how many clients of ownerID are invited or active.
+	CountClients(ctx context.Context, ownerID string) (int, error)
+	// IDByInvitation is the client whose pending invitation token hashes to inviteHash.
+	IDByInvitation(ctx context.Context, inviteHash string) (string, error)
+	Update(ctx context.Context, id string, fn func(ctx context.Context, a *account.Account) error) (*account.Account, error)
+	List(ctx context.Context, f account.ListFilter) ([]*account.Account, error)
+}
+
+// APIKeys stores API keys. Deleted keys are gone for every method.
+type APIKeys interface {
+	// Create stores k unless its account has MaxPerAccount live keys (ErrTooMany).
+	Create(ctx context.Context, k *apikey.Key) error
+	List(ctx context.Context, accountID string) ([]*apikey.Key, error)
+	// Delete removes accountID's key id (ErrNotFound when it has none by that id).
+	Delete(ctx context.Context, accountID, id string, now time.Time) error
+	// DeleteAll removes every live key of accountID and returns their ids.
+	DeleteAll(ctx context.Context, accountID string, now time.Time) ([]string, error)
+	ByHash(ctx context.Context, hash string) (*apikey.Key, error)
+	// Touch records a use at now unless one was recorded in the last minute.
+	Touch(ctx context.Context, id string, now time.Time) error
+}
 
 // PasswordHasher hashes passwords and checks them against stored hashes. Hash and Verify wait
 // only briefly for hashing capacity and then fail with ErrHashingBusy.
@@ -89,7 +123,7 @@ func accountCreated(a *account.Account) contracts.Event {
 }
 
 // create stores a new account and publishes its account.created in one unit of work.
-func create(ctx context.Context, tx Transactor, accounts account.Repository, outbox Outbox, a *account.Account) error {
+func create(ctx context.Context, tx Transactor, accounts Accounts, outbox Outbox, a *account.Account) error {
 	return tx.InTx(ctx, func(ctx context.Context) error {
 		if err := accounts.Create(ctx, a); err != nil {
 			return err

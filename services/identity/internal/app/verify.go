@@ -13,7 +13,7 @@ import (
 // VerifyToken confirms that a token is still active: signature and claims hold and the account
 // it names still exists and is enabled.
 type VerifyToken struct {
-	Accounts account.Repository
+	Accounts Accounts
 	Tokens   TokenVerifier
 }
 

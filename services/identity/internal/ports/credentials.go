@@ -32,7 +32,7 @@ func (h *HTTP) signUp(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	res, err := h.SignUp.Handle(r.Context(), app.SignUpCommand{Email: *req.Email, Password: *req.Password, BusinessName: *req.BusinessName})
+	res, err := h.App.SignUp.Handle(r.Context(), app.SignUpCommand{Email: *req.Email, Password: *req.Password, BusinessName: *req.BusinessName})
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -60,7 +60,7 @@ func (h *HTTP) changePassword(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	err = h.ChangePassword.Handle(r.Context(), app.ChangePasswordCommand{AccountID: c.AccountID,
+	err = h.App.ChangePassword.Handle(r.Context(), app.ChangePasswordCommand{AccountID: c.AccountID,
 		CurrentPassword: *req.CurrentPassword, NewPassword: *req.NewPassword, ClientIP: h.ClientIP(r)})
 	if err != nil {
 		httpx.Fail(w, r, err)
@@ -107,7 +107,7 @@ func (h *HTTP) createKey(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	k, secret, err := h.CreateKey.Handle(r.Context(), c.AccountID, *req.Name)
+	k, secret, err := h.App.CreateKey.Handle(r.Context(), c.AccountID, *req.Name)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -122,7 +122,7 @@ func (h *HTTP) listKeys(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	keys, err := h.ListKeys.Handle(r.Context(), c.AccountID)
+	keys, err := h.App.ListKeys.Handle(r.Context(), c.AccountID)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -141,7 +141,7 @@ func (h *HTTP) deleteKey(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	if err := h.DeleteKey.Handle(r.Context(), c.AccountID, mux.Vars(r)["id"]); err != nil {
+	if err := h.App.DeleteKey.Handle(r.Context(), c.AccountID, mux.Vars(r)["id"]); err != nil {
 		httpx.Fail(w, r, err)
 		return
 	}
@@ -150,7 +150,7 @@ func (h *HTTP) deleteKey(w http.ResponseWriter, r *http.Request) {
 
 // exchangeKey is the internal route verifiers trade an API key for a short-lived token at.
 func (h *HTTP) exchangeKey(w http.ResponseWriter, r *http.Request) {
-	tok, err := h.ExchangeKey.Handle(r.Context(), r.Header.Get(authjwt.APIKeyHeader))
+	tok, err := h.App.ExchangeKey.Handle(r.Context(), r.Header.Get(authjwt.APIKeyHeader))
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -191,7 +191,7 @@ func (h *HTTP) inviteClient(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	inv, err := h.InviteClient.Handle(r.Context(), app.InviteClientCommand{OwnerID: c.AccountID, ClientDetails: account.ClientDetails{
+	inv, err := h.App.InviteClient.Handle(r.Context(), app.InviteClientCommand{OwnerID: c.AccountID, ClientDetails: account.ClientDetails{
 		Email: *req.Email, BusinessName: *req.BusinessName, OwnerName: deref(req.OwnerName), Phone: deref(req.Phone), Plan: deref(req.Plan),
 	}})
 	if err != nil {
@@ -217,7 +217,7 @@ func (h *HTTP) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	res, err := h.AcceptInvite.Handle(r.Context(), *req.Token, *req.Password)
+	res, err := h.App.AcceptInvite.Handle(r.Context(), *req.Token, *req.Password)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -241,7 +241,7 @@ func (h *HTTP) listClients(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	clients, err := h.ListClients.Handle(r.Context(), c.AccountID)
+	clients, err := h.App.ListClients.Handle(r.Context(), c.AccountID)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return

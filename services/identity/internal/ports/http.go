@@ -29,20 +29,10 @@ type JWKSProvider interface {
 
 // HTTP serves identity's routes.
 type HTTP struct {
-	Login          *app.Login
-	Verify         *app.VerifyToken
-	SignUp         *app.SignUp
-	ChangePassword *app.ChangePassword
-	CreateKey      *app.CreateAPIKey
-	ListKeys       *app.ListAPIKeys
-	DeleteKey      *app.DeleteAPIKey
-	ExchangeKey    *app.ExchangeAPIKey
-	InviteClient   *app.InviteClient
-	AcceptInvite   *app.AcceptInvitation
-	ListClients    *app.ListClients
-	Keys           JWKSProvider
-	ClientIP       func(*http.Request) netip.Addr
-	Now            app.Clock
+	App      app.Application
+	Keys     JWKSProvider
+	ClientIP func(*http.Request) netip.Addr
+	Now      app.Clock
 }
 
 // signUpPolicy throttles registration per client address: a few accounts an hour is plenty for
@@ -107,7 +97,7 @@ func (h *HTTP) auth(w http.ResponseWriter, r *http.Request) {
 		h.verify(w, r, req)
 		return
 	}
-	res, err := h.Login.Handle(r.Context(), app.LoginCommand{
+	res, err := h.App.Login.Handle(r.Context(), app.LoginCommand{
 		Email: deref(req.Email), Password: deref(req.Password), ClientIP: h.ClientIP(r),
 	})
 	if err != nil {
@@ -129,7 +119,7 @@ func (h *HTTP) verify(w http.ResponseWriter, r *http.Request, req authRequest) {
 	token, err := authjwt.Credential(r)
 	if err == nil {
 		var res app.VerifyResult
-		if res, err = h.Verify.Handle(r.Context(), token); err == nil {
+		if res, err = h.App.Verify.Handle(r.Context(), token); err == nil {
 			httpx.Respond(w, http.StatusOK, verifyResponse{Valid: true, Email: res.Email,
 				Plan: string(res.Plan), ExpiresAt: httpx.Time(res.ExpiresAt)})
 			return

@@ -145,7 +145,7 @@ func TestConcurrentInvitationsKeepToTheAllowance(t *testing.T) {
 	errs := make(chan error, limit+10)
 	for i := range limit + 10 {
 		go func() {
-			_, err := s.svc.InviteClient.Handle(context.Background(), appInvite(owner.ID(), fmt.Sprintf("p%d@shop.com", i)))
+			_, err := s.svc.App.InviteClient.Handle(context.Background(), appInvite(owner.ID(), fmt.Sprintf("p%d@shop.com", i)))
 			errs <- err
 		}()
 	}

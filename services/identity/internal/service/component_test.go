@@ -25,7 +25,8 @@ import (
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
 	"github.com/bizassist/bizassist/services/identity/api"
-	"github.com/bizassist/bizassist/services/identity/internal/adapters"
+	passwords "github.com/bizassist/bizassist/services/identity/internal/adapters/password"
+	"github.com/bizassist/bizassist/services/identity/internal/adapters/throttle"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 	"github.com/bizassist/bizassist/services/identity/internal/service"
@@ -55,7 +56,7 @@ func newStack(t *testing.T) *stack {
 
 func (s *stack) createOwner(t *testing.T, email, plan string) *account.Account {
 	t.Helper()
-	a, err := s.svc.CreateAccount.Handle(context.Background(), app.CreateAccountCommand{Email: email, Password: password, Plan: plan})
+	a, err := s.svc.App.CreateAccount.Handle(context.Background(), app.CreateAccountCommand{Email: email, Password: password, Plan: plan})
 	require.NoError(t, err)
 	return a
 }
@@ -210,7 +211,7 @@ func TestDisabledAccountsStopVerifyingAndSigningIn(t *testing.T) {
 	token := s.login(t, "10.0.4.1", "owner@example.com")
 	acc, err := s.svc.Accounts.OwnerByEmail(context.Background(), "owner@example.com")
 	require.NoError(t, err)
-	require.NoError(t, s.svc.Disable.Handle(context.Background(), acc.ID()))
+	require.NoError(t, s.svc.App.Disable.Handle(context.Background(), acc.ID()))
 
 	r := s.post(t, "10.0.4.1", token, map[string]string{"action": "verify"})
 	require.Equal(t, http.StatusUnauthorized, r.status)
@@ -293,18 +294,18 @@ func TestOneAddressCannotSpendTheAccountWideBound(t *testing.T) {
 		}
 		s.passMinute(t, attacker, "target@example.com")
 	}
-	require.Equal(t, int(adapters.LoginAddressFailures.Rate), failures, "one address fails only its own hourly bound")
+	require.Equal(t, int(throttle.LoginAddressFailures.Rate), failures, "one address fails only its own hourly bound")
 	r := s.signInAs(t, "10.0.8.2", "target@example.com", password)
 	require.Equal(t, http.StatusOK, r.status, "the right password from another address is accepted: %v", r.body)
 }
 
 // passMinute clears client's per-minute buckets (ratelimit.API, ratelimit.Login and
-// adapters.LoginFailures for email), as a minute's refill would; every hourly bucket stays.
+// throttle.LoginFailures for email), as a minute's refill would; every hourly bucket stays.
 func (s *stack) passMinute(t *testing.T, client, email string) {
 	t.Helper()
 	key := func(p ratelimit.Policy, k string) string { return "rate:" + s.rlPrefix + ":" + p.Name + ":" + k }
 	n, err := s.svc.Redis.Del(context.Background(), key(ratelimit.API, client), key(ratelimit.Login, client),
-		key(adapters.LoginFailures, client+"|"+ratelimit.EmailKey(email))).Result()
+		key(throttle.LoginFailures, client+"|"+ratelimit.EmailKey(email))).Result()
 	require.NoError(t, err)
 	require.Positive(t, n, "the buckets are where the limiter keeps them")
 }
@@ -425,7 +426,7 @@ func TestSignInRehashesAPasswordStoredWithOlderParameters(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	ctx := context.Background()
-	hash, err := adapters.NewArgon2Hasher(8192, 1, s.svc.HashBudget).Hash(ctx, password)
+	hash, err := passwords.NewHasher(8192, 1, s.svc.HashBudget).Hash(ctx, password)
 	require.NoError(t, err)
 	old, err := account.NewOwner(ids.New("acc"), "old@example.com", hash, account.PlanFree, "", time.Now())
 	require.NoError(t, err)

@@ -220,7 +220,7 @@ func TestDisableRevokesTokensAndKeys(t *testing.T) {
 	key := s.call(t, http.MethodPost, "/api/keys", "10.1.4.1", token, map[string]string{"name": "ci"}).body["key"].(string)
 	require.Equal(t, http.StatusOK, s.call(t, http.MethodGet, "/api/keys", "10.1.4.1", key, nil).status)
 
-	require.NoError(t, s.svc.Disable.Handle(context.Background(), acc.ID()))
+	require.NoError(t, s.svc.App.Disable.Handle(context.Background(), acc.ID()))
 	require.Equal(t, identityevents.RevokedAccountDisabled, s.revocations(t)[0].Reason)
 	require.Eventually(t, func() bool {
 		return s.call(t, http.MethodGet, "/api/keys", "10.1.4.1", token, nil).status == http.StatusUnauthorized &&

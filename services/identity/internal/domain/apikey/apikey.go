@@ -3,7 +3,6 @@
 package apikey
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"time"
@@ -66,17 +65,3 @@ var ErrNotFound = errors.New("api key not found")
 
 // ErrTooMany refuses a key beyond MaxPerAccount.
 var ErrTooMany = apperr.Conflict("too_many_keys", "an account may have at most 20 API keys; delete one first")
-
-// Repository stores keys. Deleted keys are gone for every method.
-type Repository interface {
-	// Create stores k unless its account has MaxPerAccount live keys (ErrTooMany).
-	Create(ctx context.Context, k *Key) error
-	List(ctx context.Context, accountID string) ([]*Key, error)
-	// Delete removes accountID's key id (ErrNotFound when it has none by that id).
-	Delete(ctx context.Context, accountID, id string, now time.Time) error
-	// DeleteAll removes every live key of accountID and returns their ids.
-	DeleteAll(ctx context.Context, accountID string, now time.Time) ([]string, error)
-	ByHash(ctx context.Context, hash string) (*Key, error)
-	// Touch records a use at now unless one was recorded in the last minute.
-	Touch(ctx context.Context, id string, now time.Time) error
-}

@@ -1,4 +1,6 @@
-package adapters
+// Package throttle bounds login failures per account and address (in Redis, with the limiter's
+// fallback).
+package throttle
 
 import (
 	"context"
@@ -27,30 +29,30 @@ var (
 // owner's own, exempt from LoginEmailFailures.
 const KnownAddressTTL = 30 * 24 * time.Hour
 
-// LoginThrottle keeps sign-in limits in the shared Redis limiter: every attempt counts against
+// Login keeps sign-in limits in the shared Redis limiter: every attempt counts against
 // the client address (ratelimit.Login), and only failures count against the email, so that an
 // attacker's failures cannot refuse the owner: per email and address (LoginFailures a minute,
 // LoginAddressFailures an hour), and per email over every address the owner has not signed in
 // from (LoginEmailFailures). Failure
 // buckets are peeked before the password is checked and spent after a failure, so concurrent
 // attempts may overshoot a bound by the attempts in flight.
-type LoginThrottle struct {
+type Login struct {
 	limiter *ratelimit.Limiter
 	rdb     redis.UniversalClient
 	prefix  string
 	timeout time.Duration
 }
 
-// NewLoginThrottle remembers known addresses in rdb under keys starting with prefix, waiting at
+// NewLogin remembers known addresses in rdb under keys starting with prefix, waiting at
 // most timeout for each Redis call (like the limiter, so a Redis outage does not stall sign-in).
-func NewLoginThrottle(l *ratelimit.Limiter, rdb redis.UniversalClient, prefix string, timeout time.Duration) *LoginThrottle {
+func NewLogin(l *ratelimit.Limiter, rdb redis.UniversalClient, prefix string, timeout time.Duration) *Login {
 	if timeout <= 0 {
 		timeout = ratelimit.DefaultTimeout
 	}
-	return &LoginThrottle{limiter: l, rdb: rdb, prefix: prefix, timeout: timeout}
+	return &Login{limiter: l, rdb: rdb, prefix: prefix, timeout: timeout}
 }
 
-func (t *LoginThrottle) Admit(ctx context.Context, ip netip.Addr, email string) error {
+func (t *Login) Admit(ctx context.Context, ip netip.Addr, email string) error {
 	if ip.IsValid() {
 		res, err := t.limiter.Allow(ctx, ratelimit.Login, ratelimit.IPKey(ip))
 		if err != nil {
@@ -75,14 +77,14 @@ func (t *LoginThrottle) Admit(ctx context.Context, ip netip.Addr, email string) 
 	return t.peek(ctx, LoginEmailFailures, ratelimit.EmailKey(email))
 }
 
-func (t *LoginThrottle) Failed(ctx context.Context, ip netip.Addr, email string) error {
+func (t *Login) Failed(ctx context.Context, ip netip.Addr, email string) error {
 	_, errPair := t.limiter.Allow(ctx, LoginFailures, pairKey(ip, email))
 	_, errHour := t.limiter.Allow(ctx, LoginAddressFailures, pairKey(ip, email))
 	_, errEmail := t.limiter.Allow(ctx, LoginEmailFailures, ratelimit.EmailKey(email))
 	return errors.Join(errPair, errHour, errEmail)
 }
 
-func (t *LoginThrottle) Succeeded(ctx context.Context, ip netip.Addr, email string) error {
+func (t *Login) Succeeded(ctx context.Context, ip netip.Addr, email string) error {
 	if !t.limiter.RedisAvailable() {
 		return nil // the address is remembered at a later sign-in; this one does not wait for Redis
 	}
@@ -95,7 +97,7 @@ func (t *LoginThrottle) Succeeded(ctx context.Context, ip netip.Addr, email stri
 // taken as unknown: the account-wide bound then applies, which errs towards refusing guesses.
 // While the limiter's breaker is open Redis is not asked at all, so sign-ins do not each wait
 // for its timeout.
-func (t *LoginThrottle) known(ctx context.Context, ip netip.Addr, email string) (bool, error) {
+func (t *Login) known(ctx context.Context, ip netip.Addr, email string) (bool, error) {
 	if !t.limiter.RedisAvailable() {
 		return false, nil
 	}
@@ -108,12 +110,12 @@ func (t *LoginThrottle) known(ctx context.Context, ip netip.Addr, email string) 
 	return err == nil && n > 0, nil
 }
 
-func (t *LoginThrottle) knownKey(ip netip.Addr, email string) string {
+func (t *Login) knownKey(ip netip.Addr, email string) string {
 	return t.prefix + ":login_known:" + pairKey(ip, email)
 }
 
 // peek refuses when the failure bucket p has no room left, spending nothing.
-func (t *LoginThrottle) peek(ctx context.Context, p ratelimit.Policy, key string) error {
+func (t *Login) peek(ctx context.Context, p ratelimit.Policy, key string) error {
 	res, err := t.limiter.Peek(ctx, p, key)
 	if err != nil {
 		return err

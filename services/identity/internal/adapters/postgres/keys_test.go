@@ -1,4 +1,4 @@
-package adapters_test
+package postgres_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/libs/sealbox/sealboxtest"
-	"github.com/bizassist/bizassist/services/identity/internal/adapters"
+	"github.com/bizassist/bizassist/services/identity/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/identity/migrations"
 )
 
@@ -35,7 +35,7 @@ func stored(t *testing.T, pool *pgxpool.Pool, kid string) storedKey {
 
 // requireSigns checks that the store's ring holds kid with a private key matching the published
 // public key, by signing with it.
-func requireSigns(t *testing.T, store *adapters.KeyStore, kid string, public []byte) {
+func requireSigns(t *testing.T, store *postgres.KeyStore, kid string, public []byte) {
 	t.Helper()
 	ring, err := store.Ring(context.Background())
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func requireSigns(t *testing.T, store *adapters.KeyStore, kid string, public []b
 func TestNewSigningKeysAreStoredSealed(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t, "identity", events.Migrations, migrations.Source)
-	store := adapters.NewKeyStore(pool, sealboxtest.New(t))
+	store := postgres.NewKeyStore(pool, sealboxtest.New(t))
 	require.NoError(t, store.EnsureKey(context.Background(), now))
 	kid, err := store.Rotate(context.Background(), now)
 	require.NoError(t, err)
@@ -63,7 +63,7 @@ func TestNewSigningKeysAreStoredSealed(t *testing.T) {
 	require.True(t, sealbox.IsSealed(*k.sealed))
 	requireSigns(t, store, kid, k.public)
 
-	other := adapters.NewKeyStore(pool, sealboxtest.New(t))
+	other := postgres.NewKeyStore(pool, sealboxtest.New(t))
 	_, err = other.Ring(context.Background())
 	require.Error(t, err, "another encryption key cannot open the signing keys")
 }
@@ -86,7 +86,7 @@ func TestPlaintextKeysAreSealedAndRotatedEncryptionKeysResealed(t *testing.T) {
 	require.NoError(t, err)
 	oldBox, err := sealbox.New(sealbox.Config{Keys: oldKey, KeyID: "old"})
 	require.NoError(t, err)
-	before := adapters.NewKeyStore(pool, oldBox)
+	before := postgres.NewKeyStore(pool, oldBox)
 	requireSigns(t, before, "key_legacy", pub) // readable before it is sealed
 
 	n, err := before.Reseal(ctx)
@@ -100,7 +100,7 @@ func TestPlaintextKeysAreSealedAndRotatedEncryptionKeysResealed(t *testing.T) {
 	// Rotation of the encryption key: both keys listed, the new one current.
 	rotatedBox, err := sealbox.New(sealbox.Config{Keys: oldKey + "," + newKey, KeyID: "new"})
 	require.NoError(t, err)
-	after := adapters.NewKeyStore(pool, rotatedBox)
+	after := postgres.NewKeyStore(pool, rotatedBox)
 	requireSigns(t, after, "key_legacy", pub) // still opens under the old key id
 
 	n, err = after.Reseal(ctx)
@@ -116,7 +116,7 @@ func TestPlaintextKeysAreSealedAndRotatedEncryptionKeysResealed(t *testing.T) {
 
 	newOnly, err := sealbox.New(sealbox.Config{Keys: newKey, KeyID: "new"})
 	require.NoError(t, err)
-	requireSigns(t, adapters.NewKeyStore(pool, newOnly), "key_legacy", pub) // the old key can go
+	requireSigns(t, postgres.NewKeyStore(pool, newOnly), "key_legacy", pub) // the old key can go
 
 	// A sealed key copied into another row does not open there (the kid is bound in).
 	_, err = pool.Exec(ctx, `INSERT INTO signing_keys (kid, sealed_private_key, public_key, created_at) VALUES ('key_copy', $1, $2, $3)`,

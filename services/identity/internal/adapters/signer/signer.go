@@ -1,4 +1,5 @@
-package adapters
+// Package signer issues identity's Ed25519 access tokens from the current signing key ring.
+package signer
 
 import (
 	"context"
@@ -34,8 +35,8 @@ type Signer struct {
 	loadedAt time.Time
 }
 
-// NewSigner builds a signer; maxAge is how long a loaded ring is trusted before reloading.
-func NewSigner(source RingSource, issuer, audience string, maxAge time.Duration) *Signer {
+// New builds a signer; maxAge is how long a loaded ring is trusted before reloading.
+func New(source RingSource, issuer, audience string, maxAge time.Duration) *Signer {
 	return &Signer{source: source, issuer: issuer, audience: audience, maxAge: maxAge}
 }
 

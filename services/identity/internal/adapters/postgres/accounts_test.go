@@ -1,4 +1,4 @@
-package adapters_test
+package postgres_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
-	"github.com/bizassist/bizassist/services/identity/internal/adapters"
+	"github.com/bizassist/bizassist/services/identity/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 	"github.com/bizassist/bizassist/services/identity/migrations"
 )
@@ -21,7 +21,7 @@ import (
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 // newRepo returns a repository on a fresh database holding accounts, and the outbox counter.
-func newRepo(t *testing.T, accounts ...*account.Account) (*adapters.AccountRepository, func(string) int) {
+func newRepo(t *testing.T, accounts ...*account.Account) (*postgres.AccountRepository, func(string) int) {
 	t.Helper()
 	repo, _, outbox := newRepoAndPool(t)
 	for _, a := range accounts {
@@ -30,7 +30,7 @@ func newRepo(t *testing.T, accounts ...*account.Account) (*adapters.AccountRepos
 	return repo, outbox
 }
 
-func newRepoAndPool(t *testing.T) (*adapters.AccountRepository, *pgxpool.Pool, func(string) int) {
+func newRepoAndPool(t *testing.T) (*postgres.AccountRepository, *pgxpool.Pool, func(string) int) {
 	t.Helper()
 	pool := pgtest.New(t, "identity", events.Migrations, migrations.Source)
 	outboxCount := func(typ string) int {
@@ -38,7 +38,7 @@ func newRepoAndPool(t *testing.T) (*adapters.AccountRepository, *pgxpool.Pool, f
 		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE type = $1`, typ).Scan(&n))
 		return n
 	}
-	return adapters.NewAccountRepository(pool), pool, outboxCount
+	return postgres.NewAccountRepository(pool), pool, outboxCount
 }
 
 // publish is what a use case does inside Update's fn: it publishes through the outbox in the

@@ -1,6 +1,5 @@
-// Package adapters implements identity's outbound interfaces: PostgreSQL storage, the Ed25519
-// token signer, the argon2id hasher and the login throttle.
-package adapters
+// Package postgres stores identity's accounts, API keys and signing keys in its schema.
+package postgres
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package adapters_test
+package throttle_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/libs/rediskit/redistest"
-	"github.com/bizassist/bizassist/services/identity/internal/adapters"
+	"github.com/bizassist/bizassist/services/identity/internal/adapters/throttle"
 )
 
 // TestSignInDoesNotWaitForAHangingRedis: once the limiter has found Redis down, a sign-in's own
@@ -27,7 +27,7 @@ func TestSignInDoesNotWaitForAHangingRedis(t *testing.T) {
 	l, err := ratelimit.New(rdb, ratelimit.Config{Timeout: timeout, ProbeInterval: time.Hour},
 		ratelimit.WithRegisterer(prometheus.NewRegistry()), ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
-	throttle := adapters.NewLoginThrottle(l, rdb, "rl", timeout)
+	throttle := throttle.NewLogin(l, rdb, "rl", timeout)
 	ip := netip.MustParseAddr("192.0.2.7")
 	signIn := func() time.Duration {
 		start := time.Now()

@@ -1,4 +1,6 @@
-package adapters
+// Package password hashes passwords with argon2id, within a memory budget shared by the hashes
+// running at once.
+package password
 
 import (
 	"context"
@@ -11,23 +13,23 @@ import (
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 )
 
-// HashBudget bounds the memory that password hashes in flight may hold in this process. Each
+// Budget bounds the memory that password hashes in flight may hold in this process. Each
 // hash weighs its argon2 memory, so a burst of sign-ins cannot hold more than the budget, and a
 // request that finds no room within the wait is refused instead of queueing.
-type HashBudget struct {
+type Budget struct {
 	sem     *semaphore.Weighted
 	sizeKiB int64
 	wait    time.Duration
 }
 
-// NewHashBudget allows sizeKiB of argon2 memory at once and waits at most wait for room.
-func NewHashBudget(sizeKiB int64, wait time.Duration) *HashBudget {
-	return &HashBudget{sem: semaphore.NewWeighted(sizeKiB), sizeKiB: sizeKiB, wait: wait}
+// NewBudget allows sizeKiB of argon2 memory at once and waits at most wait for room.
+func NewBudget(sizeKiB int64, wait time.Duration) *Budget {
+	return &Budget{sem: semaphore.NewWeighted(sizeKiB), sizeKiB: sizeKiB, wait: wait}
 }
 
 // Acquire takes memoryKiB of the budget (all of it when a hash needs more: such a hash runs alone)
 // and returns the function that gives it back, or app.ErrHashingBusy after the wait.
-func (b *HashBudget) Acquire(ctx context.Context, memoryKiB uint32) (release func(), err error) {
+func (b *Budget) Acquire(ctx context.Context, memoryKiB uint32) (release func(), err error) {
 	n := min(int64(memoryKiB), b.sizeKiB)
 	wctx, cancel := context.WithTimeout(ctx, b.wait)
 	defer cancel()
@@ -41,27 +43,27 @@ func (b *HashBudget) Acquire(ctx context.Context, memoryKiB uint32) (release fun
 }
 
 // SizeKiB is the whole budget.
-func (b *HashBudget) SizeKiB() int64 { return b.sizeKiB }
+func (b *Budget) SizeKiB() int64 { return b.sizeKiB }
 
 // Slots is how many hashes of memoryKiB fit in the budget at once (at least one).
-func (b *HashBudget) Slots(memoryKiB uint32) int64 { return max(b.sizeKiB/int64(max(memoryKiB, 1)), 1) }
+func (b *Budget) Slots(memoryKiB uint32) int64 { return max(b.sizeKiB/int64(max(memoryKiB, 1)), 1) }
 
-// Argon2Hasher hashes passwords with argon2id (RFC 9106) inside a HashBudget. The parameters
+// Hasher hashes passwords with argon2id (RFC 9106) inside a Budget. The parameters
 // are encoded in each hash (PHC string format), so hashes made with older parameters still
 // verify, and Outdated finds them for rehashing.
-type Argon2Hasher struct {
+type Hasher struct {
 	params argon2id.Params
-	budget *HashBudget
+	budget *Budget
 }
 
-// NewArgon2Hasher makes hashes with memoryKiB of memory, the given passes and one lane.
-func NewArgon2Hasher(memoryKiB, iterations uint32, budget *HashBudget) *Argon2Hasher {
-	return &Argon2Hasher{budget: budget, params: argon2id.Params{
+// NewHasher makes hashes with memoryKiB of memory, the given passes and one lane.
+func NewHasher(memoryKiB, iterations uint32, budget *Budget) *Hasher {
+	return &Hasher{budget: budget, params: argon2id.Params{
 		Memory: memoryKiB, Iterations: iterations, Parallelism: 1, SaltLength: 16, KeyLength: 32,
 	}}
 }
 
-func (h *Argon2Hasher) Hash(ctx context.Context, password string) (string, error) {
+func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 	release, err := h.budget.Acquire(ctx, h.params.Memory)
 	if err != nil {
 		return "", err
@@ -70,7 +72,7 @@ func (h *Argon2Hasher) Hash(ctx context.Context, password string) (string, error
 	return argon2id.CreateHash(password, &h.params)
 }
 
-func (h *Argon2Hasher) Verify(ctx context.Context, password, hash string) (bool, error) {
+func (h *Hasher) Verify(ctx context.Context, password, hash string) (bool, error) {
 	params, _, _, err := argon2id.DecodeHash(hash)
 	if err != nil {
 		return false, fmt.Errorf("stored password hash: %w", err)
@@ -83,10 +85,10 @@ func (h *Argon2Hasher) Verify(ctx context.Context, password, hash string) (bool,
 	return argon2id.ComparePasswordAndHash(password, hash)
 }
 
-func (h *Argon2Hasher) Outdated(hash string) bool {
+func (h *Hasher) Outdated(hash string) bool {
 	params, _, _, err := argon2id.DecodeHash(hash)
 	return err != nil || *params != h.params
 }
 
 // MemoryKiB is the argon2 memory of one new hash.
-func (h *Argon2Hasher) MemoryKiB() uint32 { return h.params.Memory }
+func (h *Hasher) MemoryKiB() uint32 { return h.params.Memory }
