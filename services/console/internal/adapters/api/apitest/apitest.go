@@ -101,6 +101,10 @@ type invitation struct {
 	email, plan string
 }
 
+type allowance struct {
+	used, limit, pct int // limit -1: unlimited
+}
+
 type refusal struct {
 	err         error
 	status      int // a raw answer when err is nil
@@ -124,7 +128,7 @@ type API struct {
 	clients     []Client
 	invitations map[string]invitation // invite token -> email
 	leads       []Lead                // newest first
-	usage       map[string][3]int     // feature -> used, limit (-1 unlimited), pct
+	usage       map[string]allowance  // by feature
 	nearLimit   bool
 	health      Point
 	history     map[string][]Point // "" (the caller) or a client id -> points, oldest first
@@ -141,7 +145,7 @@ func New(t testing.TB) *API {
 		accounts:    map[string]*account{Email: {password: Password, plan: "growth", businessName: "Owner Co"}},
 		tokens:      map[string]string{},
 		invitations: map[string]invitation{},
-		usage:       map[string][3]int{"chat": {12, 100, 12}, "lead_finder": {3, 20, 15}, "lead_scoring": {0, -1, 0}},
+		usage:       map[string]allowance{"chat": {12, 100, 12}, "lead_finder": {3, 20, 15}, "lead_scoring": {0, -1, 0}},
 		health:      Point{Score: 72, Tier: "healthy"},
 		history:     map[string][]Point{},
 		attempts:    map[string][]Attempt{},
@@ -285,7 +289,7 @@ func (a *API) AddClient(c Client) string {
 func (a *API) SetUsage(feature string, used, limit, pct int, nearLimit bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.usage[feature] = [3]int{used, limit, pct}
+	a.usage[feature] = allowance{used, limit, pct}
 	a.nearLimit = nearLimit
 }
 
@@ -351,7 +355,8 @@ func contract(t testing.TB, service string) *openapitest.Contract {
 		t.Fatal("apitest: cannot locate the services' contracts")
 	}
 	// services/console/internal/adapters/api/apitest -> services/<service>/api/openapi.yaml
-	spec, err := os.ReadFile(filepath.Join(filepath.Dir(file), "../../../../..", service, "api/openapi.yaml"))
+	spec, err := os.ReadFile(filepath.Join(filepath.Dir(file), "../../../../..", service, "api/openapi.yaml")) //nolint:gosec // a service's name, given by New
+
 	if err != nil {
 		t.Fatalf("apitest: %v", err)
 	}
@@ -637,13 +642,13 @@ func (a *API) pqlCheck(w http.ResponseWriter, r *http.Request, _ string) {
 	defer a.mu.Unlock()
 	features, top := map[string]any{}, 0
 	for name, u := range a.usage {
-		var limit any = u[1]
-		if u[1] < 0 {
+		var limit any = u.limit
+		if u.limit < 0 {
 			limit = nil
 		} else {
-			top = max(top, u[2])
+			top = max(top, u.pct)
 		}
-		features[name] = map[string]any{"used": u[0], "limit": limit, "pct": u[2], "unlimited": u[1] < 0}
+		features[name] = map[string]any{"used": u.used, "limit": limit, "pct": u.pct, "unlimited": u.limit < 0}
 	}
 	httpx.Respond(w, http.StatusOK, map[string]any{"nearLimit": a.nearLimit, "usagePercent": top, "features": features, "upgradeUrl": UpgradeURL})
 }
