@@ -356,7 +356,6 @@ func contract(t testing.TB, service string) *openapitest.Contract {
 	}
 	// services/console/internal/adapters/api/apitest -> services/<service>/api/openapi.yaml
 	spec, err := os.ReadFile(filepath.Join(filepath.Dir(file), "../../../../..", service, "api/openapi.yaml")) //nolint:gosec // a service's name, given by New
-
 	if err != nil {
 		t.Fatalf("apitest: %v", err)
 	}
