@@ -219,9 +219,10 @@ func TestRelayLingerGathersCommitsIntoOneBatch(t *testing.T) {
 		return count(t, pool, "SELECT count(*) FROM outbox WHERE published_at IS NOT NULL AND id = ANY($1)", ids)
 	}
 	burst := enqueue(t, pool, "lead.written", 6) // a rate worth lingering for
-	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 2 * time.Second}).Run)
+	// A pause long enough that three commits fit in it on a loaded machine (-race, CI's parallel tests).
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 5 * time.Second}).Run)
 	require.Eventually(t, func() bool { return published(burst) == 6 }, waitFor, 5*time.Millisecond)
-	time.Sleep(lingerWindow) // the relay measures the rate once a window has passed
+	time.Sleep(lingerWindow) // the relay measures the rate once a real-clock window has passed; nothing signals it
 	first := enqueue(t, pool, "lead.written", 1)
 	require.Eventually(t, func() bool { return published(first) == 1 }, waitFor, 5*time.Millisecond)
 	later := enqueue(t, pool, "lead.written", 3) // three transactions, during the pause
@@ -593,7 +594,7 @@ func TestLingerGathersMessagesIntoOneBatch(t *testing.T) {
 	burst, _ = publish(t, pool, rdb, prefix, "lead.written", 6) // a rate worth lingering for
 	run(t, c.Run)
 	require.Eventually(t, func() bool { return count(t, pool, "SELECT count(*) FROM seen") == 6 }, waitFor, 5*time.Millisecond)
-	time.Sleep(lingerWindow) // the lane measures the rate once a window has passed
+	time.Sleep(lingerWindow) // the lane measures the rate once a real-clock window has passed; nothing signals it
 	publish(t, pool, rdb, prefix, "lead.written", 1)
 	<-first // the lane now pauses for Linger
 	later := make([]string, 0, 3)

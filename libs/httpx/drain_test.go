@@ -24,9 +24,11 @@ func TestDrainClosesKeepAliveConnectionsAfterTheirResponse(t *testing.T) {
 	t.Parallel()
 	cfg := httpx.ServerConfig{Addr: "127.0.0.1:0", ReadHeaderTimeout: time.Second, ReadTimeout: time.Second,
 		WriteTimeout: 2 * time.Second, IdleTimeout: 10 * time.Second, DrainDelay: 500 * time.Millisecond, ShutdownTimeout: 2 * time.Second}
+	inFlight, release := make(chan struct{}), make(chan struct{})
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
-			time.Sleep(300 * time.Millisecond)
+			close(inFlight)
+			<-release
 		}
 		httpx.Respond(w, http.StatusOK, map[string]any{})
 	})
@@ -53,7 +55,7 @@ func TestDrainClosesKeepAliveConnectionsAfterTheirResponse(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); get("/slow") }() // in flight at SIGTERM
-	time.Sleep(50 * time.Millisecond)
+	<-inFlight
 	cancel()
 	require.Eventually(t, func() bool { return statusOf(base+"/readyz") == 503 }, time.Second, 10*time.Millisecond)
 
@@ -64,6 +66,7 @@ func TestDrainClosesKeepAliveConnectionsAfterTheirResponse(t *testing.T) {
 		}
 	}
 	require.Equal(t, int32(10), closed.Load(), "every response during the drain closes its connection")
+	close(release) // the request in flight at SIGTERM completes too
 	wg.Wait()
 	require.NoError(t, <-done)
 }

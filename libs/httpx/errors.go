@@ -117,6 +117,17 @@ func StatusOf(k apperr.Kind) int {
 	}
 }
 
+// KindOf is the kind a status means, StatusOf read backwards: how a client of the API classifies a
+// refusal. A status no kind maps to is KindInternal.
+func KindOf(status int) apperr.Kind {
+	for k := apperr.KindInvalid; k <= apperr.KindMethodNotAllowed; k++ {
+		if StatusOf(k) == status {
+			return k
+		}
+	}
+	return apperr.KindInternal
+}
+
 // NotFoundHandler answers an unknown route with the envelope.
 func NotFoundHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -33,7 +33,7 @@ func TestGroupSharesBatchesAndAnswersEachCaller(t *testing.T) {
 				return errors.New("item 7 is refused") // the whole batch rolls back
 			}
 		}
-		time.Sleep(5 * time.Millisecond) // a commit's worth of time for others to queue
+		time.Sleep(5 * time.Millisecond) // a commit's worth of time for others to queue: what is measured is a slow commit, so it must take time
 		mu.Lock()
 		defer mu.Unlock()
 		for _, it := range items {

@@ -175,7 +175,7 @@ func TestOpenBreakerSparesRequestsTheRedisTimeout(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, allow(), timeout, "the first call finds Redis hanging")
 	for i := range 10 {
-		time.Sleep(30 * time.Millisecond) // past a probe interval each time
+		time.Sleep(30 * time.Millisecond) // past a probe interval each time: the limiter reads the real clock, there is no event to wait on
 		require.Less(t, allow(), timeout/2, "call %d was decided without waiting for Redis", i)
 	}
 	require.Equal(t, 1.0, fallbackActive(t, reg), "the probes, not the requests, find Redis still down")

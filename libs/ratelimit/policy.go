@@ -13,7 +13,7 @@ type Policy struct {
 	Period time.Duration
 }
 
-// The policies the spec and ARCHITECTURE §4 fix.
+// The policies of the interface specification (docs/decisions.md, "Rate limiting").
 var (
 	// API is the general authenticated API, keyed by client IP.
 	API = Policy{Name: "api", Rate: 60, Period: time.Minute}

@@ -1,7 +1,7 @@
-// Package archtest checks that every service keeps the hexagonal layering (STYLE.md): the domain
-// depends on nothing of its service and on no I/O library, app only on the domain and sees no
-// database, transport or event-envelope type, ports never on adapters, only ports speak HTTP
-// routing, and every package under internal/ sits in one of the layers. Run by make test through
+// Package archtest checks that every service keeps the hexagonal layering (docs/conventions.md):
+// the domain depends on nothing of its service and on no I/O library, app only on the domain and
+// sees no database, transport or event-envelope type, ports never on adapters, only ports speak
+// HTTP routing, and every package under internal/ sits in one of the layers. Run by make test through
 // its test.
 package archtest
 

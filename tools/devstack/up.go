@@ -327,13 +327,24 @@ func (s *stack) planService(c *chart, name string, secrets map[string]string, op
 		return nil, fmt.Errorf("services/%s/%w", name, err)
 	}
 	if opt.replicas > 1 {
-		env.set(sourceReplica, map[string]string{"HTTP_DRAIN_DELAY": replicaDrainDelay})
+		env.set(sourceReplica, replicaShare(env, opt.replicas))
 	}
 	svc := &service{name: name, port: c.routes.LocalPorts[name], env: env, helpers: helpers, replicas: max(opt.replicas, 1)}
 	if _, err := os.Stat(filepath.Join(dir, "dev-seed.sh")); err == nil {
 		svc.seed = filepath.Join("services", name, "dev-seed.sh")
 	}
 	return svc, nil
+}
+
+// replicaShare is what every replica of a service sets when it runs several: the drain delay,
+// and a share of the one-replica connection pool, since all replicas' pools meet at the machine's
+// PostgreSQL (max_connections 100, which the charts' pools at REPLICAS=2 would pass under load).
+func replicaShare(env serviceEnv, replicas int) map[string]string {
+	vars := map[string]string{"HTTP_DRAIN_DELAY": replicaDrainDelay}
+	if n, err := strconv.Atoi(env["DATABASE_MAX_CONNS"].Value); err == nil {
+		vars["DATABASE_MAX_CONNS"] = strconv.Itoa(max(2, (n+replicas-1)/replicas))
+	}
+	return vars
 }
 
 var helperNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

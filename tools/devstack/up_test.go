@@ -195,7 +195,7 @@ func TestLibShAgreesWithTheTool(t *testing.T) {
 }
 
 // make up REPLICAS=2: each service's second process listens 100 ports up (its debug port too),
-// both drain for a second on SIGTERM, and the ingress balances over both and retries a
+// both drain for a second on SIGTERM, they share one process's connection pool, and the ingress balances over both and retries a
 // connection error on the other.
 func TestReplicas(t *testing.T) {
 	c := loadRepoChart(t)
@@ -210,6 +210,13 @@ func TestReplicas(t *testing.T) {
 	require.Equal(t, "127.0.0.1:9182", rs[1].env["DEBUG_ADDR"].Value)
 	require.Equal(t, replicaDrainDelay, rs[1].env["HTTP_DRAIN_DELAY"].Value)
 	require.Equal(t, rs[0].env["DATABASE_URL"], rs[1].env["DATABASE_URL"], "replicas share the database")
+	one, err := s.planService(c, "leads", map[string]string{}, upOptions{replicas: 1})
+	require.NoError(t, err)
+	pool, err := strconv.Atoi(one.env["DATABASE_MAX_CONNS"].Value)
+	require.NoError(t, err)
+	for _, r := range rs {
+		require.Equal(t, strconv.Itoa((pool+1)/2), r.env["DATABASE_MAX_CONNS"].Value, "and the pool of one")
+	}
 
 	c.routes.Replicas = 2
 	conf, err := s.renderNginx(c, false)

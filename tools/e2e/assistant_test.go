@@ -103,11 +103,10 @@ func TestAssistantAnswersNoChatPastTheAllowanceWithADrainedBucket(t *testing.T) 
 	// The bucket refills one request a second; each chat that gets past the assistant's own limit
 	// leaves the bucket empty again, which is when the old allowance check was refused.
 	allowanceRefusals := 0
-	for deadline := time.Now().Add(30 * time.Second); allowanceRefusals < 3 && time.Now().Before(deadline); {
+	within(30*time.Second, 200*time.Millisecond, func() bool {
 		r := c.Do(t, http.MethodPost, "/api/chat", tok, map[string]any{"message": "hello"})
 		switch r.Status {
 		case http.StatusTooManyRequests: // refused by our own drained bucket: try again shortly
-			time.Sleep(200 * time.Millisecond)
 		case http.StatusPaymentRequired:
 			require.Equal(t, "chat_limit_reached", r.JSON["code"], "%s", r.Raw)
 			require.NotEmpty(t, r.JSON["upgradeUrl"])
@@ -116,7 +115,8 @@ func TestAssistantAnswersNoChatPastTheAllowanceWithADrainedBucket(t *testing.T) 
 		default:
 			t.Fatalf("chat past the allowance with a drained bucket: status %d, want 402 or 429; body: %s", r.Status, r.Raw)
 		}
-	}
+		return allowanceRefusals == 3
+	})
 	require.Equal(t, 3, allowanceRefusals, "no chat got past the drained bucket within 30 s to meet the allowance")
 }
 

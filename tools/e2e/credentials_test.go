@@ -64,10 +64,8 @@ func requireRefusedEverywhere(t *testing.T, s *Stack, credential string, apiKeyH
 	t.Helper()
 	probes := serviceProbes()
 	refused := make([]bool, len(probes))
-	for left := len(probes); left > 0; {
-		if time.Since(since) > revocationBound+2*time.Second {
-			break
-		}
+	left := len(probes)
+	within(time.Until(since.Add(revocationBound+2*time.Second)), 250*time.Millisecond, func() bool {
 		for i, p := range probes {
 			if refused[i] {
 				continue
@@ -79,8 +77,8 @@ func requireRefusedEverywhere(t *testing.T, s *Stack, credential string, apiKeyH
 				require.Less(t, time.Since(since), revocationBound, "%s refused only after %s", p.name, time.Since(since))
 			}
 		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return left == 0
+	})
 	for i, p := range probes {
 		require.True(t, refused[i], "%s still accepts the revoked credential after %s", p.name, revocationBound)
 	}
@@ -252,7 +250,16 @@ func TestInvitedClientActsForItselfAndAQuietOneAlertsOnce(t *testing.T) {
 		_, _, ok := rc.find("email", quietEmail)
 		return ok
 	})
-	time.Sleep(8 * time.Second) // past the next recompute: it must not fire again
+	// Two recomputes after the alert (the active client's updatedAt moves with each run): the
+	// first would have raised the alert again, and the second leaves its delivery a whole interval.
+	recomputed := func() string {
+		return cc.Do(t, http.MethodGet, "/api/health-score", clientToken, nil).Expect(t, http.StatusOK).JSON["updatedAt"].(string)
+	}
+	runs := map[string]bool{recomputed(): true}
+	eventually(t, "two recomputes after the alert", func() bool {
+		runs[recomputed()] = true
+		return len(runs) >= 3
+	})
 	rc.mu.Lock()
 	n := 0
 	for _, b := range rc.got {

@@ -94,13 +94,24 @@ func (rc *hookReceiver) find(field, value string) (map[string]any, http.Header, 
 // address's per-minute budget): other services are asynchronous.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 30s waiting for %s", what)
-		}
-		time.Sleep(500 * time.Millisecond)
+	if !within(30*time.Second, 500*time.Millisecond, cond) {
+		t.Fatalf("timed out after 30s waiting for %s", what)
 	}
+}
+
+// within polls cond every interval until it holds or d has passed, and says whether it held.
+func within(d, every time.Duration, cond func() bool) bool {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	deadline := time.After(d)
+	for !cond() {
+		select {
+		case <-deadline:
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
 }
 
 func TestInboundLeadReachesTheSheetAndASignedSubscriber(t *testing.T) {

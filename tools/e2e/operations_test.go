@@ -179,21 +179,19 @@ func TestOperationsDashboardsUseExportedMetrics(t *testing.T) {
 		"email": uniqueEmail(t), "source": "e2e"}, extSecret(s.Get(t, "EXT_SECRET"))).Expect(t, http.StatusOK)
 
 	hc := &http.Client{Timeout: 5 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		exported, err := scrapeAll(hc)
-		var missing []string
-		if err == nil {
-			if missing = unexported(used, exported); len(missing) == 0 {
-				return
-			}
+	var missing []string
+	if within(30*time.Second, time.Second, func() bool {
+		var exported map[string]bool
+		if exported, err = scrapeAll(hc); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			require.NoError(t, err)
-			t.Fatalf("queried by the dashboards or alerts but exported by no service:\n%s", strings.Join(missing, "\n"))
-		}
-		time.Sleep(time.Second)
+		missing = unexported(used, exported)
+		return len(missing) == 0
+	}) {
+		return
 	}
+	require.NoError(t, err)
+	t.Fatalf("queried by the dashboards or alerts but exported by no service:\n%s", strings.Join(missing, "\n"))
 }
 
 // scrapeAll reads every service's /metrics.

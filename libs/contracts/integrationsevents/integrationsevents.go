@@ -20,23 +20,42 @@ const (
 // PaymentPrefix starts every payment event type: "payment." + the processor's event type.
 const PaymentPrefix = "payment."
 
-// Payment event types integrations publishes.
+// The payment processor's own event types that integrations forwards; every service that reads
+// one names it from here.
 const (
-	PaymentCheckoutSessionCompleted = "payment.checkout.session.completed"
-	PaymentSubscriptionCreated      = "payment.customer.subscription.created"
-	PaymentSubscriptionUpdated      = "payment.customer.subscription.updated"
-	PaymentSubscriptionDeleted      = "payment.customer.subscription.deleted"
-	PaymentInvoicePaid              = "payment.invoice.paid"
-	PaymentInvoicePaymentFailed     = "payment.invoice.payment_failed"
-	PaymentInvoicePaymentSucceeded  = "payment.invoice.payment_succeeded"
+	CheckoutSessionCompleted = "checkout.session.completed"
+	SubscriptionCreated      = "customer.subscription.created"
+	SubscriptionUpdated      = "customer.subscription.updated"
+	SubscriptionDeleted      = "customer.subscription.deleted"
+	InvoicePaid              = "invoice.paid"
+	InvoicePaymentFailed     = "invoice.payment_failed"
+	InvoicePaymentSucceeded  = "invoice.payment_succeeded"
 )
 
-// PaymentTypes returns every payment event type, in a stable order.
+// ProcessorTypes returns the processor's event types integrations forwards, in a stable order.
+func ProcessorTypes() []string {
+	return []string{CheckoutSessionCompleted, SubscriptionCreated, SubscriptionUpdated, SubscriptionDeleted,
+		InvoicePaid, InvoicePaymentFailed, InvoicePaymentSucceeded}
+}
+
+// Payment event types integrations publishes.
+const (
+	PaymentCheckoutSessionCompleted = PaymentPrefix + CheckoutSessionCompleted
+	PaymentSubscriptionCreated      = PaymentPrefix + SubscriptionCreated
+	PaymentSubscriptionUpdated      = PaymentPrefix + SubscriptionUpdated
+	PaymentSubscriptionDeleted      = PaymentPrefix + SubscriptionDeleted
+	PaymentInvoicePaid              = PaymentPrefix + InvoicePaid
+	PaymentInvoicePaymentFailed     = PaymentPrefix + InvoicePaymentFailed
+	PaymentInvoicePaymentSucceeded  = PaymentPrefix + InvoicePaymentSucceeded
+)
+
+// PaymentTypes returns every payment event type, in ProcessorTypes' order.
 func PaymentTypes() []string {
-	return []string{
-		PaymentCheckoutSessionCompleted, PaymentSubscriptionCreated, PaymentSubscriptionUpdated,
-		PaymentSubscriptionDeleted, PaymentInvoicePaid, PaymentInvoicePaymentFailed, PaymentInvoicePaymentSucceeded,
+	types := ProcessorTypes()
+	for i, t := range types {
+		types[i] = PaymentPrefix + t
 	}
+	return types
 }
 
 // ProcessorType is the processor's own name of a payment event type (invoice.paid for

@@ -268,17 +268,16 @@ func (b *browser) download(link string) []byte {
 // eventually reloads path until ok holds for the page, or fails after timeout.
 func (b *browser) eventually(path string, timeout time.Duration, ok func() bool) {
 	b.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		b.open(path)
-		if ok() {
-			return
-		}
-		if time.Now().After(deadline) {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout)
+	for b.open(path); !ok(); b.open(path) {
+		select {
+		case <-deadline:
 			b.shot("timeout")
 			b.t.Fatalf("%s: condition not met within %s; page: %s", path, timeout, b.text("main"))
+		case <-tick.C:
 		}
-		time.Sleep(500 * time.Millisecond)
 	}
 }
 

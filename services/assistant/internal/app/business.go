@@ -74,19 +74,6 @@ type Churn struct {
 	Clients []ChurnClient `json:"clients"`
 }
 
-// AllowanceExhausted is a reservation refused because the month's allowance is spent.
-type AllowanceExhausted struct {
-	Feature    string `json:"feature"`
-	Used       int    `json:"used"`
-	Limit      int    `json:"limit"`
-	Remaining  int    `json:"remaining"`
-	UpgradeURL string `json:"upgradeUrl"`
-}
-
-func (e *AllowanceExhausted) Error() string {
-	return fmt.Sprintf("%s allowance spent: %d of %d used", e.Feature, e.Used, e.Limit)
-}
-
 // ToolError is a tool call the owning service refused or could not answer.
 type ToolError struct {
 	Tool       string

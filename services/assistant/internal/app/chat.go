@@ -5,15 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
+	"github.com/bizassist/bizassist/libs/allowance"
 	"time"
 
-	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
-
-// ChatFeature is the usage feature a chat exchange counts against.
-const ChatFeature = "chat"
 
 // chatAction labels a chat reservation: the topic is known only once the model has answered.
 const chatAction = "send_message"
@@ -22,7 +18,7 @@ const chatAction = "send_message"
 type Chat struct {
 	Sessions  Sessions
 	Tools     ToolsFor
-	Allowance Allowance
+	Allowance allowance.Reserver
 	Model     Model
 	Tokenizer Tokenizer
 	Now       Clock
@@ -76,9 +72,9 @@ func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) 
 	res, err := h.turn(ctx, cmd.Token, Conversation{
 		AccountID: cmd.AccountID, Plan: cmd.Plan, Message: message, Context: clientContext, Hints: hints,
 		History: domain.TrimToBudget(history, h.HistoryBudget), State: session.State(),
-	}, session, created, reservation, now)
+	}, session, created, reservation.ID, now)
 	if err != nil {
-		h.release(ctx, cmd.Token, reservation)
+		allowance.Release(ctx, h.Allowance, cmd.Token, reservation)
 		return ChatResult{}, err
 	}
 	return res, nil
@@ -116,34 +112,12 @@ func (h *Chat) turn(ctx context.Context, token string, conv Conversation, sessio
 // Analytics owns the limits and the reservation is atomic there, so concurrent turns cannot
 // overshoot. It fails closed: when the answer is unknown (analytics refusing, failing, slow or
 // down) nothing is answered, or the allowance could be bypassed by making that call fail.
-func (h *Chat) reserve(ctx context.Context, token string) (string, error) {
-	id, err := h.Allowance.Reserve(ctx, token, Reservation{Feature: ChatFeature, Count: 1, Action: chatAction})
-	var spent *AllowanceExhausted
-	switch {
-	case err == nil:
-		return id, nil
-	case errors.As(err, &spent):
-		url := spent.UpgradeURL
-		if url == "" {
-			url = h.UpgradeURL
-		}
-		return "", apperr.QuotaExceeded("chat_limit_reached",
-			fmt.Sprintf("this month's chat allowance of %d messages is used up; upgrade for more", spent.Limit)).
-			With("upgradeUrl", url).With("remaining", spent.Remaining).With("limit", spent.Limit)
-	case ctx.Err() != nil:
-		return "", ctx.Err()
-	default:
-		slog.WarnContext(ctx, "chat allowance could not be reserved", "error", err)
-		return "", apperr.Unavailable("allowance_unavailable", "the chat allowance cannot be checked just now; try again shortly").Wrap(err)
-	}
-}
-
-// release gives back the unit of a turn that failed after reserving, best effort. It runs even
-// when the request is gone (the caller's ctx canceled), bounded by the tool timeout.
-func (h *Chat) release(ctx context.Context, token, reservation string) {
-	if err := h.Allowance.Release(context.WithoutCancel(ctx), token, reservation); err != nil {
-		slog.WarnContext(ctx, "chat reservation not released", "reservation_id", reservation, "error", err)
-	}
+func (h *Chat) reserve(ctx context.Context, token string) (allowance.Reservation, error) {
+	return allowance.Reserve(ctx, h.Allowance, token, allowance.Request{Feature: allowance.FeatureChat, Count: 1, Action: chatAction},
+		func(spent *allowance.LimitReached) error {
+			return spent.Refusal("chat_limit_reached",
+				fmt.Sprintf("this month's chat allowance of %d messages is used up; upgrade for more", spent.Limit), h.UpgradeURL)
+		})
 }
 
 // session continues the caller's session id, or starts one: under our own id when none is

@@ -26,23 +26,6 @@ type ToolsFor interface {
 	For(bearerToken string) Tools
 }
 
-// Allowance reserves units of a plan allowance with analytics, which owns the limits and the
-// month's usage, before the work they pay for is done. The reservation is the usage record.
-type Allowance interface {
-	// Reserve returns the reservation id, *AllowanceExhausted when the allowance is spent, or
-	// another error when the answer is unknown.
-	Reserve(ctx context.Context, bearerToken string, r Reservation) (string, error)
-	// Release gives back a reservation whose work failed.
-	Release(ctx context.Context, bearerToken, reservationID string) error
-}
-
-// Reservation asks for count units of feature; action labels the usage event.
-type Reservation struct {
-	Feature string `json:"feature"`
-	Count   int    `json:"count"`
-	Action  string `json:"action,omitempty"`
-}
-
 // Tools read the caller's business from the services that own it. They are scoped to the caller
 // by construction: they carry only the caller's token, so no argument can reach another account.
 type Tools interface {

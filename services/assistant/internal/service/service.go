@@ -5,10 +5,10 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/bizassist/bizassist/libs/allowance"
+	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
@@ -53,11 +53,7 @@ type Config struct {
 // Validate checks the assistant's settings and the shared ones.
 func (c Config) Validate() error {
 	var errs []error
-	for name, raw := range map[string]string{"LEADS_URL": c.LeadsURL, "ANALYTICS_URL": c.AnalyticsURL} {
-		if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("%s %q must be an absolute http(s) URL", name, raw))
-		}
-	}
+	errs = append(errs, apiclient.CheckURL("LEADS_URL", c.LeadsURL), apiclient.CheckURL("ANALYTICS_URL", c.AnalyticsURL))
 	if c.ToolTimeout <= 0 || c.HistoryTokens < 0 {
 		errs = append(errs, errors.New("ASSISTANT_TOOL_TIMEOUT must be positive and ASSISTANT_HISTORY_TOKENS not negative"))
 	}
@@ -90,7 +86,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	now := func() time.Time { return time.Now().UTC() }
-	back := backend.New(cfg.LeadsURL, cfg.AnalyticsURL, cfg.ToolTimeout)
+	analytics := apiclient.New("analytics", cfg.AnalyticsURL, cfg.ToolTimeout)
+	back := backend.New(apiclient.New("leads", cfg.LeadsURL, cfg.ToolTimeout), analytics)
 	var model app.Model = &advisor.Advisor{UpgradeURL: cfg.UpgradeURL}
 	if cfg.LLM.Enabled() {
 		model = openaillm.New(cfg.LLM)
@@ -100,7 +97,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	return &Service{
 		Runtime: rt,
 		Chat: &app.Chat{
-			Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: back,
+			Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: allowance.New(analytics),
 			Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
 		},
 		Seed:        &app.SeedFeed{Store: feed, Cache: cache, Now: now},

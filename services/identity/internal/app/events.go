@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"log/slog"
 	"strings"
 	"time"
@@ -78,19 +79,19 @@ type ApplyPayment struct {
 func (h *ApplyPayment) Handle(ctx context.Context, d ApplyPaymentCommand) error {
 	var target account.Plan
 	switch d.Type {
-	case "checkout.session.completed":
+	case integrationsevents.CheckoutSessionCompleted:
 		p, err := account.ParsePlan(d.Plan)
 		if err != nil {
 			return nil //nolint:nilerr // an unknown plan name in a processor event is not ours to fix
 		}
 		target = p
-	case "customer.subscription.updated":
+	case integrationsevents.SubscriptionUpdated:
 		p, err := account.ParsePlan(d.Plan)
 		if err != nil || !strings.EqualFold(d.Status, "active") && !strings.EqualFold(d.Status, "trialing") {
 			return nil //nolint:nilerr // only an active subscription with a known plan changes the plan
 		}
 		target = p
-	case "customer.subscription.deleted":
+	case integrationsevents.SubscriptionDeleted:
 		target = account.PlanFree
 	default:
 		return nil

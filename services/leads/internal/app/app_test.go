@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/allowance"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,23 +106,23 @@ const unlimited = -1
 type fakeAllowances struct {
 	limit, used int
 	err         error
-	reserved    []app.AllowanceRequest
+	reserved    []allowance.Request
 	credentials []string
 	released    []string
 }
 
-func (f *fakeAllowances) Reserve(_ context.Context, credential string, r app.AllowanceRequest) (app.Reservation, error) {
+func (f *fakeAllowances) Reserve(_ context.Context, credential string, r allowance.Request) (allowance.Reservation, error) {
 	if f.err != nil {
-		return app.Reservation{}, f.err
+		return allowance.Reservation{}, f.err
 	}
 	if f.limit != unlimited && f.used+r.Count > f.limit {
-		return app.Reservation{}, &app.LimitReachedError{Feature: r.Feature, Used: f.used, Limit: f.limit,
+		return allowance.Reservation{}, &allowance.LimitReached{Feature: r.Feature, Used: f.used, Limit: f.limit,
 			Remaining: f.limit - f.used, UpgradeURL: "https://x.test/pricing"}
 	}
 	f.used += r.Count
 	f.reserved = append(f.reserved, r)
 	f.credentials = append(f.credentials, credential)
-	res := app.Reservation{ID: fmt.Sprintf("evt_%d", len(f.reserved)), Used: f.used, Limit: f.limit, Remaining: f.limit - f.used}
+	res := allowance.Reservation{ID: fmt.Sprintf("evt_%d", len(f.reserved)), Used: f.used, Limit: f.limit, Remaining: f.limit - f.used}
 	if f.limit == unlimited {
 		res.Remaining, res.Unlimited = unlimited, true
 	}
@@ -148,7 +149,7 @@ func TestFindLeadsFillsFromTextOnlyWhatVerticalsLeave(t *testing.T) {
 	require.Equal(t, []string{"plumbing"}, cat.textAsked.Verticals)
 	require.Contains(t, cat.textAsked.TextTerms, "plumber")
 
-	require.Equal(t, []app.AllowanceRequest{{Feature: "lead_finder", Action: "search", Count: 1}}, al.reserved)
+	require.Equal(t, []allowance.Request{{Feature: "lead_finder", Action: "search", Count: 1}}, al.reserved)
 	require.Equal(t, []string{"tok"}, al.credentials, "reserved with the caller's own token")
 	require.Len(t, sh.events, 3, "one lead.written each; the reservation is the usage record")
 	require.Equal(t, leadsevents.LeadWritten, sh.events[0].Type)
@@ -234,12 +235,12 @@ func TestAllowanceThatCannotBeCheckedRefusesTheWork(t *testing.T) {
 	_, err := app.FindLeads{Catalog: cat, Tx: sh, Sheet: sh, Outbox: sh, Allowances: down, Now: time.Now}.Handle(context.Background(),
 		app.FindLeadsInput{Credential: "tok", Industry: "plumbers"})
 	require.Equal(t, apperr.KindUnavailable, apperr.KindOf(err))
-	require.Equal(t, app.CodeAllowanceUnavailable, apperr.CodeOf(err))
+	require.Equal(t, allowance.CodeUnavailable, apperr.CodeOf(err))
 	require.Empty(t, sh.events, "no search ran")
 
 	_, err = app.ScoreBatch{Qualifier: app.Qualifier{Catalog: cat, Resolver: dns}, Allowances: down}.Handle(context.Background(),
 		app.BatchInput{Credential: "tok", Leads: []app.LeadInput{{Email: "ann@acme.com"}}})
-	require.Equal(t, app.CodeAllowanceUnavailable, apperr.CodeOf(err))
+	require.Equal(t, allowance.CodeUnavailable, apperr.CodeOf(err))
 	require.Zero(t, dns.n.Load())
 
 	// A caller that went away is not an outage.
@@ -264,7 +265,7 @@ func TestScoreBatchReservesAllOrNothingBeforeScoring(t *testing.T) {
 	require.Equal(t, 0, res.Remaining)
 	require.False(t, res.Unlimited)
 	require.Greater(t, res.Results[0].Score, res.Results[1].Score, "the catalog match counts")
-	require.Equal(t, []app.AllowanceRequest{{Feature: "lead_scoring", Action: "batch", Count: 2}}, al.reserved)
+	require.Equal(t, []allowance.Request{{Feature: "lead_scoring", Action: "batch", Count: 2}}, al.reserved)
 	asked := dns.n.Load()
 	require.Positive(t, asked)
 

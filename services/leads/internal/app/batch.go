@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/allowance"
 	"strings"
 
 	"github.com/bizassist/bizassist/libs/apperr"
@@ -17,7 +18,7 @@ const CodeAllowanceExhausted = "batch_allowance_exhausted"
 // ScoreBatch is POST /api/lead-quality-batch: each lead scored is one lead_scoring use.
 type ScoreBatch struct {
 	Qualifier  Qualifier
-	Allowances Allowances
+	Allowances allowance.Reserver
 	UpgradeURL string
 }
 
@@ -51,8 +52,8 @@ func (h ScoreBatch) Handle(ctx context.Context, in BatchInput) (BatchResult, err
 		return BatchResult{}, err
 	}
 	n := len(in.Leads)
-	res, err := reserve(ctx, h.Allowances, in.Credential, AllowanceRequest{Feature: FeatureLeadScoring, Action: "batch", Count: n},
-		func(l *LimitReachedError) error {
+	res, err := allowance.Reserve(ctx, h.Allowances, in.Credential, allowance.Request{Feature: allowance.FeatureLeadScoring, Action: "batch", Count: n},
+		func(l *allowance.LimitReached) error {
 			return limitError(CodeAllowanceExhausted,
 				fmt.Sprintf("the monthly batch allowance has %d scores left; this batch needs %d", l.Remaining, n), l, h.UpgradeURL)
 		})
@@ -61,7 +62,7 @@ func (h ScoreBatch) Handle(ctx context.Context, in BatchInput) (BatchResult, err
 	}
 	assessed, err := h.Qualifier.AssessAll(ctx, in.Leads)
 	if err != nil {
-		release(ctx, h.Allowances, in.Credential, res)
+		allowance.Release(ctx, h.Allowances, in.Credential, res)
 		return BatchResult{}, err
 	}
 	results := make([]BatchScore, n)

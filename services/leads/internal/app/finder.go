@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/allowance"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ type FindLeads struct {
 	Tx         Transactor
 	Sheet      Sheet
 	Outbox     Outbox
-	Allowances Allowances
+	Allowances allowance.Reserver
 	UpgradeURL string
 	Now        func() time.Time
 }
@@ -49,8 +50,8 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, erro
 	if err != nil {
 		return nil, err
 	}
-	res, err := reserve(ctx, h.Allowances, in.Credential, AllowanceRequest{Feature: FeatureLeadFinder, Action: "search", Count: 1},
-		func(l *LimitReachedError) error {
+	res, err := allowance.Reserve(ctx, h.Allowances, in.Credential, allowance.Request{Feature: allowance.FeatureLeadFinder, Action: "search", Count: 1},
+		func(l *allowance.LimitReached) error {
 			return limitError(CodeLeadFinderLimit, fmt.Sprintf("the monthly allowance of %d lead searches is used up", l.Limit), l, h.UpgradeURL)
 		})
 	if err != nil {
@@ -58,7 +59,7 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, erro
 	}
 	found, err := h.search(ctx, in.AccountID, q)
 	if err != nil || len(found) == 0 {
-		release(ctx, h.Allowances, in.Credential, res)
+		allowance.Release(ctx, h.Allowances, in.Credential, res)
 	}
 	if err != nil {
 		return nil, err

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
 	"github.com/bizassist/bizassist/libs/ids"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 )
 
 // doInternal sends a request to an /internal route and checks the answer against the contract of
@@ -58,7 +58,7 @@ func TestLeadFinderStopsAtTheMonthlyLimit(t *testing.T) {
 	for _, path := range []string{"/api/lead-finder", "/internal/lead-finder"} {
 		r := h.doInternal("POST", path, free, `{"industry":"dentist"}`)
 		h.requireError(r, 402, "lead_finder_limit_reached", "")
-		require.Equal(t, analyticstest.UpgradeURL, r.json["upgradeUrl"])
+		require.Equal(t, allowancetest.UpgradeURL, r.json["upgradeUrl"])
 		require.EqualValues(t, 0, r.json["remaining"])
 		require.EqualValues(t, 20, r.json["limit"])
 	}
@@ -108,7 +108,7 @@ func TestBatchOverTheAllowanceIsRefusedBeforeAnyDNSQuery(t *testing.T) {
 	h.requireError(r, 402, "batch_allowance_exhausted", "")
 	require.EqualValues(t, 5, r.json["remaining"])
 	require.EqualValues(t, 25, r.json["limit"])
-	require.Equal(t, analyticstest.UpgradeURL, r.json["upgradeUrl"])
+	require.Equal(t, allowancetest.UpgradeURL, r.json["upgradeUrl"])
 	require.Equal(t, asked, h.dns.Lookups(), "a refused batch asks DNS nothing")
 	require.Equal(t, 20, h.analytics.Used(account, "lead_scoring"))
 }

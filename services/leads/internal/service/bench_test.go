@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
 )
@@ -56,7 +56,7 @@ func newBenchServer(b *testing.B) *benchServer {
 	b.Cleanup(pool.Close)
 	environ["LEADS_DNS_SERVER"] = dnstest.Start(b, service.DNSZone(pool))
 	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
-	environ["ANALYTICS_URL"] = analyticstest.New(b, iss.Config(), analyticstest.Limits{}).URL
+	environ["ANALYTICS_URL"] = allowancetest.New(b, iss.Config(), allowancetest.Limits{}).URL
 	ln, base := platformtest.Listen(b)
 	platformtest.Start(b, ln, service.New, environ)
 	tok := iss.Token(authjwt.Caller{AccountID: ids.New("acc"), Email: "bench@bizassist.test", Plan: "growth", TokenID: ids.New("tok")})

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
 	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
@@ -29,7 +30,6 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/leads/api"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics/analyticstest"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
@@ -57,14 +57,14 @@ type harness struct {
 	spec    *openapitest.Contract
 	ip      string // X-Forwarded-For, so each test has its own rate-limit bucket
 	// analytics is the allowance double; dns counts the questions the loopback DNS server answers.
-	analytics *analyticstest.Server
+	analytics *allowancetest.Server
 	dns       *dnstest.CountingZone
 }
 
 // testLimits are analytics' plan limits in these tests: free as seeded; growth as the spec has it
 // (paid plans score batches without limit).
-var testLimits = analyticstest.Limits{
-	"free":   analyticstest.Free,
+var testLimits = allowancetest.Limits{
+	"free":   allowancetest.Free,
 	"growth": {"chat": 1000, "lead_finder": 300},
 }
 
@@ -87,7 +87,7 @@ func newHarness(t *testing.T, ip string) *harness {
 	environ["LEADS_DNS_SERVER"] = dnstest.Start(t, zone)
 	environ["LEADS_DNS_TIMEOUT"] = "1s"
 	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
-	fake := analyticstest.New(t, iss.Config(), testLimits)
+	fake := allowancetest.New(t, iss.Config(), testLimits)
 	environ["ANALYTICS_URL"] = fake.URL
 	ln, base := platformtest.Listen(t)
 	s := platformtest.Start(t, ln, service.New, environ)
@@ -378,7 +378,7 @@ func TestBatchAllowanceHoldsUnderConcurrency(t *testing.T) {
 			case 402:
 				refusals++
 				require.Equal(t, "batch_allowance_exhausted", r.json["code"])
-				require.Equal(t, analyticstest.UpgradeURL, r.json["upgradeUrl"])
+				require.Equal(t, allowancetest.UpgradeURL, r.json["upgradeUrl"])
 				refusalsRemaining = append(refusalsRemaining, r.json["remaining"])
 			default:
 				t.Errorf("unexpected %d: %s", r.status, r.body)

@@ -2,11 +2,13 @@ package service
 
 import (
 	"errors"
+	"fmt"
+	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
+	"time"
 
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 )
 
@@ -14,8 +16,9 @@ import (
 type Config struct {
 	platform.Config
 	DNS dnsresolver.Config
-	// Analytics grants the plan allowances (ANALYTICS_URL, required).
-	Analytics analytics.Config
+	// AnalyticsURL is where the plan allowances are reserved (libs/allowance); required.
+	AnalyticsURL     string        `env:"ANALYTICS_URL"`
+	AnalyticsTimeout time.Duration `env:"ANALYTICS_TIMEOUT" envDefault:"2s"`
 
 	// Pricing is the page named in allowance refusals when analytics names none.
 	platform.Pricing
@@ -25,7 +28,8 @@ type Config struct {
 
 // Validate checks every part before anything starts.
 func (c Config) Validate() error {
-	return errors.Join(c.Config.Validate(), c.Pricing.Validate(), c.DNS.Validate(), c.Analytics.Validate())
+	return errors.Join(c.Config.Validate(), c.Pricing.Validate(), c.DNS.Validate(), apiclient.CheckURL("ANALYTICS_URL", c.AnalyticsURL),
+		positive("ANALYTICS_TIMEOUT", c.AnalyticsTimeout))
 }
 
 // DNSServeConfig configures the loopback DNS server subcommand.
@@ -40,4 +44,12 @@ func (c DNSServeConfig) Validate() error {
 	}
 	_, _, err := net.SplitHostPort(c.Addr)
 	return err
+}
+
+// positive refuses a duration setting that is zero or negative.
+func positive(name string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s must be positive, got %s", name, d)
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ package service
 import (
 	"context"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/allowance"
+	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"net/http"
 	"time"
@@ -15,7 +17,6 @@ import (
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/analytics"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/postgres"
@@ -38,7 +39,7 @@ func now() time.Time { return time.Now().UTC() }
 type Service struct {
 	*platform.Runtime
 	App       app.Application
-	analytics *analytics.Client
+	analytics *apiclient.Client
 }
 
 // New opens the service's dependencies and wires the use cases. The caller must call Close.
@@ -55,9 +56,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	cat := postgres.NewCatalog(rt.Reads)
 	sheetStore := postgres.NewSheet(rt.Pool, rt.Reads)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
-	allowances := analytics.New(cfg.Analytics)
+	analytics := apiclient.New("analytics", cfg.AnalyticsURL, cfg.AnalyticsTimeout)
+	allowances := allowance.New(analytics)
 	uow, outbox := pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{} // no use case recovers from a failed unit of work
-	return &Service{Runtime: rt, analytics: allowances, App: app.Application{
+	return &Service{Runtime: rt, analytics: analytics, App: app.Application{
 		FindLeads:   app.FindLeads{Catalog: cat, Tx: uow, Sheet: sheetStore, Outbox: outbox, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now},
 		QualifyLead: app.QualifyLead{Qualifier: q},
 		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: allowances, UpgradeURL: cfg.UpgradeURL},

@@ -1,6 +1,10 @@
 package health
 
-import "time"
+import (
+	"time"
+
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
+)
 
 // PaymentStatus is what the payment processor last told us about an account's subscription.
 type PaymentStatus string
@@ -29,13 +33,13 @@ type PaymentEvent struct {
 // Apply returns the state after e. Event types it does not know leave the state unchanged.
 func (p Payment) Apply(e PaymentEvent) Payment {
 	switch e.Type {
-	case "checkout.session.completed", "invoice.payment_succeeded", "invoice.paid":
+	case integrationsevents.CheckoutSessionCompleted, integrationsevents.InvoicePaymentSucceeded, integrationsevents.InvoicePaid:
 		return Payment{Status: PaymentActive}
-	case "invoice.payment_failed":
+	case integrationsevents.InvoicePaymentFailed:
 		return Payment{Status: PaymentPastDue, Failures: p.Failures + 1}
-	case "customer.subscription.deleted":
+	case integrationsevents.SubscriptionDeleted:
 		return Payment{Status: PaymentCanceled}
-	case "customer.subscription.created", "customer.subscription.updated":
+	case integrationsevents.SubscriptionCreated, integrationsevents.SubscriptionUpdated:
 		if e.CancelAtPeriodEnd {
 			return Payment{Status: PaymentCanceling, Failures: p.Failures}
 		}

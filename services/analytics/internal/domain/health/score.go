@@ -17,7 +17,7 @@ const (
 	Critical Tier = "critical" // score < 30
 )
 
-// Tier boundaries (ARCHITECTURE §5).
+// Tier boundaries, as services/analytics/README.md documents them.
 const (
 	HealthyFrom = 70
 	AtRiskFrom  = 30

@@ -279,11 +279,6 @@ func (l leads) ExportCSV(ctx context.Context, token string) (io.ReadCloser, erro
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-		return nil, refusal(resp, body)
-	}
 	return resp.Body, nil
 }
 

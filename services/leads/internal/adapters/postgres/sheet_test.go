@@ -107,7 +107,7 @@ func TestSheetListPagesNewestFirst(t *testing.T) {
 	var all []sheet.Lead
 	for i := range 5 {
 		all = append(all, lead(t, "acc_a", fmt.Sprintf("p%d@acme.com", i), ""))
-		time.Sleep(2 * time.Millisecond) // distinct write times
+		time.Sleep(2 * time.Millisecond) // distinct write times: the sheet stamps them with the database's clock
 	}
 	_, err := s.Append(ctx, "acc_a", all)
 	require.NoError(t, err)

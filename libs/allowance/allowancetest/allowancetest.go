@@ -1,9 +1,10 @@
-// Package analyticstest stands in for analytics' allowance reservation routes in tests, on a
-// real loopback socket: POST /internal/usage/reserve and /internal/usage/release as contract B
-// of the working notes fixes them. It verifies the caller's bearer token, keeps a count per
-// account and feature, reserves atomically, refuses a reservation over the limit with
-// analytics' 402 body (recording nothing), and can be made to fail or stop.
-package analyticstest
+// Package allowancetest stands in for analytics' allowance reservation routes in tests, on a real
+// loopback socket: POST /internal/usage/reserve and /internal/usage/release as
+// services/analytics/api/openapi.yaml describes them. It verifies the caller's bearer token, keeps
+// a count per account and feature, reserves atomically, refuses a reservation over the limit with
+// analytics' 402 body (recording nothing), and can be made to fail or stop. A test that fakes
+// more of analytics mounts the same routes on its own mux (Mount).
+package allowancetest
 
 import (
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bizassist/bizassist/libs/allowance"
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
@@ -28,7 +30,7 @@ const Unlimited = -1
 type Limits map[string]map[string]int
 
 // Free is analytics' free plan: 50 chats, 25 lead scores and 20 lead searches a month.
-var Free = map[string]int{"chat": 50, "lead_scoring": 25, "lead_finder": 20}
+var Free = map[string]int{allowance.FeatureChat: 50, allowance.FeatureLeadScoring: 25, allowance.FeatureLeadFinder: 20}
 
 // Server is the double. Its zero value is not usable; call New.
 type Server struct {
@@ -57,17 +59,25 @@ type reservation struct {
 // test issuer's Config); limits are per plan.
 func New(t testing.TB, auth authjwt.Config, limits Limits) *Server {
 	t.Helper()
-	v, err := authjwt.NewVerifier(auth)
-	if err != nil {
-		t.Fatalf("analyticstest: %v", err)
-	}
-	s := &Server{verifier: v, limits: limits, plans: map[string]string{}, used: map[usageKey]int{}, held: map[string]reservation{}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /internal/usage/reserve", s.reserve)
-	mux.HandleFunc("POST /internal/usage/release", s.release)
+	s := Mount(t, mux, auth, limits)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Mount serves the double's two routes on mux, for a test server that fakes more of analytics;
+// URL and Stop are then that server's.
+func Mount(t testing.TB, mux *http.ServeMux, auth authjwt.Config, limits Limits) *Server {
+	t.Helper()
+	v, err := authjwt.NewVerifier(auth)
+	if err != nil {
+		t.Fatalf("allowancetest: %v", err)
+	}
+	s := &Server{verifier: v, limits: limits, plans: map[string]string{}, used: map[usageKey]int{}, held: map[string]reservation{}}
+	mux.HandleFunc("POST /internal/usage/reserve", s.reserve)
+	mux.HandleFunc("POST /internal/usage/release", s.release)
 	return s
 }
 
@@ -100,7 +110,7 @@ func (s *Server) FailWith(status int) {
 	s.failWith = status
 }
 
-// Stop closes the socket: later calls are refused connections.
+// Stop closes the socket New opened: later calls are refused connections.
 func (s *Server) Stop() { s.srv.Close() }
 
 // caller authenticates r and decodes its body into req. It answers a failure itself (an injected
@@ -110,7 +120,7 @@ func (s *Server) caller(w http.ResponseWriter, r *http.Request, req any) (authjw
 	status := s.failWith
 	s.mu.Unlock()
 	if status != 0 {
-		httpx.Fail(w, r, apperr.New(kindOf(status), "injected", fmt.Sprintf("injected failure %d", status)))
+		httpx.Fail(w, r, apperr.New(httpx.KindOf(status), "injected", fmt.Sprintf("injected failure %d", status)))
 		return authjwt.Caller{}, false
 	}
 	token, err := authjwt.BearerToken(r)
@@ -124,15 +134,6 @@ func (s *Server) caller(w http.ResponseWriter, r *http.Request, req any) (authjw
 	}
 	httpx.Fail(w, r, err)
 	return authjwt.Caller{}, false
-}
-
-func kindOf(status int) apperr.Kind {
-	for k := apperr.KindInternal; k <= apperr.KindUnavailable; k++ {
-		if httpx.StatusOf(k) == status {
-			return k
-		}
-	}
-	return apperr.KindInternal
 }
 
 func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
