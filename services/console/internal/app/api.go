@@ -1,6 +1,3 @@
-// Package app is the console's use cases: signing in and out, and what each page loads and does.
-// Everything but the console's own sessions comes from the public API, through the ports below
-// (implemented by adapters/api); the sessions are behind Sessions (adapters/postgres).
 package app
 
 import (
@@ -12,6 +9,7 @@ import (
 
 	"github.com/bizassist/bizassist/services/console/internal/domain/dashboard"
 	"github.com/bizassist/bizassist/services/console/internal/domain/session"
+	"github.com/bizassist/bizassist/services/console/internal/domain/sheet"
 )
 
 // Auth is what a sign-in, sign-up or accepted invitation gives.
@@ -96,16 +94,9 @@ type Analytics interface {
 	AtRisk(ctx context.Context, token string) ([]AtRiskClient, error)
 }
 
-// Lead is one row of the leads sheet, or one found lead.
-type Lead struct {
-	ID, Name, Email, Phone, BusinessName, Source string
-	Score                                        int
-	CreatedAt                                    time.Time
-}
-
-// SheetPage is one page of the leads sheet, newest first.
+// SheetPage is one page of the leads sheet as the API lists it, newest first.
 type SheetPage struct {
-	Leads      []Lead
+	Leads      []sheet.Lead
 	NextCursor string
 }
 
@@ -127,7 +118,7 @@ type Qualification struct {
 type Leads interface {
 	Sheet(ctx context.Context, token string, limit int, cursor string) (SheetPage, error)
 	ExportCSV(ctx context.Context, token string) (io.ReadCloser, error)
-	Find(ctx context.Context, token string, in Find) ([]Lead, error)
+	Find(ctx context.Context, token string, in Find) ([]sheet.Lead, error)
 	Qualify(ctx context.Context, token, email, businessName, phone string) (Qualification, error)
 }
 

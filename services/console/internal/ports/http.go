@@ -34,16 +34,12 @@ const maxForm = 64 << 10
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// Web serves the console's pages.
+// Web serves the console's pages. A page decodes its form or link, calls its use case in App
+// and renders the answer; what a page loads and how is app's.
 type Web struct {
-	Accounts  app.Accounts
-	API       app.API
-	Overview  app.LoadOverview
-	Clients   app.ListClients
-	Chat      app.Chat
-	Payments  app.OptInPayments
+	App app.Application
+	// ClientIP is the browser's address (honouring TRUSTED_PROXIES), forwarded to the API.
 	ClientIP  func(*http.Request) netip.Addr
-	Now       app.Clock
 	templates *templates
 }
 
@@ -148,7 +144,7 @@ func (h *Web) resume(w http.ResponseWriter, r *http.Request) (*signedIn, bool) {
 	if err == nil {
 		secret, perr := session.ParseSecret(c.Value)
 		if perr == nil {
-			sess, gerr := h.Accounts.Resume(r.Context(), secret)
+			sess, gerr := h.App.Accounts.Resume(r.Context(), secret)
 			if gerr == nil {
 				return &signedIn{secret: secret, sess: sess}, true
 			}
@@ -181,7 +177,7 @@ func (h *Web) toSignIn(w http.ResponseWriter, r *http.Request, notice string) {
 
 // ended handles an API refusal of the session's token: the session is over.
 func (h *Web) ended(w http.ResponseWriter, r *http.Request, s *signedIn) {
-	if err := h.Accounts.SignOut(r.Context(), s.secret); err != nil {
+	if err := h.App.Accounts.SignOut(r.Context(), s.secret); err != nil {
 		slog.WarnContext(r.Context(), "end refused session", "error", err)
 	}
 	h.toSignIn(w, r, "expired")

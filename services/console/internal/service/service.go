@@ -52,16 +52,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	now := func() time.Time { return time.Now().UTC() }
 	sessions := postgres.NewSessions(rt.Pool, now)
-	calls := api.New(cfg.API)
-	accounts := app.Accounts{Identity: calls.Identity, Sessions: sessions, MaxAge: cfg.SessionMaxAge, Now: now}
 	return &Service{Runtime: rt, Sessions: sessions, Web: &ports.Web{
-		Accounts: accounts, API: calls,
-		Overview: app.LoadOverview{API: calls, Now: now},
-		Clients:  app.ListClients{API: calls},
-		Chat:     app.Chat{API: calls, Sessions: sessions},
-		Payments: app.OptInPayments{API: calls},
+		App:      app.New(api.New(cfg.API), sessions, cfg.SessionMaxAge, now),
 		ClientIP: rt.Limiter.ClientIP,
-		Now:      now,
 	}}, nil
 }
 

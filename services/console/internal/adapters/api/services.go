@@ -10,6 +10,7 @@ import (
 
 	"github.com/bizassist/bizassist/services/console/internal/app"
 	"github.com/bizassist/bizassist/services/console/internal/domain/dashboard"
+	"github.com/bizassist/bizassist/services/console/internal/domain/sheet"
 )
 
 type identity struct{ c client }
@@ -242,12 +243,12 @@ type leadJSON struct {
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
-func (l leadJSON) lead() app.Lead {
+func (l leadJSON) lead() sheet.Lead {
 	name := l.Name
 	if name == "" {
 		name = l.OwnerName
 	}
-	return app.Lead{ID: l.ID, Name: name, Email: l.Email, Phone: l.Phone, BusinessName: l.BusinessName,
+	return sheet.Lead{ID: l.ID, Name: name, Email: l.Email, Phone: l.Phone, BusinessName: l.BusinessName,
 		Source: l.Source, Score: l.Score, CreatedAt: l.CreatedAt}
 }
 
@@ -263,7 +264,7 @@ func (l leads) Sheet(ctx context.Context, token string, limit int, cursor string
 	if err := l.c.do(ctx, http.MethodGet, "/api/leads", token, q, nil, &out); err != nil {
 		return app.SheetPage{}, err
 	}
-	p := app.SheetPage{Leads: make([]app.Lead, len(out.Leads))}
+	p := app.SheetPage{Leads: make([]sheet.Lead, len(out.Leads))}
 	for n, ld := range out.Leads {
 		p.Leads[n] = ld.lead()
 	}
@@ -281,7 +282,7 @@ func (l leads) ExportCSV(ctx context.Context, token string) (io.ReadCloser, erro
 	return resp.Body, nil
 }
 
-func (l leads) Find(ctx context.Context, token string, in app.Find) ([]app.Lead, error) {
+func (l leads) Find(ctx context.Context, token string, in app.Find) ([]sheet.Lead, error) {
 	body := map[string]any{"industry": in.Industry, "limit": in.Limit}
 	if in.Location != "" {
 		body["location"] = in.Location
@@ -292,7 +293,7 @@ func (l leads) Find(ctx context.Context, token string, in app.Find) ([]app.Lead,
 	if err := l.c.do(ctx, http.MethodPost, "/api/lead-finder", token, nil, body, &out); err != nil {
 		return nil, err
 	}
-	ls := make([]app.Lead, len(out.Leads))
+	ls := make([]sheet.Lead, len(out.Leads))
 	for n, ld := range out.Leads {
 		ls[n] = ld.lead()
 	}
