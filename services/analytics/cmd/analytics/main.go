@@ -46,7 +46,7 @@ func demo(ctx context.Context, args []string) error {
 	defer cancel()
 	for _, email := range app.DemoOwnerEmails {
 		for {
-			n, err := s.SeedDemo.Handle(ctx, email)
+			n, err := s.App.SeedDemo.Handle(ctx, email)
 			if errors.Is(err, app.ErrDemoOwnerUnknown) {
 				select {
 				case <-ctx.Done():
@@ -74,7 +74,7 @@ func churn(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	fitted, err := s.FitChurn.Handle(ctx)
+	fitted, err := s.App.FitChurn.Handle(ctx)
 	if errors.Is(err, health.ErrTooFewChurnSamples) {
 		slog.Info("churn model kept", "reason", err.Error())
 		return nil

@@ -11,6 +11,23 @@ import (
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"
 )
 
+// Application is analytics' use cases, one field each: what its ports, workers and command line
+// call.
+type Application struct {
+	LogUsage     LogUsage
+	CheckPQL     CheckPQL
+	ReserveUsage ReserveUsage
+	ReleaseUsage ReleaseUsage
+	HealthScore  GetHealthScore
+	PredictChurn PredictChurn
+	Recompute    Recompute
+	Worker       Worker
+	SeedDemo     SeedDemo
+	FitChurn     FitChurnModel
+	Projections  Projections
+	History      GetHealthHistory
+}
+
 // Clock tells the use cases the time; tests pass a clock they move by hand.
 type Clock func() time.Time
 

@@ -31,13 +31,7 @@ const maxReservationBody = 1 << 10
 
 // HTTP serves analytics' routes.
 type HTTP struct {
-	LogUsage     app.LogUsage
-	CheckPQL     app.CheckPQL
-	HealthScore  app.GetHealthScore
-	PredictChurn app.PredictChurn
-	ReserveUsage app.ReserveUsage
-	ReleaseUsage app.ReleaseUsage
-	History      app.GetHealthHistory
+	App app.Application
 }
 
 // Routes registers the public routes under /api behind the per-IP API rate limit and
@@ -89,7 +83,7 @@ func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	logged, err := h.LogUsage.Handle(r.Context(), c, app.LogUsageInput{
+	logged, err := h.App.LogUsage.Handle(r.Context(), c, app.LogUsageInput{
 		Feature: req.Feature, Action: req.Action, Meta: req.Meta, IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	})
 	if err != nil {
@@ -125,7 +119,7 @@ func (h *HTTP) pqlCheck(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, apperr.InvalidField("feature", "must be one of chat, lead_scoring, lead_finder, or omitted"))
 		return
 	}
-	s, err := h.CheckPQL.Handle(r.Context(), c, app.CheckPQLInput{Feature: feature})
+	s, err := h.App.CheckPQL.Handle(r.Context(), c, app.CheckPQLInput{Feature: feature})
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -168,7 +162,7 @@ func (h *HTTP) reserveUsage(w http.ResponseWriter, r *http.Request) {
 	if req.Count != nil {
 		in.Count = *req.Count
 	}
-	res, err := h.ReserveUsage.Handle(r.Context(), c, in)
+	res, err := h.App.ReserveUsage.Handle(r.Context(), c, in)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -197,7 +191,7 @@ func (h *HTTP) releaseUsage(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	released, err := h.ReleaseUsage.Handle(r.Context(), c, req.ReservationID)
+	released, err := h.App.ReleaseUsage.Handle(r.Context(), c, req.ReservationID)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -218,7 +212,7 @@ func (h *HTTP) healthScore(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	s, err := h.HealthScore.Handle(r.Context(), c)
+	s, err := h.App.HealthScore.Handle(r.Context(), c)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -258,7 +252,7 @@ func (h *HTTP) healthHistory(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	points, err := h.History.Handle(r.Context(), q)
+	points, err := h.App.History.Handle(r.Context(), q)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -304,7 +298,7 @@ func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	report, err := h.PredictChurn.Handle(r.Context(), c, in)
+	report, err := h.App.PredictChurn.Handle(r.Context(), c, in)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return

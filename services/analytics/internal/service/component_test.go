@@ -330,7 +330,7 @@ func TestHealthScoreDriftsDownAsTheClockMoves(t *testing.T) {
 		}
 		require.Equal(t, http.StatusOK, s.do(t, "POST", "/api/log-usage", bulkIP, tok, `{"feature":"audit_tool"}`).status)
 	}
-	require.NoError(t, s.svc.Recompute.Handle(context.Background(), []string{"acc_drift"}))
+	require.NoError(t, s.svc.App.Recompute.Handle(context.Background(), []string{"acc_drift"}))
 	r := s.do(t, "GET", "/api/health-score", bulkIP, tok, "")
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	require.ElementsMatch(t, []string{"ok", "score", "tier", "signals", "updatedAt"}, keys(r.body))
@@ -341,7 +341,7 @@ func TestHealthScoreDriftsDownAsTheClockMoves(t *testing.T) {
 	seen := []string{"healthy"}
 	for range 9 {
 		s.clock.Advance(10 * 24 * time.Hour)
-		_, err := s.svc.Worker.RecomputeAll(context.Background())
+		_, err := s.svc.App.Worker.RecomputeAll(context.Background())
 		require.NoError(t, err)
 		r = s.do(t, "GET", "/api/health-score", bulkIP, tok, "")
 		if tier := r.body["tier"].(string); tier != seen[len(seen)-1] {

@@ -24,7 +24,7 @@ func TestHealthHistoryOfTheCallerAndOfItsClients(t *testing.T) {
 	})
 	// A score 40 days ago (before the window), then the client logs in daily and rises.
 	s.clock.Advance(-40 * 24 * time.Hour)
-	require.NoError(t, s.svc.Recompute.Handle(context.Background(), []string{"acc_hclient", "acc_hboss"}))
+	require.NoError(t, s.svc.App.Recompute.Handle(context.Background(), []string{"acc_hclient", "acc_hboss"}))
 	s.clock.Advance(40 * 24 * time.Hour)
 	s.project(t, func(ctx context.Context) error {
 		for d := range 10 {
@@ -34,7 +34,7 @@ func TestHealthHistoryOfTheCallerAndOfItsClients(t *testing.T) {
 		}
 		return nil
 	})
-	require.NoError(t, s.svc.Recompute.Handle(context.Background(), []string{"acc_hclient"}))
+	require.NoError(t, s.svc.App.Recompute.Handle(context.Background(), []string{"acc_hclient"}))
 
 	boss := s.token(t, "acc_hboss", "growth")
 	r := s.do(t, "GET", "/api/health-score/history?days=30&clientId=acc_hclient", bulkIP, boss, "")

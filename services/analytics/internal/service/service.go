@@ -38,18 +38,8 @@ type Service struct {
 	Health   *postgres.Health
 	Writer   *postgres.UsageWriter
 
-	LogUsage     app.LogUsage
-	CheckPQL     app.CheckPQL
-	ReserveUsage app.ReserveUsage
-	ReleaseUsage app.ReleaseUsage
-	HealthScore  app.GetHealthScore
-	PredictChurn app.PredictChurn
-	Recompute    app.Recompute
-	Worker       app.Worker
-	SeedDemo     app.SeedDemo
-	FitChurn     app.FitChurnModel
-	Projections  app.Projections
-	History      app.GetHealthHistory
+	// App is analytics' use cases.
+	App app.Application
 
 	keyTTL time.Duration
 	now    app.Clock
@@ -73,22 +63,24 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
 	recompute := app.Recompute{Store: store, Models: models, Outbox: events.Outbox{}, Now: o.now}
 	return &Service{
 		Runtime: rt, Accounts: accounts, Health: store, Writer: writer,
-		LogUsage: app.LogUsage{Store: writer, Now: o.now},
-		CheckPQL: app.CheckPQL{Allowances: allowances, Accounts: accounts, UpgradeURL: cfg.UpgradeURL, Now: o.now},
-		ReserveUsage: app.ReserveUsage{Reservations: reservations, Allowances: allowances, Accounts: accounts,
-			UpgradeURL: cfg.UpgradeURL, Now: o.now},
-		ReleaseUsage: app.ReleaseUsage{Reservations: reservations, Now: o.now},
-		HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: o.now},
-		PredictChurn: app.PredictChurn{Store: store, Accounts: accounts, Recompute: recompute, UpgradeURL: cfg.UpgradeURL},
-		Recompute:    recompute,
-		Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
-			SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
-		SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
-		FitChurn:    app.FitChurnModel{Models: models, Now: o.now},
-		Projections: app.NewProjections(accounts),
-		History:     app.GetHealthHistory{Store: store, Now: o.now},
-		keyTTL:      cfg.Idempotency.TTL, // log-usage keeps its keys in its own write's transaction
-		now:         o.now,
+		App: app.Application{
+			LogUsage: app.LogUsage{Store: writer, Now: o.now},
+			CheckPQL: app.CheckPQL{Allowances: allowances, Accounts: accounts, UpgradeURL: cfg.UpgradeURL, Now: o.now},
+			ReserveUsage: app.ReserveUsage{Reservations: reservations, Allowances: allowances, Accounts: accounts,
+				UpgradeURL: cfg.UpgradeURL, Now: o.now},
+			ReleaseUsage: app.ReleaseUsage{Reservations: reservations, Now: o.now},
+			HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: o.now},
+			PredictChurn: app.PredictChurn{Store: store, Accounts: accounts, Recompute: recompute, UpgradeURL: cfg.UpgradeURL},
+			Recompute:    recompute,
+			Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
+				SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
+			SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
+			FitChurn:    app.FitChurnModel{Models: models, Now: o.now},
+			Projections: app.NewProjections(accounts),
+			History:     app.GetHealthHistory{Store: store, Now: o.now},
+		},
+		keyTTL: cfg.Idempotency.TTL, // log-usage keeps its keys in its own write's transaction
+		now:    o.now,
 	}, nil
 }
 
@@ -106,15 +98,14 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns analytics' HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
-	h := &ports.HTTP{LogUsage: s.LogUsage, CheckPQL: s.CheckPQL, HealthScore: s.HealthScore, PredictChurn: s.PredictChurn,
-		ReserveUsage: s.ReserveUsage, ReleaseUsage: s.ReleaseUsage, History: s.History}
+	h := &ports.HTTP{App: s.App}
 	h.Routes(r, s.Runtime.Middleware())
 	return r
 }
 
 // EventHandlers are the events analytics consumes.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.Projections)
+	return ports.EventHandlers(s.App.Projections)
 }
 
 // churnFitEvery is how often the churn model is refitted from observed cancellations.
@@ -124,7 +115,7 @@ const churnFitEvery = 24 * time.Hour
 // sampler and the periodic housekeeping on ln until ctx ends.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers(),
-		platform.Worker{Name: "health worker", Run: s.Worker.Run},
+		platform.Worker{Name: "health worker", Run: s.App.Worker.Run},
 		platform.Every("tier sampler", postgres.TiersEvery, postgres.TierSampler{Pool: s.Runtime.Pool}.Sample),
 		platform.Every("idempotency key expiry", time.Hour, s.expireKeys),
 		platform.Every("churn model fit", churnFitEvery, s.fitChurn))
@@ -133,7 +124,7 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 // fitChurn refits the churn model; too few observed cancellations keeps the current model.
 // Replicas may fit at the same time harmlessly: each stores a model and the newest is used.
 func (s *Service) fitChurn(ctx context.Context) error {
-	fitted, err := s.FitChurn.Handle(ctx)
+	fitted, err := s.App.FitChurn.Handle(ctx)
 	if errors.Is(err, health.ErrTooFewChurnSamples) {
 		slog.DebugContext(ctx, "churn model kept", "reason", err.Error())
 		return nil

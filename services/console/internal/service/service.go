@@ -4,7 +4,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,22 +19,6 @@ import (
 
 // Name is the service name: schema, role and telemetry label.
 const Name = "console"
-
-// Config is the console's configuration.
-type Config struct {
-	platform.Config
-	API api.Config
-	// SessionMaxAge bounds a session; it also ends when its API token expires (24 h).
-	SessionMaxAge time.Duration `env:"CONSOLE_SESSION_MAX_AGE" envDefault:"12h"`
-}
-
-// Validate checks the console's settings and the shared ones.
-func (c Config) Validate() error {
-	if c.SessionMaxAge <= 0 || c.SessionMaxAge > 24*time.Hour {
-		return errors.New("CONSOLE_SESSION_MAX_AGE must be positive and at most 24h (the API token's lifetime)")
-	}
-	return errors.Join(c.API.Validate(), c.Config.Validate())
-}
 
 // Service is the console, assembled.
 type Service struct {
