@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -96,4 +97,42 @@ func list(t *testing.T, dir string) (string, []Package) {
 		pkgs = append(pkgs, Package{Path: fields[0], Imports: fields[1:]})
 	}
 	return module, pkgs
+}
+
+func TestServicesAreWiredOneWay(t *testing.T) {
+	dirs, err := filepath.Glob("../../services/*/go.mod")
+	require.NoError(t, err)
+	for _, gomod := range dirs {
+		for _, v := range CheckWiring(filepath.Dir(gomod)) {
+			t.Error(v)
+		}
+	}
+}
+
+// A service wired another way is reported, once per difference.
+func TestCheckWiringFindsEachDifference(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "svc")
+	write := func(path, src string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(src), 0o644))
+	}
+	write("internal/service/service.go", "package service\n\ntype Config struct{}\n")
+	write("internal/app/app.go", "package app\n\ntype UseCase struct{}\n")
+	write("internal/ports/http.go", "package ports\n\ntype HTTP struct{}\n\nfunc (h HTTP) Routes(r *mux.Router, limit mux.MiddlewareFunc) {}\n")
+	write("internal/adapters/store.go", "package adapters\n")
+	write("internal/domain/lead/lead.go", "package lead\n\ntype Repository interface{}\n")
+	got := CheckWiring(dir)
+	require.Len(t, got, 5, "%v", got)
+	for i, want := range []string{"config.go does not declare type Config", "no type Application", "no method Routes",
+		"adapters holds Go files directly", "declares a Repository"} {
+		require.Contains(t, got[i], want)
+	}
+
+	write("internal/service/config.go", "package service\n\ntype Config struct{}\n")
+	write("internal/app/app.go", "package app\n\ntype Application struct{}\n")
+	write("internal/ports/http.go", "package ports\n\ntype HTTP struct{}\n\nfunc (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {}\n")
+	require.NoError(t, os.Remove(filepath.Join(dir, "internal/adapters/store.go")))
+	write("internal/domain/lead/lead.go", "package lead\n\ntype Lead struct{}\n")
+	require.Empty(t, CheckWiring(dir))
 }

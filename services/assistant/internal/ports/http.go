@@ -29,9 +29,7 @@ const AdminHeader = "x-agent-admin"
 
 // HTTP holds the use cases the routes call.
 type HTTP struct {
-	Chat        *app.Chat
-	Seed        *app.SeedFeed
-	Feed        *app.PublicFeed
+	App         app.Application
 	AdminSecret string
 }
 
@@ -63,7 +61,7 @@ func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	res, err := h.Chat.Handle(r.Context(), app.ChatCommand{
+	res, err := h.App.Chat.Handle(r.Context(), app.ChatCommand{
 		AccountID: caller.AccountID, Plan: caller.Plan, Token: caller.Token,
 		Message: *body.Message, SessionID: body.SessionID, Context: body.Context,
 	})
@@ -86,7 +84,7 @@ func (h *HTTP) seed(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	n, err := h.Seed.Handle(r.Context(), body.Events)
+	n, err := h.App.Seed.Handle(r.Context(), body.Events)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -114,7 +112,7 @@ func (h *HTTP) admin(r *http.Request) error {
 }
 
 func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) {
-	body, err := h.Feed.Handle(r.Context())
+	body, err := h.App.Feed.Handle(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return

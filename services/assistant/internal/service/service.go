@@ -32,11 +32,8 @@ const feedTTL = 60 * time.Second
 // Service is the assistant, assembled.
 type Service struct {
 	*platform.Runtime
-	Chat    *app.Chat
-	Seed    *app.SeedFeed
-	Feed    *app.PublicFeed
-	Record  *app.RecordFeedEvent
-	Account *app.RecordAccount
+	// App is the assistant's use cases.
+	App app.Application
 
 	adminSecret string
 }
@@ -62,14 +59,16 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	cache := feedcache.New(rt.Redis, cfg.CachePrefix, feedTTL)
 	return &Service{
 		Runtime: rt,
-		Chat: &app.Chat{
-			Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: allowance.New(analytics),
-			Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
+		App: app.Application{
+			Chat: &app.Chat{
+				Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: allowance.New(analytics),
+				Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
+			},
+			Seed:    &app.SeedFeed{Store: feed, Cache: cache, Now: now},
+			Feed:    &app.PublicFeed{Store: feed, Cache: cache, Now: now},
+			Record:  &app.RecordFeedEvent{Store: feed, Accounts: accounts},
+			Account: &app.RecordAccount{Accounts: accounts},
 		},
-		Seed:        &app.SeedFeed{Store: feed, Cache: cache, Now: now},
-		Feed:        &app.PublicFeed{Store: feed, Cache: cache, Now: now},
-		Record:      &app.RecordFeedEvent{Store: feed, Accounts: accounts},
-		Account:     &app.RecordAccount{Accounts: accounts},
 		adminSecret: cfg.AdminSecret,
 	}, nil
 }
@@ -85,7 +84,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 // Handler returns the assistant's HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
-	h := &ports.HTTP{Chat: s.Chat, Seed: s.Seed, Feed: s.Feed, AdminSecret: s.adminSecret}
+	h := &ports.HTTP{App: s.App, AdminSecret: s.adminSecret}
 	h.Routes(r, s.Runtime.Middleware())
 	return r
 }
@@ -93,7 +92,7 @@ func (s *Service) Handler() http.Handler {
 // EventHandlers are the events the assistant consumes into the public feed, and the account
 // events that decide what of them is quoted.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.Record, s.Account)
+	return ports.EventHandlers(s.App.Record, s.App.Account)
 }
 
 // Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.

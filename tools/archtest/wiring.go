@@ -1,0 +1,120 @@
+package archtest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// routesExempt are the services whose inbound HTTP port takes no platform.Middleware: the
+// console serves pages, and the limits that count a person are the API's own (its calls forward
+// the browser's address).
+var routesExempt = map[string]bool{"console": true}
+
+// CheckWiring returns one line per way the service in dir is wired differently from the others
+// (docs/conventions.md): its Config in internal/service/config.go, its use cases in one
+// app.Application, its HTTP routes registered by Routes(*mux.Router, platform.Middleware), its
+// adapters in packages named for what they hold, and its storage interfaces in app, not domain.
+func CheckWiring(dir string) []string {
+	name := filepath.Base(dir)
+	var out []string
+	if !declares(filepath.Join(dir, "internal/service/config.go"), "Config") {
+		out = append(out, name+": internal/service/config.go does not declare type Config")
+	}
+	if !anyFile(filepath.Join(dir, "internal/app"), func(f *ast.File) bool { return hasType(f, "Application") }) {
+		out = append(out, name+": internal/app declares no type Application (the service's use cases, one field each)")
+	}
+	if !routesExempt[name] && !anyFile(filepath.Join(dir, "internal/ports"), hasRoutes) {
+		out = append(out, name+": internal/ports has no method Routes(*mux.Router, platform.Middleware)")
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "internal/adapters/*.go")); len(files) > 0 {
+		out = append(out, fmt.Sprintf("%s: internal/adapters holds Go files directly (%s); put each adapter in a package named for what it holds",
+			name, filepath.Base(files[0])))
+	}
+	_ = filepath.WalkDir(filepath.Join(dir, "internal/domain"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && goSource(path) {
+			if f := parse(path); f != nil && hasType(f, "Repository") {
+				out = append(out, name+": "+strings.TrimPrefix(path, dir+"/")+" declares a Repository; storage interfaces are app's ports")
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+func goSource(path string) bool {
+	return strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go")
+}
+
+func parse(path string) *ast.File {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// anyFile says whether some non-test Go file directly in dir satisfies ok.
+func anyFile(dir string, ok func(*ast.File) bool) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, path := range files {
+		if f := parse(path); goSource(path) && f != nil && ok(f) {
+			return true
+		}
+	}
+	return false
+}
+
+func declares(path, typeName string) bool {
+	f := parse(path)
+	return f != nil && hasType(f, typeName)
+}
+
+func hasType(f *ast.File, name string) bool {
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			for _, s := range g.Specs {
+				if s.(*ast.TypeSpec).Name.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// hasRoutes finds func (…) Routes(r *mux.Router, mw platform.Middleware).
+func hasRoutes(f *ast.File) bool {
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil || fn.Name.Name != "Routes" {
+			continue
+		}
+		var params []string
+		for _, p := range fn.Type.Params.List {
+			for range max(len(p.Names), 1) {
+				params = append(params, exprString(p.Type))
+			}
+		}
+		if strings.Join(params, ", ") == "*mux.Router, platform.Middleware" {
+			return true
+		}
+	}
+	return false
+}
+
+func exprString(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return "*" + exprString(t.X)
+	case *ast.SelectorExpr:
+		return exprString(t.X) + "." + t.Sel.Name
+	case *ast.Ident:
+		return t.Name
+	}
+	return fmt.Sprintf("%T", e)
+}
