@@ -1,8 +1,7 @@
 package ports_test
 
 import (
-	"html"
-	"io"
+	"github.com/bizassist/bizassist/services/console/internal/ports/porttest"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -28,28 +27,13 @@ import (
 // the __Host- ones over plain HTTP, which a real browser would refuse; tools/e2e/console checks
 // the flags) and does not follow redirects.
 type browser struct {
+	*porttest.Browser
 	t        *testing.T
-	base     string
 	fake     *apitest.API
 	sessions *apptest.Sessions
-	cookies  map[string]string
 }
 
-type page struct {
-	status   int
-	location string
-	header   http.Header
-	body     string // unescaped, so assertions read as the text does
-}
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-func (p page) csrf(t *testing.T) string {
-	t.Helper()
-	m := csrfField.FindStringSubmatch(p.body)
-	require.NotNil(t, m, "no CSRF field in %s", p.body)
-	return m[1]
-}
+type page = porttest.Page
 
 func start(t *testing.T) *browser {
 	t.Helper()
@@ -67,82 +51,52 @@ func start(t *testing.T) *browser {
 	web.Routes(r)
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
-	return &browser{t: t, base: srv.URL, fake: fake, sessions: sessions, cookies: map[string]string{}}
-}
-
-func (b *browser) do(method, path string, form url.Values) page {
-	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, b.base+path, body)
-	require.NoError(b.t, err)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	for name, value := range b.cookies {
-		req.AddCookie(&http.Cookie{Name: name, Value: value})
-	}
-	c := http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(req)
-	require.NoError(b.t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(b.t, err)
-	for _, ck := range resp.Cookies() {
-		if ck.MaxAge < 0 {
-			delete(b.cookies, ck.Name)
-		} else {
-			b.cookies[ck.Name] = ck.Value
-		}
-	}
-	return page{status: resp.StatusCode, location: resp.Header.Get("Location"), header: resp.Header, body: html.UnescapeString(string(raw))}
+	return &browser{Browser: porttest.NewBrowser(t, srv.URL), t: t, fake: fake, sessions: sessions}
 }
 
 func (b *browser) get(path string) page {
 	b.t.Helper()
-	return b.do(http.MethodGet, path, nil)
+	return b.Do(http.MethodGet, path, nil)
 }
 
 // post submits a form of the page at from, with that page's CSRF token.
 func (b *browser) post(from, path string, form url.Values) page {
 	b.t.Helper()
 	p := b.get(from)
-	require.Equal(b.t, http.StatusOK, p.status, "%s: %s", from, p.body)
-	form.Set("csrf", p.csrf(b.t))
-	return b.do(http.MethodPost, path, form)
+	require.Equal(b.t, http.StatusOK, p.Status, "%s: %s", from, p.Body)
+	form.Set("csrf", p.CSRF(b.t))
+	return b.Do(http.MethodPost, path, form)
 }
 
 // signIn signs the owner in through the sign-in form.
 func (b *browser) signIn() {
 	b.t.Helper()
 	p := b.post("/sign-in", "/sign-in", url.Values{"email": {apitest.Email}, "password": {apitest.Password}})
-	require.Equal(b.t, http.StatusSeeOther, p.status, p.body)
-	require.Equal(b.t, "/", p.location)
+	require.Equal(b.t, http.StatusSeeOther, p.Status, p.Body)
+	require.Equal(b.t, "/", p.Location)
 }
 
 func TestPagesAskForASignInAndComeBack(t *testing.T) {
 	t.Parallel()
 	b := start(t)
 	p := b.get("/leads")
-	require.Equal(t, http.StatusSeeOther, p.status)
-	require.Equal(t, "/sign-in?next=%2Fleads", p.location)
+	require.Equal(t, http.StatusSeeOther, p.Status)
+	require.Equal(t, "/sign-in?next=%2Fleads", p.Location)
 
-	p = b.post(p.location, "/sign-in", url.Values{"email": {apitest.Email}, "password": {apitest.Password}, "next": {"/leads"}})
-	require.Equal(t, http.StatusSeeOther, p.status, p.body)
-	require.Equal(t, "/leads", p.location)
-	require.Equal(t, http.StatusOK, b.get("/leads").status)
+	p = b.post(p.Location, "/sign-in", url.Values{"email": {apitest.Email}, "password": {apitest.Password}, "next": {"/leads"}})
+	require.Equal(t, http.StatusSeeOther, p.Status, p.Body)
+	require.Equal(t, "/leads", p.Location)
+	require.Equal(t, http.StatusOK, b.get("/leads").Status)
 }
 
 func TestAWrongPasswordIsSaidAndNotKept(t *testing.T) {
 	t.Parallel()
 	b := start(t)
 	p := b.post("/sign-in", "/sign-in", url.Values{"email": {apitest.Email}, "password": {"not it"}})
-	require.Equal(t, http.StatusUnauthorized, p.status)
-	require.Contains(t, p.body, "Invalid email or password")
-	require.Contains(t, p.body, `value="`+apitest.Email+`"`, "the email is kept")
-	require.NotContains(t, p.body, "not it", "the password is not")
+	require.Equal(t, http.StatusUnauthorized, p.Status)
+	require.Contains(t, p.Body, "Invalid email or password")
+	require.Contains(t, p.Body, `value="`+apitest.Email+`"`, "the email is kept")
+	require.NotContains(t, p.Body, "not it", "the password is not")
 	require.Zero(t, b.sessions.Len())
 }
 
@@ -155,15 +109,15 @@ func TestEveryPageRendersWithTheNavigationAndHeaders(t *testing.T) {
 		"/leads": "Leads", "/assistant": "Assistant", "/account": "Account",
 	} {
 		p := b.get(path)
-		require.Equal(t, http.StatusOK, p.status, "%s: %s", path, p.body)
-		require.Contains(t, p.body, "<h1>"+title+"</h1>", path)
-		require.Contains(t, p.body, `aria-current="page">`, path)
+		require.Equal(t, http.StatusOK, p.Status, "%s: %s", path, p.Body)
+		require.Contains(t, p.Body, "<h1>"+title+"</h1>", path)
+		require.Contains(t, p.Body, `aria-current="page">`, path)
 		for _, n := range ports.Nav {
-			require.Contains(t, p.body, `href="`+n.Path+`"`, path)
+			require.Contains(t, p.Body, `href="`+n.Path+`"`, path)
 		}
-		require.Equal(t, ports.CSP, p.header.Get("Content-Security-Policy"), path)
-		require.Equal(t, "no-store", p.header.Get("Cache-Control"), path)
-		require.Equal(t, "DENY", p.header.Get("X-Frame-Options"), path)
+		require.Equal(t, ports.CSP, p.Header.Get("Content-Security-Policy"), path)
+		require.Equal(t, "no-store", p.Header.Get("Cache-Control"), path)
+		require.Equal(t, "DENY", p.Header.Get("X-Frame-Options"), path)
 	}
 }
 
@@ -176,7 +130,7 @@ func TestTheBrowsersAddressIsForwardedToTheAPI(t *testing.T) {
 	require.Len(t, calls, 1)
 	require.Equal(t, "127.0.0.1", calls[0].ForwardedFor)
 	require.True(t, strings.HasPrefix(calls[0].Authorization, "Bearer tok-"), "the session's token, never shown to the browser")
-	require.NotContains(t, b.get("/keys").body, strings.TrimPrefix(calls[0].Authorization, "Bearer "))
+	require.NotContains(t, b.get("/keys").Body, strings.TrimPrefix(calls[0].Authorization, "Bearer "))
 }
 
 func TestTheOverviewShowsEachPanelAndOneFailingPanelSaysSo(t *testing.T) {
@@ -185,19 +139,19 @@ func TestTheOverviewShowsEachPanelAndOneFailingPanelSaysSo(t *testing.T) {
 	b.signIn()
 	b.fake.AddLeads(apitest.Lead{Name: "Ann Lee", Email: "ann@acme.example", BusinessName: "Acme"})
 	p := b.get("/")
-	require.Contains(t, p.body, "Plan: <strong>growth</strong>")
-	require.Contains(t, p.body, "12 of 100 used (12%)")
-	require.Contains(t, p.body, "Ann Lee")
-	require.Contains(t, p.body, `<a class="button" href="/keys">Connect your tools with an API key</a>`)
+	require.Contains(t, p.Body, "Plan: <strong>growth</strong>")
+	require.Contains(t, p.Body, "12 of 100 used (12%)")
+	require.Contains(t, p.Body, "Ann Lee")
+	require.Contains(t, p.Body, `<a class="button" href="/keys">Connect your tools with an API key</a>`)
 
 	b.fake.SetUsage("chat", 95, 100, 95, true)
 	b.fake.Refuse("GET /api/health-score", apperr429())
 	p = b.get("/")
-	require.Equal(t, http.StatusOK, p.status)
-	require.Contains(t, p.body, `href="`+apitest.UpgradeURL+`">You are near a limit of your plan: upgrade</a>`)
-	require.Contains(t, p.body, "95 of 100 used (95%): near the limit")
-	require.Contains(t, p.body, "Too many requests from your address just now. Try again in 3 seconds.", "the health panel says why")
-	require.Contains(t, p.body, "Ann Lee", "the other panels stand")
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.Body, `href="`+apitest.UpgradeURL+`">You are near a limit of your plan: upgrade</a>`)
+	require.Contains(t, p.Body, "95 of 100 used (95%): near the limit")
+	require.Contains(t, p.Body, "Too many requests from your address just now. Try again in 3 seconds.", "the health panel says why")
+	require.Contains(t, p.Body, "Ann Lee", "the other panels stand")
 }
 
 func TestARefusedTokenEndsTheSessionOnAnyPage(t *testing.T) {
@@ -209,14 +163,14 @@ func TestARefusedTokenEndsTheSessionOnAnyPage(t *testing.T) {
 			b.signIn()
 			b.fake.RevokeTokens()
 			p := b.get(path)
-			require.Equal(t, http.StatusSeeOther, p.status, p.body)
+			require.Equal(t, http.StatusSeeOther, p.Status, p.Body)
 			want := url.Values{"done": {"expired"}}
 			if page, _, _ := strings.Cut(path, "?"); page != "/" {
 				want.Set("next", page) // and back to the page after signing in again
 			}
-			require.Equal(t, "/sign-in?"+want.Encode(), p.location)
+			require.Equal(t, "/sign-in?"+want.Encode(), p.Location)
 			require.Zero(t, b.sessions.Len(), "the session is over server-side")
-			require.Contains(t, b.get("/sign-in?done=expired").body, "Your session ended.")
+			require.Contains(t, b.get("/sign-in?done=expired").Body, "Your session ended.")
 		})
 	}
 }
@@ -226,23 +180,23 @@ func TestAKeyIsShownOnceAndRevokingRedirectsWithANotice(t *testing.T) {
 	b := start(t)
 	b.signIn()
 	p := b.post("/keys", "/keys", url.Values{"name": {"  CRM sync  "}})
-	require.Equal(t, http.StatusCreated, p.status, p.body)
-	key := regexp.MustCompile(`id="new-key" readonly value="(bza_[0-9A-Za-z]{36})"`).FindStringSubmatch(p.body)
-	require.NotNil(t, key, p.body)
+	require.Equal(t, http.StatusCreated, p.Status, p.Body)
+	key := regexp.MustCompile(`id="new-key" readonly value="(bza_[0-9A-Za-z]{36})"`).FindStringSubmatch(p.Body)
+	require.NotNil(t, key, p.Body)
 	require.Equal(t, []string{"CRM sync"}, b.fake.Keys(), "the name is trimmed")
-	require.NotContains(t, b.get("/keys").body, key[1], "shown only once")
+	require.NotContains(t, b.get("/keys").Body, key[1], "shown only once")
 
-	id := regexp.MustCompile(`action="/keys/([^/]+)/revoke"`).FindStringSubmatch(b.get("/keys").body)
+	id := regexp.MustCompile(`action="/keys/([^/]+)/revoke"`).FindStringSubmatch(b.get("/keys").Body)
 	require.NotNil(t, id)
 	p = b.post("/keys", "/keys/"+id[1]+"/revoke", url.Values{})
-	require.Equal(t, http.StatusSeeOther, p.status)
-	require.Equal(t, "/keys?done=key-revoked", p.location)
-	require.Contains(t, b.get(p.location).body, "The API key is revoked")
+	require.Equal(t, http.StatusSeeOther, p.Status)
+	require.Equal(t, "/keys?done=key-revoked", p.Location)
+	require.Contains(t, b.get(p.Location).Body, "The API key is revoked")
 	require.Empty(t, b.fake.Keys())
 
 	p = b.post("/keys", "/keys/key_gone/revoke", url.Values{})
-	require.Equal(t, http.StatusNotFound, p.status, "a refused revoke shows the page again")
-	require.Contains(t, p.body, "No such key")
+	require.Equal(t, http.StatusNotFound, p.Status, "a refused revoke shows the page again")
+	require.Contains(t, p.Body, "No such key")
 }
 
 func TestARefusalNamingAFieldIsShownByItAndKeepsWhatWasTyped(t *testing.T) {
@@ -250,9 +204,9 @@ func TestARefusalNamingAFieldIsShownByItAndKeepsWhatWasTyped(t *testing.T) {
 	b := start(t)
 	b.signIn()
 	p := b.post("/webhooks", "/webhooks/subscriptions", url.Values{"hookUrl": {"http://crm.example/hook"}, "event": {"new_lead"}})
-	require.Equal(t, http.StatusBadRequest, p.status)
-	require.Contains(t, p.body, `<p class="field-error" id="hookUrl-error">HookUrl: must be an absolute https URL</p>`)
-	require.Contains(t, p.body, `value="http://crm.example/hook" aria-invalid="true"`)
+	require.Equal(t, http.StatusBadRequest, p.Status)
+	require.Contains(t, p.Body, `<p class="field-error" id="hookUrl-error">HookUrl: must be an absolute https URL</p>`)
+	require.Contains(t, p.Body, `value="http://crm.example/hook" aria-invalid="true"`)
 	require.Empty(t, b.fake.Subscriptions())
 }
 
@@ -262,9 +216,9 @@ func TestAPlanRefusalOffersTheUpgrade(t *testing.T) {
 	b.signIn()
 	b.fake.Refuse("POST /api/lead-finder", apperrQuota())
 	p := b.post("/leads", "/leads/find", url.Values{"industry": {"plumbing"}, "limit": {"5"}})
-	require.Equal(t, http.StatusPaymentRequired, p.status)
-	require.Contains(t, p.body, `Your plan's allowance for this is used up for this month. Upgrade your plan to continue. <a href="`+apitest.UpgradeURL+`">See the plans</a>`)
-	require.Contains(t, p.body, `value="plumbing"`, "what was typed is kept")
+	require.Equal(t, http.StatusPaymentRequired, p.Status)
+	require.Contains(t, p.Body, `Your plan's allowance for this is used up for this month. Upgrade your plan to continue. <a href="`+apitest.UpgradeURL+`">See the plans</a>`)
+	require.Contains(t, p.Body, `value="plumbing"`, "what was typed is kept")
 }
 
 func TestAServiceThatDoesNotAnswerChangesNothingAndSaysSo(t *testing.T) {
@@ -273,9 +227,9 @@ func TestAServiceThatDoesNotAnswerChangesNothingAndSaysSo(t *testing.T) {
 	b.signIn()
 	b.fake.RefuseRaw("POST /api/ext-webhook/secret/rotate", http.StatusBadGateway, "text/html", "<html>bad gateway</html>")
 	p := b.post("/webhooks", "/webhooks/secret", url.Values{})
-	require.Equal(t, http.StatusServiceUnavailable, p.status)
-	require.Contains(t, p.body, "The service did not answer, so nothing was changed.")
-	require.NotContains(t, p.body, "bad gateway")
+	require.Equal(t, http.StatusServiceUnavailable, p.Status)
+	require.Contains(t, p.Body, "The service did not answer, so nothing was changed.")
+	require.NotContains(t, p.Body, "bad gateway")
 }
 
 func TestWebhooksSubscribeShowTheSecretOnceAndListDeliveries(t *testing.T) {
@@ -283,35 +237,35 @@ func TestWebhooksSubscribeShowTheSecretOnceAndListDeliveries(t *testing.T) {
 	b := start(t)
 	b.signIn()
 	p := b.post("/webhooks", "/webhooks/subscriptions", url.Values{"hookUrl": {" https://crm.example/hook "}, "event": {"new_lead"}})
-	require.Equal(t, http.StatusCreated, p.status, p.body)
-	require.Regexp(t, `id="hook-secret" readonly value="whsec_`, p.body)
+	require.Equal(t, http.StatusCreated, p.Status, p.Body)
+	require.Regexp(t, `id="hook-secret" readonly value="whsec_`, p.Body)
 	require.Equal(t, []string{"new_lead https://crm.example/hook"}, b.fake.Subscriptions())
 
 	p = b.post("/webhooks", "/webhooks/subscriptions", url.Values{"hookUrl": {"https://crm.example/hook"}, "event": {"new_lead"}})
-	require.Equal(t, http.StatusSeeOther, p.status, "subscribing again shows no secret")
-	require.Equal(t, "/webhooks?done=subscribed", p.location)
+	require.Equal(t, http.StatusSeeOther, p.Status, "subscribing again shows no secret")
+	require.Equal(t, "/webhooks?done=subscribed", p.Location)
 
-	id := regexp.MustCompile(`href="/webhooks/subscriptions/([^"]+)"`).FindStringSubmatch(b.get("/webhooks").body)
+	id := regexp.MustCompile(`href="/webhooks/subscriptions/([^"]+)"`).FindStringSubmatch(b.get("/webhooks").Body)
 	require.NotNil(t, id)
 	code := 500
 	b.fake.AddAttempt(id[1], apitest.Attempt{DeliveryID: "msg_1", Event: "new_lead", At: time.Now(), StatusCode: &code, Error: "HTTP 500", LatencyMs: 42})
 	p = b.get("/webhooks/subscriptions/" + id[1])
-	require.Equal(t, http.StatusOK, p.status)
-	require.Contains(t, p.body, "✗ failed: HTTP 500")
-	require.Contains(t, p.body, "42 ms")
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.Body, "✗ failed: HTTP 500")
+	require.Contains(t, p.Body, "42 ms")
 
 	p = b.post("/webhooks/subscriptions/"+id[1], "/webhooks/deliveries/msg_1/replay", url.Values{"subscription": {id[1]}})
-	require.Equal(t, http.StatusSeeOther, p.status)
-	require.Equal(t, "/webhooks/subscriptions/"+id[1]+"?done=replayed", p.location)
+	require.Equal(t, http.StatusSeeOther, p.Status)
+	require.Equal(t, "/webhooks/subscriptions/"+id[1]+"?done=replayed", p.Location)
 	p = b.post("/webhooks/subscriptions/"+id[1], "/webhooks/deliveries/msg_gone/replay", url.Values{"subscription": {id[1]}})
-	require.Equal(t, http.StatusNotFound, p.status)
-	require.Contains(t, p.body, "No such delivery", "said on the subscription's page")
-	require.Contains(t, p.body, "42 ms")
+	require.Equal(t, http.StatusNotFound, p.Status)
+	require.Contains(t, p.Body, "No such delivery", "said on the subscription's page")
+	require.Contains(t, p.Body, "42 ms")
 
-	require.Equal(t, http.StatusNotFound, b.get("/webhooks/subscriptions/hook_someone_elses").status)
+	require.Equal(t, http.StatusNotFound, b.get("/webhooks/subscriptions/hook_someone_elses").Status)
 
 	p = b.post("/webhooks", "/webhooks/subscriptions/"+id[1]+"/delete", url.Values{})
-	require.Equal(t, "/webhooks?done=unsubscribed", p.location)
+	require.Equal(t, "/webhooks?done=unsubscribed", p.Location)
 	require.Empty(t, b.fake.Subscriptions())
 }
 
@@ -320,22 +274,22 @@ func TestThePaymentsFormShowsAndSetsTheAccountsChoice(t *testing.T) {
 	b := start(t)
 	b.signIn()
 	p := b.get("/webhooks")
-	require.Contains(t, p.body, "Off.</strong> Nothing is forwarded")
-	require.NotContains(t, p.body, `name="off"`)
+	require.Contains(t, p.Body, "Off.</strong> Nothing is forwarded")
+	require.NotContains(t, p.Body, `name="off"`)
 
 	p = b.post("/webhooks", "/webhooks/payments", url.Values{"hookUrl": {"https://books.example/pay"},
 		"events": {"invoice.paid", "invoice.payment_failed"}})
-	require.Equal(t, http.StatusSeeOther, p.status, p.body)
-	require.Equal(t, "/webhooks?done=payments-saved", p.location)
+	require.Equal(t, http.StatusSeeOther, p.Status, p.Body)
+	require.Equal(t, "/webhooks?done=payments-saved", p.Location)
 	p = b.get("/webhooks")
-	require.Contains(t, p.body, "On:</strong> 2 event types go to https://books.example/pay.")
-	require.Contains(t, p.body, `id="pe-invoice.paid" name="events" value="invoice.paid" checked`)
-	require.Contains(t, p.body, `id="pe-checkout.session.completed" name="events" value="checkout.session.completed">`)
-	require.Contains(t, p.body, `id="payUrl" name="hookUrl" type="url" placeholder="https://example.com/hooks/payments" value="https://books.example/pay"`)
-	require.Contains(t, p.body, "No subscriptions yet.", "payment forwarding is not listed as a REST hook")
+	require.Contains(t, p.Body, "On:</strong> 2 event types go to https://books.example/pay.")
+	require.Contains(t, p.Body, `id="pe-invoice.paid" name="events" value="invoice.paid" checked`)
+	require.Contains(t, p.Body, `id="pe-checkout.session.completed" name="events" value="checkout.session.completed">`)
+	require.Contains(t, p.Body, `id="payUrl" name="hookUrl" type="url" placeholder="https://example.com/hooks/payments" value="https://books.example/pay"`)
+	require.Contains(t, p.Body, "No subscriptions yet.", "payment forwarding is not listed as a REST hook")
 
 	p = b.post("/webhooks", "/webhooks/payments", url.Values{"hookUrl": {"https://books.example/pay"}, "events": {"invoice.paid"}, "off": {"1"}})
-	require.Equal(t, http.StatusSeeOther, p.status)
+	require.Equal(t, http.StatusSeeOther, p.Status)
 	require.Empty(t, b.fake.Subscriptions(), "turning off unsubscribes every payment event")
 }
 
@@ -351,24 +305,24 @@ func TestTheLeadsSheetSearchesSortsAndPages(t *testing.T) {
 		b.fake.AddLeads(apitest.Lead{Name: "Lead " + string(rune('A'+i%26)) + string(rune('a'+i/26)), Email: "l@example.com", BusinessName: biz})
 	}
 	p := b.get("/leads?q=+acme+&sort=name")
-	require.Equal(t, http.StatusOK, p.status)
-	require.Contains(t, p.body, "30 of the newest 60 leads match.")
-	require.Contains(t, p.body, `value="acme"`, "the search is shown trimmed")
-	require.Contains(t, p.body, `<option value="name" selected>name</option>`)
-	require.Equal(t, 25, strings.Count(p.body, "<td>Acme</td>"))
-	require.Less(t, strings.Index(p.body, "Lead Aa"), strings.Index(p.body, "Lead Ab"), "by name")
-	require.Contains(t, p.body, `<a href="/leads?page=2&q=acme&sort=name">Next page</a>`)
-	require.NotContains(t, p.body, "Previous page")
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.Body, "30 of the newest 60 leads match.")
+	require.Contains(t, p.Body, `value="acme"`, "the search is shown trimmed")
+	require.Contains(t, p.Body, `<option value="name" selected>name</option>`)
+	require.Equal(t, 25, strings.Count(p.Body, "<td>Acme</td>"))
+	require.Less(t, strings.Index(p.Body, "Lead Aa"), strings.Index(p.Body, "Lead Ab"), "by name")
+	require.Contains(t, p.Body, `<a href="/leads?page=2&q=acme&sort=name">Next page</a>`)
+	require.NotContains(t, p.Body, "Previous page")
 
 	p = b.get("/leads?page=2&q=acme&sort=name")
-	require.Equal(t, 5, strings.Count(p.body, "<td>Acme</td>"))
-	require.Contains(t, p.body, `<a href="/leads?page=1&q=acme&sort=name">Previous page</a>`)
-	require.NotContains(t, p.body, "Next page")
+	require.Equal(t, 5, strings.Count(p.Body, "<td>Acme</td>"))
+	require.Contains(t, p.Body, `<a href="/leads?page=1&q=acme&sort=name">Previous page</a>`)
+	require.NotContains(t, p.Body, "Next page")
 
 	p = b.get("/leads?q=nobody")
-	require.Contains(t, p.body, "No leads match “nobody”.")
+	require.Contains(t, p.Body, "No leads match “nobody”.")
 	p = b.get("/leads?q=acme&page=99999999999999999")
-	require.Equal(t, http.StatusOK, p.status, "a page far past the end is empty, not an error")
+	require.Equal(t, http.StatusOK, p.Status, "a page far past the end is empty, not an error")
 }
 
 func TestBrowsingTheSheetLinksTheNextPageByCursor(t *testing.T) {
@@ -379,13 +333,13 @@ func TestBrowsingTheSheetLinksTheNextPageByCursor(t *testing.T) {
 		b.fake.AddLeads(apitest.Lead{Name: "Someone", Email: "s@example.com"})
 	}
 	p := b.get("/leads")
-	require.Equal(t, 25, strings.Count(p.body, "<td>Someone</td>"))
-	require.NotContains(t, p.body, "leads match", "browsing scans nothing")
-	next := regexp.MustCompile(`<a href="(/leads\?cursor=[^"]+)">Next page</a>`).FindStringSubmatch(p.body)
-	require.NotNil(t, next, p.body)
+	require.Equal(t, 25, strings.Count(p.Body, "<td>Someone</td>"))
+	require.NotContains(t, p.Body, "leads match", "browsing scans nothing")
+	next := regexp.MustCompile(`<a href="(/leads\?cursor=[^"]+)">Next page</a>`).FindStringSubmatch(p.Body)
+	require.NotNil(t, next, p.Body)
 	p = b.get(next[1])
-	require.Equal(t, 5, strings.Count(p.body, "<td>Someone</td>"))
-	require.NotContains(t, p.body, "Next page")
+	require.Equal(t, 5, strings.Count(p.Body, "<td>Someone</td>"))
+	require.NotContains(t, p.Body, "Next page")
 }
 
 func TestTheCSVIsDownloadedOrTheRefusalShownOnTheLeadsPage(t *testing.T) {
@@ -394,16 +348,16 @@ func TestTheCSVIsDownloadedOrTheRefusalShownOnTheLeadsPage(t *testing.T) {
 	b.signIn()
 	b.fake.AddLeads(apitest.Lead{Name: "Ann", Email: "ann@example.com"})
 	p := b.get("/leads/export.csv")
-	require.Equal(t, http.StatusOK, p.status)
-	require.Equal(t, "text/csv; charset=utf-8", p.header.Get("Content-Type"))
-	require.Equal(t, `attachment; filename="leads.csv"`, p.header.Get("Content-Disposition"))
-	require.Contains(t, p.body, "ann@example.com")
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Equal(t, "text/csv; charset=utf-8", p.Header.Get("Content-Type"))
+	require.Equal(t, `attachment; filename="leads.csv"`, p.Header.Get("Content-Disposition"))
+	require.Contains(t, p.Body, "ann@example.com")
 
 	b.fake.Refuse("GET /api/leads/export.csv", apperr429())
 	p = b.get("/leads/export.csv")
-	require.Equal(t, http.StatusTooManyRequests, p.status)
-	require.Contains(t, p.body, "<h1>Leads</h1>")
-	require.Contains(t, p.body, "Try again in 3 seconds.")
+	require.Equal(t, http.StatusTooManyRequests, p.Status)
+	require.Contains(t, p.Body, "<h1>Leads</h1>")
+	require.Contains(t, p.Body, "Try again in 3 seconds.")
 }
 
 func TestTheFinderAndQualifyShowTheirAnswers(t *testing.T) {
@@ -411,19 +365,19 @@ func TestTheFinderAndQualifyShowTheirAnswers(t *testing.T) {
 	b := start(t)
 	b.signIn()
 	p := b.post("/leads", "/leads/find", url.Values{"industry": {"plumbing"}, "location": {"Austin, TX"}, "limit": {"2"}})
-	require.Equal(t, http.StatusOK, p.status, p.body)
-	require.Contains(t, p.body, "<caption>Found leads (added to your sheet)</caption>")
-	require.Contains(t, p.body, "<td>Plumbing Austin, TX 1</td>")
-	require.Contains(t, p.body, `value="Austin, TX"`, "the form keeps the search")
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.Body, "<caption>Found leads (added to your sheet)</caption>")
+	require.Contains(t, p.Body, "<td>Plumbing Austin, TX 1</td>")
+	require.Contains(t, p.Body, `value="Austin, TX"`, "the form keeps the search")
 
 	p = b.post("/leads", "/leads/find", url.Values{"industry": {"plumbing"}, "limit": {"many"}})
-	require.Equal(t, http.StatusBadRequest, p.status)
-	require.Contains(t, p.body, `id="limit-error">Enter a whole number from 1 to 50.`)
+	require.Equal(t, http.StatusBadRequest, p.Status)
+	require.Contains(t, p.Body, `id="limit-error">Enter a whole number from 1 to 50.`)
 	require.Len(t, b.fake.Calls("POST /api/lead-finder"), 1, "not sent")
 
 	p = b.post("/leads", "/leads/qualify", url.Values{"email": {" jo@acme.example "}})
-	require.Equal(t, http.StatusOK, p.status, p.body)
-	require.Contains(t, p.body, "72 / 100 · ✓ qualified")
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.Body, "72 / 100 · ✓ qualified")
 	require.Equal(t, "email=jo%40acme.example", b.fake.Calls("GET /api/lead-qualify")[0].Query)
 }
 
@@ -434,32 +388,32 @@ func TestClientsAreRankedAndAnInvitationGivesALink(t *testing.T) {
 	calm := b.fake.AddClient(apitest.Client{Email: "calm@example.com", BusinessName: "Calm Co", AtRisk: true, ChurnProbability: 10, AtRiskScore: 88, Tier: "healthy"})
 	b.fake.AddClient(apitest.Client{Email: "risky@example.com", BusinessName: "Risky Co", AtRisk: true, ChurnProbability: 90, AtRiskScore: 12, Recommendation: "Call them this week", Tier: "critical"})
 	p := b.get("/clients")
-	require.Equal(t, http.StatusOK, p.status)
-	require.Less(t, strings.Index(p.body, "Risky Co"), strings.Index(p.body, "Calm Co"), "most at risk first")
-	require.Contains(t, p.body, "<td>90%</td>")
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Less(t, strings.Index(p.Body, "Risky Co"), strings.Index(p.Body, "Calm Co"), "most at risk first")
+	require.Contains(t, p.Body, "<td>90%</td>")
 
 	p = b.post("/clients", "/clients", url.Values{"email": {"new@example.com"}, "businessName": {"New Co"}, "plan": {"growth"}})
-	require.Equal(t, http.StatusCreated, p.status, p.body)
-	link := regexp.MustCompile(`id="invite-link" readonly value="(https://[^"]+)"`).FindStringSubmatch(p.body)
-	require.NotNil(t, link, p.body)
-	require.True(t, strings.HasPrefix(link[1], "https://"+strings.TrimPrefix(b.base, "http://")+"/invitations/accept?token=inv-"), link[1])
+	require.Equal(t, http.StatusCreated, p.Status, p.Body)
+	link := regexp.MustCompile(`id="invite-link" readonly value="(https://[^"]+)"`).FindStringSubmatch(p.Body)
+	require.NotNil(t, link, p.Body)
+	require.True(t, strings.HasPrefix(link[1], "https://"+strings.TrimPrefix(b.Base(), "http://")+"/invitations/accept?token=inv-"), link[1])
 
 	p = b.post("/clients", "/clients", url.Values{"email": {"not an email"}, "businessName": {"X"}})
-	require.Equal(t, http.StatusBadRequest, p.status)
-	require.Contains(t, p.body, `id="c-email-error">Email: must be an email address`)
+	require.Equal(t, http.StatusBadRequest, p.Status)
+	require.Contains(t, p.Body, `id="c-email-error">Email: must be an email address`)
 
 	b.fake.AddHistory(calm, apitest.Point{At: time.Now().Add(-time.Hour), Score: 88, Tier: "healthy"})
 	p = b.get("/clients/" + calm)
-	require.Equal(t, http.StatusOK, p.status)
-	require.Contains(t, p.body, "<h1>Client: Calm Co</h1>")
-	require.Contains(t, p.body, "steady at 88")
-	require.Contains(t, p.body, `<th scope="row">Login recency</th><td>88</td>`)
-	require.Equal(t, http.StatusNotFound, b.get("/clients/acc_someone_elses").status)
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.Body, "<h1>Client: Calm Co</h1>")
+	require.Contains(t, p.Body, "steady at 88")
+	require.Contains(t, p.Body, `<th scope="row">Login recency</th><td>88</td>`)
+	require.Equal(t, http.StatusNotFound, b.get("/clients/acc_someone_elses").Status)
 
 	b.fake.Refuse("GET /api/churn-predict", apperrPlan())
 	p = b.get("/clients")
-	require.Equal(t, http.StatusOK, p.status)
-	require.Contains(t, p.body, "Your plan does not include this.")
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Contains(t, p.Body, "Your plan does not include this.")
 }
 
 func TestAChatTurnIsKeptAcrossReloads(t *testing.T) {
@@ -467,17 +421,17 @@ func TestAChatTurnIsKeptAcrossReloads(t *testing.T) {
 	b := start(t)
 	b.signIn()
 	p := b.post("/assistant", "/assistant", url.Values{"message": {"How are my leads?"}})
-	require.Equal(t, http.StatusSeeOther, p.status)
-	require.Equal(t, "/assistant#latest", p.location)
+	require.Equal(t, http.StatusSeeOther, p.Status)
+	require.Equal(t, "/assistant#latest", p.Location)
 	p = b.get("/assistant")
-	require.Contains(t, p.body, `<li id="latest">`)
-	require.Contains(t, p.body, "You said: How are my leads?")
+	require.Contains(t, p.Body, `<li id="latest">`)
+	require.Contains(t, p.Body, "You said: How are my leads?")
 
 	b.fake.Refuse("POST /api/chat", apperrQuota())
 	p = b.post("/assistant", "/assistant", url.Values{"message": {"one more"}})
-	require.Equal(t, http.StatusPaymentRequired, p.status)
-	require.Contains(t, p.body, "See the plans")
-	require.Contains(t, p.body, "You said: How are my leads?", "the conversation is still shown")
+	require.Equal(t, http.StatusPaymentRequired, p.Status)
+	require.Contains(t, p.Body, "See the plans")
+	require.Contains(t, p.Body, "You said: How are my leads?", "the conversation is still shown")
 }
 
 func TestChangingThePasswordSignsOut(t *testing.T) {
@@ -486,14 +440,14 @@ func TestChangingThePasswordSignsOut(t *testing.T) {
 	b.signIn()
 	p := b.post("/account", "/account/password", url.Values{"currentPassword": {apitest.Password},
 		"newPassword": {"a new passphrase"}, "confirmPassword": {"a different one"}})
-	require.Equal(t, http.StatusBadRequest, p.status)
-	require.Contains(t, p.body, "The two new passwords differ.")
-	require.NotContains(t, p.body, apitest.Password, "passwords are never echoed")
+	require.Equal(t, http.StatusBadRequest, p.Status)
+	require.Contains(t, p.Body, "The two new passwords differ.")
+	require.NotContains(t, p.Body, apitest.Password, "passwords are never echoed")
 
 	p = b.post("/account", "/account/password", url.Values{"currentPassword": {apitest.Password},
 		"newPassword": {"a new passphrase"}, "confirmPassword": {"a new passphrase"}})
-	require.Equal(t, http.StatusSeeOther, p.status)
-	require.Equal(t, "/sign-in?done=password-changed", p.location)
+	require.Equal(t, http.StatusSeeOther, p.Status)
+	require.Equal(t, "/sign-in?done=password-changed", p.Location)
 	require.Zero(t, b.sessions.Len())
 }
 
@@ -502,27 +456,27 @@ func TestSigningOutEndsTheSession(t *testing.T) {
 	b := start(t)
 	b.signIn()
 	p := b.post("/account", "/sign-out", url.Values{})
-	require.Equal(t, "/sign-in?done=signed-out", p.location)
+	require.Equal(t, "/sign-in?done=signed-out", p.Location)
 	require.Zero(t, b.sessions.Len())
-	require.Equal(t, http.StatusSeeOther, b.get("/account").status)
+	require.Equal(t, http.StatusSeeOther, b.get("/account").Status)
 }
 
 func TestAnAPIPathIsNotAPageAndAnUnknownPathIsTheNotFoundPage(t *testing.T) {
 	t.Parallel()
 	b := start(t)
 	p := b.get("/api/leads")
-	require.Equal(t, http.StatusNotFound, p.status)
-	require.Contains(t, p.header.Get("Content-Type"), "application/json")
-	require.Contains(t, p.body, `"code":"not_found"`)
+	require.Equal(t, http.StatusNotFound, p.Status)
+	require.Contains(t, p.Header.Get("Content-Type"), "application/json")
+	require.Contains(t, p.Body, `"code":"not_found"`)
 
 	p = b.get("/no-such-page")
-	require.Equal(t, http.StatusNotFound, p.status)
-	require.Contains(t, p.body, "There is no page at this address.")
-	require.Equal(t, ports.CSP, p.header.Get("Content-Security-Policy"))
+	require.Equal(t, http.StatusNotFound, p.Status)
+	require.Contains(t, p.Body, "There is no page at this address.")
+	require.Equal(t, ports.CSP, p.Header.Get("Content-Security-Policy"))
 
 	p = b.get("/static/console.css")
-	require.Equal(t, http.StatusOK, p.status)
-	require.Equal(t, "public, max-age=3600", p.header.Get("Cache-Control"))
+	require.Equal(t, http.StatusOK, p.Status)
+	require.Equal(t, "public, max-age=3600", p.Header.Get("Cache-Control"))
 }
 
 func apperr429() error {
