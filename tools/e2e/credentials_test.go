@@ -250,16 +250,9 @@ func TestInvitedClientActsForItselfAndAQuietOneAlertsOnce(t *testing.T) {
 		_, _, ok := rc.find("email", quietEmail)
 		return ok
 	})
-	// Two recomputes after the alert (the active client's updatedAt moves with each run): the
-	// first would have raised the alert again, and the second leaves its delivery a whole interval.
-	recomputed := func() string {
-		return cc.Do(t, http.MethodGet, "/api/health-score", clientToken, nil).Expect(t, http.StatusOK).JSON["updatedAt"].(string)
-	}
-	runs := map[string]bool{recomputed(): true}
-	eventually(t, "two recomputes after the alert", func() bool {
-		runs[recomputed()] = true
-		return len(runs) >= 3
-	})
+	// An alert that does not come can only be seen over time: nothing signals "would have fired".
+	// 8 s is past the next dirty-account recompute (5 s) and the delivery of what it raised.
+	time.Sleep(8 * time.Second)
 	rc.mu.Lock()
 	n := 0
 	for _, b := range rc.got {
