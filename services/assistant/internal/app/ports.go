@@ -67,6 +67,8 @@ type Conversation struct {
 	Context   json.RawMessage // the client's context object, if any
 	Hints     domain.Slots    // slot values found in the client's context
 	State     domain.State    // what the session remembers from the previous turn
+	// Turn is the message as the chat recognised it; its Permission is what the tools enforce.
+	Turn domain.Turn
 }
 
 // Answer is a model's reply. Tokens is the provider's reported usage, 0 when it has none (the

@@ -116,9 +116,9 @@ var (
 	copulaRe        = regexp.MustCompile(`\b(are|is|was|were|been|seem|look|charge|keep|do|did|get|got|'re)\b`)
 	firstPersonRe   = regexp.MustCompile(`^(?:(?:hi|hello|hey|so|well|btw|fyi|ok|okay|also)[,!.]?\s+)*(?:my|our|i|i'm|im|i've|i'd|we|we're|we've|were|us|me)\b`)
 
-	confirmRe = regexp.MustCompile(`^(?:yes|yeah|yea|yep|yup|ya|y|sure|ok(?:ay)?|k|please|please do|do it|go ahead|go for it|sounds good|why not|absolutely|of course|definitely|sure thing|let'?s do it|let'?s go|perfect|great|alright|do that|go on|si|sí|oui|ja|yes please|please go ahead|that would be great|that'd be great|i'd like that|yes i do|yes i would)(?:[\s,!.]+(?:please|thanks|thank you|do it|go ahead|sure|yes|let'?s go|go for it|that would be great))*[\s!.]*$`)
-	declineRe = regexp.MustCompile(`^(?:no|nope|nah|not now|no thanks|no thank you|don'?t|do not|cancel|never mind|nevermind|maybe later|skip(?: it)?|not yet|stop|no need|not really|don'?t bother|no,? not now|not today)(?:[\s,!.]+(?:thanks|thank you|not now|not yet|maybe later|later|i'm good|that's ok|it's fine|don'?t))*[\s!.]*$`)
-	greetingRe = regexp.MustCompile(`^(?:hi|hii+|hello|helo|hey|heya|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|morning|hola|buenos d[ií]as|buenas(?: tardes| noches)?|bonjour|bonsoir|salut|hallo|guten (?:tag|morgen|abend)|servus|moin|ciao|buongiorno|ol[aá]|oi|bom dia|boa tarde|hej|hei|god morgen|goedemorgen|goedendag|namaste|namaskar|salaam|salam|marhaba|merhaba|shalom|konnichiwa|ni hao|annyeong(?:haseyo)?|privet|czesc|cześć|ahoj|szia|jambo|habari|aloha|kia ora|g'day|привет|здравствуйте|你好|您好|こんにちは|안녕하세요|مرحبا|السلام عليكم|שלום|नमस्ते|γεια σας|γεια|xin chào|สวัสดี)(?:[\s,]+(?:there|all|everyone|team|bot|assistant|friend|folks|y'all|again))*[\s!.,?]*$`)
+	confirmRe        = regexp.MustCompile(`^(?:yes|yeah|yea|yep|yup|ya|y|sure|ok(?:ay)?|k|please|please do|do it|go ahead|go for it|sounds good|why not|absolutely|of course|definitely|sure thing|let'?s do it|let'?s go|perfect|great|alright|do that|go on|si|sí|oui|ja|yes please|please go ahead|that would be great|that'd be great|i'd like that|yes i do|yes i would)(?:[\s,!.]+(?:please|thanks|thank you|do it|go ahead|sure|yes|let'?s go|go for it|that would be great))*[\s!.]*$`)
+	declineRe        = regexp.MustCompile(`^(?:no|nope|nah|not now|no thanks|no thank you|don'?t|do not|cancel|never mind|nevermind|maybe later|skip(?: it)?|not yet|stop|no need|not really|don'?t bother|no,? not now|not today)(?:[\s,!.]+(?:thanks|thank you|not now|not yet|maybe later|later|i'm good|that's ok|it's fine|don'?t))*[\s!.]*$`)
+	greetingRe       = regexp.MustCompile(`^(?:hi|hii+|hello|helo|hey|heya|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|morning|hola|buenos d[ií]as|buenas(?: tardes| noches)?|bonjour|bonsoir|salut|hallo|guten (?:tag|morgen|abend)|servus|moin|ciao|buongiorno|ol[aá]|oi|bom dia|boa tarde|hej|hei|god morgen|goedemorgen|goedendag|namaste|namaskar|salaam|salam|marhaba|merhaba|shalom|konnichiwa|ni hao|annyeong(?:haseyo)?|privet|czesc|cześć|ahoj|szia|jambo|habari|aloha|kia ora|g'day|привет|здравствуйте|你好|您好|こんにちは|안녕하세요|مرحبا|السلام عليكم|שלום|नमस्ते|γεια σας|γεια|xin chào|สวัสดี)(?:[\s,]+(?:there|all|everyone|team|bot|assistant|friend|folks|y'all|again))*[\s!.,?]*$`)
 	greetingPrefixRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|hola|bonjour|hallo)(?:\s+there)?[,!.]?\s+`)
 	smallTalkRe      = regexp.MustCompile(`^(?:thanks?(?: you)?(?: so much| a lot| very much)?|thx|ty|cheers|cool|great|awesome|nice|perfect|ok(?:ay)?|k|got it|good|lol|haha+|bye|goodbye|bye bye|see you|see ya|later|how are you(?: doing| today)?|how's it going|what's up|whats up|sup|good night|you're welcome|no worries|alright|fine|i see|makes sense|sounds good|wow|hmm+|gracias|merci|danke|obrigad[oa]|grazie|you're (?:great|awesome|the best)|good job|well done|nice work)(?:[\s,]+(?:thanks|thank you|a lot|so much|man|mate|buddy|again|bye|for that|for the help))*[\s!.,?]*$`)
 
@@ -293,7 +293,9 @@ func growthOnly(lower string, s Slots) bool {
 	return s.Vertical == "" && s.Location == "" && growthRe.MatchString(lower) && !strings.Contains(lower, "lead")
 }
 
-func leadWordReNew(lower string) bool { return strings.Contains(lower, "find") || strings.Contains(lower, "search") }
+func leadWordReNew(lower string) bool {
+	return strings.Contains(lower, "find") || strings.Contains(lower, "search")
+}
 
 // about resolves the phrase of a follow-up as an industry or a place.
 func (r Recognizer) about(phrase string, prev State, places Gazetteer) (Turn, bool) {

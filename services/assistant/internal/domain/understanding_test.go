@@ -14,12 +14,12 @@ import (
 
 // utterance is one labelled line of testdata/understanding.
 type utterance struct {
-	line                          int
-	context                       []string
-	message                       string
-	intent                        domain.Intent
-	vertical, location            string
-	act                           bool
+	line               int
+	context            []string
+	message            string
+	intent             domain.Intent
+	vertical, location string
+	act                bool
 }
 
 func loadCorpus(t *testing.T, name string) []utterance {

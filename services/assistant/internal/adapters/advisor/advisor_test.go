@@ -76,8 +76,8 @@ func TestAnUnrecognisedMessageKeepsTheThread(t *testing.T) {
 	t.Parallel()
 	prev := domain.State{Intent: domain.IntentHealth, Facts: map[string]string{"score": "42"}}
 	a := reply(t, &tools{health: app.Health{Score: 42, Tier: "at_risk"}}, "the weather is nice", prev)
-	require.Contains(t, a.Text, "I'm not sure what you are asking.")
-	require.Contains(t, a.Text, "42/100")
+	require.Contains(t, a.Text, "outside what I can do")
+	require.Contains(t, a.Text, "find leads when you ask", "it says what it can do instead")
 	require.Equal(t, prev, a.State, "a later \"why?\" still refers to the health score")
 	require.Equal(t, domain.IntentHelp, a.Topic)
 }
