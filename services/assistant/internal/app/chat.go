@@ -186,8 +186,10 @@ func remember(conv Conversation, answer Answer, tools *guardedTools) domain.Stat
 	case next.Intent == prev.Intent:
 		next.Facts = prev.Facts
 	}
-	if tools.refused != nil && !tools.ran {
-		next.Offer = tools.refused // a model tried it on a statement: a "yes" now runs exactly that
+	if tools.refused != nil && !tools.ran && next.Offer == nil {
+		// A model tried a search the message did not ask for, and we had nothing to offer: a
+		// "yes" now runs exactly that search.
+		next.Offer = tools.refused
 	}
 	return next
 }

@@ -128,7 +128,7 @@ var (
 	myTradeRe   = regexp.MustCompile(`\b(?:my|our) (?:industry|trade|line of work|field|vertical|niche|kind of business|type of business|business|shop|company)\b|\blike (?:mine|me|us|ours)\b|\bsame (?:industry|trade)\b`)
 	topRe       = regexp.MustCompile(`^(?:(?:ok(?:ay)?|so|and|now|just)[,]?\s+)*(?:(?:show|give|list|send|tell)\s+(?:me\s+)?|only\s+|just\s+)?(?:the\s+|your\s+)?(?:top|best|first)\s+(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\b`)
 	bestRe      = regexp.MustCompile(`\b(?:which|who|what)\b.*\b(?:best|highest|top|strongest|most promising|hottest|first)\b|\bwho should i (?:call|contact|reach out to|email) first\b|\bwhich (?:one|of them|of those|lead) should i\b`)
-	aboutRe     = regexp.MustCompile(`^(?:and|what about|how about|ok(?:ay)? and|now|same for|same in|same thing (?:for|in)|also|and also|then|try|ok(?:ay)? what about|and how about)\s+(?:in\s+|for\s+|near\s+|with\s+)?(.+?)\s*[?.!]*$`)
+	aboutRe     = regexp.MustCompile(`(?i)^(?:and|what about|how about|ok(?:ay)? and|now|same for|same in|same thing (?:for|in)|also|and also|then|try|ok(?:ay)? what about|and how about)\s+(?:in\s+|for\s+|near\s+|with\s+)?(.+?)\s*[?.!]*$`)
 	aboutTailRe = regexp.MustCompile(`\s+(?:too|instead|then|as well|please|now)$`)
 	prepRe      = regexp.MustCompile(`(?i)\b(?:in|near|around|within|outside|close to|based in|located in|from|for)\s+`)
 	zipRe       = regexp.MustCompile(`\b\d{5}\b`)
