@@ -111,10 +111,10 @@ var (
 	leadQuestionRe = regexp.MustCompile(`^(?:(?:who|which)(?:'re| are| r| is)?\s+(?:the\s+|some\s+|any\s+|good\s+|best\s+|top\s+)?|what(?:'re| are| r)\s+(?:the\s+|some\s+|any\s+|good\s+|best\s+|top\s+)?|what\s+(?:\w+\s+){1,2}(?:are|is)\s+(?:there\s+)?(?:in|near|around)\s(?:the\s+|some\s+|any\s+|good\s+|best\s+|top\s+)?|(?:are|is) there\s|any\s|got any\s|do you have\s|have you got\s|know any\s|do you know (?:any|of)\s|where can i (?:find|get)\s|where are (?:the|some)?\s*|how many\s)`)
 	leadWordRe     = regexp.MustCompile(`\b(leads?|prospects?|businesses|companies|contacts)\b`)
 	findVerbRe     = regexp.MustCompile(`\b(find|search|look for|get me|show me)\b`)
+	searchWordRe   = regexp.MustCompile(`\b(find|search)`)
 
 	questionStartRe = regexp.MustCompile(`^(who|what|which|where|when|why|how|is|are|do|does|did|can|could|would|will|should|any|have|has)\b`)
 	copulaRe        = regexp.MustCompile(`\b(are|is|was|were|been|seem|look|charge|keep|do|did|get|got|'re)\b`)
-	firstPersonRe   = regexp.MustCompile(`^(?:(?:hi|hello|hey|so|well|btw|fyi|ok|okay|also)[,!.]?\s+)*(?:my|our|i|i'm|im|i've|i'd|we|we're|we've|were|us|me)\b`)
 
 	confirmRe        = regexp.MustCompile(`^(?:yes|yeah|yea|yep|yup|ya|y|sure|ok(?:ay)?|k|please|please do|do it|go ahead|go for it|sounds good|why not|absolutely|of course|definitely|sure thing|let'?s do it|let'?s go|perfect|great|alright|do that|go on|si|sí|oui|ja|yes please|please go ahead|that would be great|that'd be great|i'd like that|yes i do|yes i would)(?:[\s,!.]+(?:please|thanks|thank you|do it|go ahead|sure|yes|let'?s go|go for it|that would be great))*[\s!.]*$`)
 	declineRe        = regexp.MustCompile(`^(?:no|nope|nah|not now|no thanks|no thank you|don'?t|do not|cancel|never mind|nevermind|maybe later|skip(?: it)?|not yet|stop|no need|not really|don'?t bother|no,? not now|not today)(?:[\s,!.]+(?:thanks|thank you|not now|not yet|maybe later|later|i'm good|that's ok|it's fine|don'?t))*[\s!.]*$`)
@@ -193,7 +193,7 @@ func (r Recognizer) Recognize(message string, prev State, hints Slots) Turn {
 		if m := topRe.FindStringSubmatch(core); m != nil {
 			return Turn{Intent: IntentLeadDetail, Slots: prev.Slots, Top: numberWord(m[1]), FollowUp: true}
 		}
-		if bestRe.MatchString(lower) && findVertical(lower) == "" && !leadWordReNew(lower) {
+		if bestRe.MatchString(lower) && findVertical(lower) == "" && !searchWordRe.MatchString(lower) {
 			return Turn{Intent: IntentLeadDetail, Slots: prev.Slots, Best: true, FollowUp: true}
 		}
 	}
@@ -270,9 +270,6 @@ func (r Recognizer) Recognize(message string, prev State, hints Slots) Turn {
 		// A bare "plumbers in Austin" names a search without asking for it: it is offered.
 		return Turn{Intent: IntentFindLeads, Slots: r.fill(slots, hints, profile)}
 	}
-	if why {
-		return Turn{Intent: IntentOutOfScope}
-	}
 	return Turn{Intent: IntentOutOfScope}
 }
 
@@ -291,10 +288,6 @@ func desiresLeads(lower string) bool {
 // growthOnly tells "get more customers" (advice) from "get me customers in Austin" (a search).
 func growthOnly(lower string, s Slots) bool {
 	return s.Vertical == "" && s.Location == "" && growthRe.MatchString(lower) && !strings.Contains(lower, "lead")
-}
-
-func leadWordReNew(lower string) bool {
-	return strings.Contains(lower, "find") || strings.Contains(lower, "search")
 }
 
 // about resolves the phrase of a follow-up as an industry or a place.
