@@ -20,15 +20,19 @@ type Action struct {
 	Parameters  map[string]any // JSON schema of the arguments
 	SideEffect  bool
 	run         func(ctx context.Context, t Tools, a ActionArgs) (any, error)
+	// scoring marks an action that needs LeadScoring.
+	scoring bool
 }
 
 // ActionArgs are the arguments any action takes; each uses the ones it needs. None can name an
 // account: the tools act with the caller's own credentials.
 type ActionArgs struct {
-	Industry  string `json:"industry"`
-	Location  string `json:"location"`
-	Limit     int    `json:"limit"`
-	Threshold *int   `json:"threshold"`
+	Industry  string      `json:"industry"`
+	Location  string      `json:"location"`
+	Limit     int         `json:"limit"`
+	Threshold *int        `json:"threshold"`
+	Lead      LeadInput   `json:"lead"`
+	Leads     []LeadInput `json:"leads"`
 }
 
 func (a ActionArgs) limit(def, most int) int {
@@ -96,6 +100,54 @@ var Actions = []Action{
 	},
 }
 
+var leadInputSchema = object(map[string]any{
+	"email":        map[string]any{"type": "string"},
+	"businessName": map[string]any{"type": "string"},
+	"phone":        map[string]any{"type": "string"},
+}, "email")
+
+func init() {
+	Actions = append(Actions,
+		Action{
+			Name: "qualify_lead", scoring: true,
+			Description: "Qualify one lead from its email, business name and phone: score 0-100, qualified or not, and why.",
+			Parameters:  object(map[string]any{"lead": leadInputSchema}, "lead"),
+			run: func(ctx context.Context, t Tools, a ActionArgs) (any, error) {
+				return t.(LeadScoring).QualifyLead(ctx, a.Lead)
+			},
+		},
+		Action{
+			Name: domain.ActionScoreLeads, scoring: true, SideEffect: true,
+			Description: "Score up to 25 leads in one batch. Each lead is one use of the owner's lead_scoring allowance: call it only when the owner asks for scoring.",
+			Parameters: object(map[string]any{"leads": map[string]any{
+				"type": "array", "minItems": 1, "maxItems": 25, "items": leadInputSchema,
+			}}, "leads"),
+			run: func(ctx context.Context, t Tools, a ActionArgs) (any, error) {
+				return t.(LeadScoring).ScoreLeads(ctx, a.Leads)
+			},
+		},
+	)
+}
+
+// ActionsFor are the actions the caller's tools can run.
+func ActionsFor(tools Tools) []Action {
+	_, scoring := unwrap(tools).(LeadScoring)
+	out := make([]Action, 0, len(Actions))
+	for _, a := range Actions {
+		if !a.scoring || scoring {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func unwrap(t Tools) Tools {
+	if g, ok := t.(*guardedTools); ok {
+		return g.Tools
+	}
+	return t
+}
+
 // RunAction runs the named action with JSON arguments against tools.
 func RunAction(ctx context.Context, tools Tools, name, arguments string) (any, error) {
 	var args ActionArgs
@@ -104,7 +156,7 @@ func RunAction(ctx context.Context, tools Tools, name, arguments string) (any, e
 			return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
 		}
 	}
-	for _, a := range Actions {
+	for _, a := range ActionsFor(tools) {
 		if a.Name == name {
 			return a.run(ctx, tools, args)
 		}
@@ -119,7 +171,7 @@ type NotRequested struct {
 }
 
 func (e *NotRequested) Error() string {
-	return fmt.Sprintf("not run: %s spends the owner's allowance and writes their leads sheet, and the owner did not ask for it in this message; offer it and run it when they say yes", e.Action)
+	return fmt.Sprintf("not run: %s spends the owner's allowance, and the owner did not ask for it in this message; offer it and run it when they say yes", e.Action)
 }
 
 // guardedTools are the caller's tools as one turn may use them: reading is free, and a
@@ -156,4 +208,26 @@ func (g *guardedTools) FindLeads(ctx context.Context, q LeadSearch) (LeadResults
 		g.mu.Unlock()
 	}
 	return res, err
+}
+
+// QualifyLead reads; it spends nothing.
+func (g *guardedTools) QualifyLead(ctx context.Context, l LeadInput) (Qualification, error) {
+	s, ok := g.Tools.(LeadScoring)
+	if !ok {
+		return Qualification{}, fmt.Errorf("lead qualification is not available")
+	}
+	return s.QualifyLead(ctx, l)
+}
+
+// ScoreLeads spends the lead_scoring allowance, so it runs only on a request (an offer of it is
+// never made: the leads to score come from the model).
+func (g *guardedTools) ScoreLeads(ctx context.Context, leads []LeadInput) (BatchScores, error) {
+	s, ok := g.Tools.(LeadScoring)
+	if !ok {
+		return BatchScores{}, fmt.Errorf("lead scoring is not available")
+	}
+	if !g.perm.Allows(domain.ActionScoreLeads, domain.Slots{}) {
+		return BatchScores{}, &NotRequested{Action: domain.ActionScoreLeads}
+	}
+	return s.ScoreLeads(ctx, leads)
 }

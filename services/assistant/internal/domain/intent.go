@@ -70,12 +70,16 @@ type Turn struct {
 	Confirmed *Offer
 	Facts     Profile // what the message states about the owner
 	Ask       string  // recall: name, business, industry, city, goals or all
+	// Score is an explicit request to score or qualify leads (which spends lead_scoring).
+	Score bool
 	Top       int     // lead detail: "the top 3"
 	Best      bool    // lead detail: "which has the best score?"
 }
 
 // Permission is what the turn allows of side-effecting actions.
-func (t Turn) Permission() Permission { return Permission{Request: t.Request, Confirmed: t.Confirmed} }
+func (t Turn) Permission() Permission {
+	return Permission{Request: t.Request, Score: t.Score, Confirmed: t.Confirmed}
+}
 
 // Recognizer reads messages; Places decides what is a place.
 type Recognizer struct{ Places Gazetteer }
@@ -112,6 +116,8 @@ var (
 	leadWordRe     = regexp.MustCompile(`\b(leads?|prospects?|businesses|companies|contacts)\b`)
 	findVerbRe     = regexp.MustCompile(`\b(find|search|look for|get me|show me)\b`)
 	searchWordRe   = regexp.MustCompile(`\b(find|search)`)
+	scoreRe        = regexp.MustCompile(`\b(score|qualify|rate|grade)\b.*\b(leads?|them|these|those|sheet)\b`)
+	scoreAskRe     = regexp.MustCompile(`^(?:(?:please|ok(?:ay)?|now|so)[,]?\s+)*(?:(?:can|could|would|will) (?:you|u)\s+(?:please\s+)?)?(?:score|qualify|rate|grade)\b`)
 
 	questionStartRe = regexp.MustCompile(`^(who|what|which|where|when|why|how|is|are|do|does|did|can|could|would|will|should|any|have|has)\b`)
 	copulaRe        = regexp.MustCompile(`\b(are|is|was|were|been|seem|look|charge|keep|do|did|get|got|'re)\b`)
@@ -149,6 +155,15 @@ var (
 // Recognize reads a message in the light of the session (the previous turn, what the owner told
 // us, what was offered) and of slot hints the client sent in its context.
 func (r Recognizer) Recognize(message string, prev State, hints Slots) Turn {
+	t := r.recognize(message, prev, hints)
+	if t.Intent != IntentInform && t.Confirmed == nil && !t.Score {
+		lower := strings.TrimSpace(strings.ToLower(message))
+		t.Score = scoreRe.MatchString(lower) && (requestRe.MatchString(lower) || scoreAskRe.MatchString(lower))
+	}
+	return t
+}
+
+func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 	places := r.Places
 	if places == nil {
 		places = KnownPlaces{}

@@ -61,20 +61,24 @@ type LeadRef struct {
 	Score int    `json:"score"`
 }
 
-// Action names shared by the action registry and offers.
-const ActionFindLeads = "find_leads"
+// Names of the side-effecting actions, shared by the action registry and offers.
+const (
+	ActionFindLeads  = "find_leads"
+	ActionScoreLeads = "score_leads"
+)
 
-// Permission says which side-effecting actions a turn allows: any, on an explicit request; only
-// the offered one with the offered arguments, on a confirmation; none otherwise.
+// Permission says which side-effecting actions a turn allows: the one it explicitly asks for;
+// only the offered one with the offered arguments, on a confirmation; none otherwise.
 type Permission struct {
-	Request bool
+	Request bool // a lead search was asked for
+	Score   bool // scoring leads was asked for
 	// Confirmed is the offer a "yes" accepted.
 	Confirmed *Offer
 }
 
 // Allows reports whether the action with these slots may run.
 func (p Permission) Allows(action string, s Slots) bool {
-	if p.Request {
+	if (action == ActionFindLeads && p.Request) || (action == ActionScoreLeads && p.Score) {
 		return true
 	}
 	if p.Confirmed == nil || p.Confirmed.Action != action {

@@ -70,7 +70,9 @@ func understand(u utterance) (turn domain.Turn, acts bool) {
 		state = state.After(t, ran, leads)
 	}
 	turn = domain.Recognize(u.message, state, domain.Slots{})
-	acts = turn.Intent == domain.IntentFindLeads && turn.Permission().Allows(domain.ActionFindLeads, turn.Slots)
+	perm := turn.Permission()
+	acts = (turn.Intent == domain.IntentFindLeads && perm.Allows(domain.ActionFindLeads, turn.Slots)) ||
+		perm.Allows(domain.ActionScoreLeads, domain.Slots{})
 	return turn, acts
 }
 

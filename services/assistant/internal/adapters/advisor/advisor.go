@@ -310,6 +310,10 @@ func (ad *Advisor) leadDetail(turn domain.Turn, prev domain.State, a *answer) {
 
 // outOfScope says what the assistant can do instead of guessing.
 func (ad *Advisor) outOfScope(turn domain.Turn, prev domain.State, a *answer) {
+	if turn.Score {
+		a.say("I can't score leads in this chat yet. Score them in one go with the lead quality batch on your leads sheet, or ask me \"which of them has the best score?\" for the lead finder's match scores.")
+		return
+	}
 	if turn.FollowUp && (prev.Intent == domain.IntentFindLeads || prev.Intent == domain.IntentLeadDetail) {
 		a.say("I can't see reviews, prices or websites of the businesses I find: the lead finder gives me each one's name, contact and a match score. Ask \"which has the best score?\", \"the top 3\" or \"why?\", or search another place or industry (\"and in Dallas?\").")
 		return

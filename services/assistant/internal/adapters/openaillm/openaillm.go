@@ -133,11 +133,12 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 	}
 	msgs = append(msgs, openai.UserMessage(c.Message))
 
+	definitions := toolDefinitions(tools)
 	total := 0
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: m.cfg.Model, Messages: msgs}
 		if round < m.cfg.MaxToolRounds {
-			params.Tools = toolDefinitions
+			params.Tools = definitions
 		}
 		comp, err := m.client.Chat.Completions.New(ctx, params)
 		if err != nil {
@@ -185,16 +186,18 @@ func (m *Model) failure(ctx context.Context, err error) error {
 	return apperr.Unavailable("model_unavailable", "the language model is unavailable; try again shortly").Wrap(err)
 }
 
-// toolDefinitions are the action registry as the chat-completions protocol describes tools.
-var toolDefinitions = func() []openai.ChatCompletionToolParam {
-	out := make([]openai.ChatCompletionToolParam, 0, len(app.Actions))
-	for _, a := range app.Actions {
+// toolDefinitions are the caller's actions of the registry as the chat-completions protocol
+// describes tools.
+func toolDefinitions(tools app.Tools) []openai.ChatCompletionToolParam {
+	actions := app.ActionsFor(tools)
+	out := make([]openai.ChatCompletionToolParam, 0, len(actions))
+	for _, a := range actions {
 		out = append(out, openai.ChatCompletionToolParam{Function: openai.FunctionDefinitionParam{
 			Name: a.Name, Description: openai.String(a.Description), Parameters: openai.FunctionParameters(a.Parameters),
 		}})
 	}
 	return out
-}()
+}
 
 // runTool executes one tool call for the caller and returns its result or error as JSON text for
 // the model. Arguments only shape the query; the account is fixed by the caller's credentials,
