@@ -72,8 +72,8 @@ type Turn struct {
 	Ask       string  // recall: name, business, industry, city, goals or all
 	// Score is an explicit request to score or qualify leads (which spends lead_scoring).
 	Score bool
-	Top       int     // lead detail: "the top 3"
-	Best      bool    // lead detail: "which has the best score?"
+	Top   int  // lead detail: "the top 3"
+	Best  bool // lead detail: "which has the best score?"
 }
 
 // Permission is what the turn allows of side-effecting actions.
