@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Intent is what a chat message asks for.
@@ -157,18 +158,23 @@ var (
 func (r Recognizer) Recognize(message string, prev State, hints Slots) Turn {
 	t := r.recognize(message, prev, hints)
 	if t.Intent != IntentInform && t.Confirmed == nil && !t.Score {
-		lower := strings.TrimSpace(strings.ToLower(message))
+		lower := strings.TrimSpace(strings.ToLower(head(message, maxRecognizedBytes)))
 		t.Score = scoreRe.MatchString(lower) && (requestRe.MatchString(lower) || scoreAskRe.MatchString(lower))
 	}
 	return t
 }
+
+// maxRecognizedBytes bounds what of a message is read for its intent: what a message asks is
+// said early, and a 4,000-character message must not cost the recognizer ten times a short one.
+// (A model is still given all of it.)
+const maxRecognizedBytes = 600
 
 func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 	places := r.Places
 	if places == nil {
 		places = KnownPlaces{}
 	}
-	text := spaceRe.ReplaceAllString(strings.TrimSpace(message), " ")
+	text := spaceRe.ReplaceAllString(strings.TrimSpace(head(message, maxRecognizedBytes)), " ")
 	lower := correctTypos(strings.ToLower(text), places)
 	core := strings.Trim(lower, " .!?,;:")
 
@@ -286,6 +292,21 @@ func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 		return Turn{Intent: IntentFindLeads, Slots: r.fill(slots, hints, profile)}
 	}
 	return Turn{Intent: IntentOutOfScope}
+}
+
+// head is s cut to at most n bytes, at a word boundary when there is one.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexAny(s[:n], " \t\n")
+	if cut <= 0 {
+		cut = n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return s[:cut]
 }
 
 // desiresLeads reads "I need leads", "we're looking for roofers", not "I want to hire two more".

@@ -28,12 +28,19 @@ var keywords = sync.OnceValues(func() (map[string]bool, []string) {
 	return k, list
 })
 
+// maxCorrectedWords bounds the words corrected: what a message asks is said in its first words,
+// and a 4,000-character message must not cost more than a short one.
+const maxCorrectedWords = 40
+
 // correctTypos replaces misspelt keywords in a lower-case message.
 func correctTypos(lower string, places Gazetteer) string {
 	known, _ := keywords()
 	words := strings.Fields(lower)
 	changed := false
 	for i, w := range words {
+		if i == maxCorrectedWords {
+			break
+		}
 		core := strings.Trim(w, ".,!?;:\"'()")
 		if len(core) < 3 || known[core] || dictionary[core] || !isASCIIWord(core) {
 			continue

@@ -22,7 +22,7 @@ type utterance struct {
 	act                bool
 }
 
-func loadCorpus(t *testing.T, name string) []utterance {
+func loadCorpus(t testing.TB, name string) []utterance {
 	t.Helper()
 	f, err := os.Open("testdata/understanding/" + name)
 	require.NoError(t, err)
@@ -134,5 +134,26 @@ func TestUnderstandingCorpus(t *testing.T) {
 		t.Logf("%s: %d utterances; intent %.1f%% (%d), slots %.1f%% (%d of %d checked), action decision %.1f%% (%d)",
 			part, s.total, pct(s.intents, s.total), s.intents, pct(s.slots, s.slotsChecked), s.slots, s.slotsChecked, pct(s.acts, s.total), s.acts)
 		require.GreaterOrEqual(t, pct(s.intents, s.total), 95.0, "%s: intent accuracy", part)
+	}
+}
+
+// BenchmarkRecognize is the recognizer's share of an offline chat turn, over the corpus.
+func BenchmarkRecognize(b *testing.B) {
+	corpus := loadCorpus(b, "tune.txt")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		u := corpus[i%len(corpus)]
+		domain.Recognize(u.message, domain.State{}, domain.Slots{})
+	}
+}
+
+// BenchmarkRecognizeLongestMessage is a message of the most characters chat accepts, every word
+// misspelt, the worst case of keyword correction.
+func BenchmarkRecognizeLongestMessage(b *testing.B) {
+	msg := strings.Repeat("fnd plumers nera austn, ", domain.MaxMessageChars/24)
+	b.ReportAllocs()
+	for range b.N {
+		domain.Recognize(msg, domain.State{}, domain.Slots{})
 	}
 }
