@@ -191,12 +191,10 @@ func (ad *Advisor) inform(turn domain.Turn, profile domain.Profile, a *answer) {
 	if f.Business != "" {
 		noted = append(noted, "your business is called "+f.Business)
 	}
-	switch {
-	case f.Industry != "" && f.City != "":
-		noted = append(noted, fmt.Sprintf("you are in %s in %s", f.Industry, f.City))
-	case f.Industry != "":
-		noted = append(noted, "you are in "+f.Industry)
-	case f.City != "":
+	if f.Industry != "" {
+		noted = append(noted, "your industry is "+f.Industry)
+	}
+	if f.City != "" {
 		noted = append(noted, "you are based in "+f.City)
 	}
 	for _, g := range f.Goals {
@@ -204,7 +202,7 @@ func (ad *Advisor) inform(turn domain.Turn, profile domain.Profile, a *answer) {
 	}
 	switch {
 	case len(noted) > 0:
-		a.say("I'll remember that %s. ", strings.Join(noted, ", and "))
+		a.say("I'll remember that %s. ", joinAnd(noted))
 	case f.Name != "":
 		a.say("I'll remember your name for this conversation. ")
 	default:
@@ -247,7 +245,7 @@ func (ad *Advisor) recall(ask string, p domain.Profile, a *answer) {
 			unknown("your industry")
 			return
 		}
-		a.say("You are in %s%s.", p.Industry, where(p.City))
+		a.say("Your industry is %s.", p.Industry)
 	case "city":
 		if p.City == "" {
 			unknown("where you are based")
@@ -273,7 +271,7 @@ func (ad *Advisor) recall(ask string, p domain.Profile, a *answer) {
 			parts = append(parts, "your business is called "+p.Business)
 		}
 		if p.Industry != "" {
-			parts = append(parts, "you are in "+p.Industry)
+			parts = append(parts, "your industry is "+p.Industry)
 		}
 		if p.City != "" {
 			parts = append(parts, "you are based in "+p.City)
@@ -281,7 +279,7 @@ func (ad *Advisor) recall(ask string, p domain.Profile, a *answer) {
 		if len(p.Goals) > 0 {
 			parts = append(parts, "your goals are: "+strings.Join(p.Goals, "; "))
 		}
-		a.say("You told me that %s.", strings.Join(parts, ", "))
+		a.say("You told me that %s.", joinAnd(parts))
 	}
 }
 
@@ -699,4 +697,12 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// joinAnd lists items as "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
