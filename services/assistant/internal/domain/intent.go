@@ -200,8 +200,23 @@ func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 	text = greetingPrefixRe.ReplaceAllString(text, "")
 
 	question := strings.HasSuffix(core, "?") || strings.HasSuffix(strings.TrimSpace(lower), "?") || questionStartRe.MatchString(lower)
-	request := requestRe.MatchString(lower) || leadQuestionRe.MatchString(lower) || desiresLeads(lower)
-	facts := r.facts(text, lower, places, request)
+	// A message may state and ask at once ("I run a bakery in Denver. Find bakeries there."):
+	// each sentence is read for a request, and the facts come from the ones that ask nothing.
+	request := false
+	var statedText, askedText []string
+	for _, sentence := range sentences(text) {
+		if asks(greetingPrefixRe.ReplaceAllString(correctTypos(strings.ToLower(sentence), places), "")) {
+			request = true
+			askedText = append(askedText, sentence)
+		} else {
+			statedText = append(statedText, sentence)
+		}
+	}
+	stmt := strings.Join(statedText, " ")
+	facts := r.facts(stmt, correctTypos(strings.ToLower(stmt), places), places, false)
+	if request && len(statedText) == 0 {
+		facts = r.facts(text, lower, places, true) // only a name ("I'm Dave, find roofers")
+	}
 	profile := prev.Profile.Merge(facts)
 	why := whyRe.MatchString(lower)
 
@@ -235,7 +250,12 @@ func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 		}
 	}
 
-	slots := Slots{Vertical: findVertical(lower), Location: findLocation(text, places)}
+	slotText := text
+	if request && len(statedText) > 0 {
+		slotText = strings.Join(askedText, " ") // what is asked for, not what is told
+	}
+	slotLower := correctTypos(strings.ToLower(slotText), places)
+	slots := Slots{Vertical: findVertical(slotLower), Location: findLocation(slotText, places)}
 	if slots.Vertical == "" && myTradeRe.MatchString(lower) {
 		slots.Vertical = profile.Industry
 	}
@@ -307,6 +327,39 @@ func head(s string, n int) string {
 		}
 	}
 	return s[:cut]
+}
+
+// asks reports a request in one lower-case sentence.
+func asks(l string) bool {
+	l = strings.TrimSpace(l)
+	return requestRe.MatchString(l) || leadQuestionRe.MatchString(l) || desiresLeads(l)
+}
+
+// sentenceRe ends a sentence, or a clause that turns to a request (", can you …").
+var sentenceRe = regexp.MustCompile(`(?i)[.!?;]+(?:\s+|$)|,\s*(?:(?:so|and|but)\s+)?(?:can you|could you|would you|will you|please|pls)\b`)
+
+// sentences splits text where sentenceRe matches; a clause keeps its "can you".
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for _, m := range sentenceRe.FindAllStringIndex(text, -1) {
+		end := m[0]
+		next := m[1]
+		if strings.HasPrefix(text[m[0]:], ",") { // keep "can you …" with its clause
+			next = m[0] + 1
+			for next < len(text) && text[next] == ' ' {
+				next++
+			}
+		}
+		if seg := strings.TrimSpace(text[start:end]); seg != "" {
+			out = append(out, seg)
+		}
+		start = next
+	}
+	if seg := strings.TrimSpace(text[start:]); seg != "" {
+		out = append(out, seg)
+	}
+	return out
 }
 
 // desiresLeads reads "I need leads", "we're looking for roofers", not "I want to hire two more".
