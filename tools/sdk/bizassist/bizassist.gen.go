@@ -4088,6 +4088,12 @@ type ClientInterface interface {
 	// language model's reported usage, or with the offline advisor the cl100k_base count of the
 	// message and the reply.
 	//
+	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+	// offer; reading health, usage, churn and the sheet is free and immediate.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/chat (the `Chat` operationId).
@@ -4102,6 +4108,12 @@ type ClientInterface interface {
 	// account's session of the same id is neither seen nor touched. `tokens` is the
 	// language model's reported usage, or with the offline advisor the cl100k_base count of the
 	// message and the reply.
+	//
+	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+	// offer; reading health, usage, churn and the sheet is free and immediate.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4654,6 +4666,12 @@ func (c *Client) ChangePassword(ctx context.Context, params *ChangePasswordParam
 // language model's reported usage, or with the offline advisor the cl100k_base count of the
 // message and the reply.
 //
+// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+// offer; reading health, usage, churn and the sheet is free and immediate.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/chat (the `Chat` operationId).
@@ -4678,6 +4696,12 @@ func (c *Client) ChatWithBody(ctx context.Context, params *ChatParams, contentTy
 // account's session of the same id is neither seen nor touched. `tokens` is the
 // language model's reported usage, or with the offline advisor the cl100k_base count of the
 // message and the reply.
+//
+// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+// offer; reading health, usage, churn and the sheet is free and immediate.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7473,6 +7497,12 @@ type ClientWithResponsesInterface interface {
 	// language model's reported usage, or with the offline advisor the cl100k_base count of the
 	// message and the reply.
 	//
+	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+	// offer; reading health, usage, churn and the sheet is free and immediate.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/chat (the `Chat` operationId).
@@ -7487,6 +7517,12 @@ type ClientWithResponsesInterface interface {
 	// account's session of the same id is neither seen nor touched. `tokens` is the
 	// language model's reported usage, or with the offline advisor the cl100k_base count of the
 	// message and the reply.
+	//
+	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+	// offer; reading health, usage, churn and the sheet is free and immediate.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11932,6 +11968,12 @@ func (c *ClientWithResponses) ChangePasswordWithResponse(ctx context.Context, pa
 // language model's reported usage, or with the offline advisor the cl100k_base count of the
 // message and the reply.
 //
+// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+// offer; reading health, usage, churn and the sheet is free and immediate.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/chat (the `Chat` operationId).
@@ -11952,6 +11994,12 @@ func (c *ClientWithResponses) ChatWithBodyWithResponse(ctx context.Context, para
 // account's session of the same id is neither seen nor touched. `tokens` is the
 // language model's reported usage, or with the offline advisor the cl100k_base count of the
 // message and the reply.
+//
+// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
+// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
+// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
+// statement ("I run a bakery in Denver") is remembered for the session and answered with an
+// offer; reading health, usage, churn and the sheet is free and immediate.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -74,6 +74,33 @@ type Churn struct {
 	Clients []ChurnClient `json:"clients"`
 }
 
+// LeadInput is a lead to qualify or score.
+type LeadInput struct {
+	Email        string `json:"email"`
+	BusinessName string `json:"businessName,omitempty"`
+	Phone        string `json:"phone,omitempty"`
+}
+
+// Qualification is one lead's quality.
+type Qualification struct {
+	Score     int      `json:"score"`
+	Qualified bool     `json:"qualified"`
+	Reasoning string   `json:"reasoning"`
+	Signals   []string `json:"signals"`
+}
+
+// BatchScores is a lead-quality batch; Remaining means nothing when Unlimited.
+type BatchScores struct {
+	Scored    int  `json:"scored"`
+	Remaining int  `json:"remaining"`
+	Unlimited bool `json:"unlimited"`
+	Results   []struct {
+		Email     string `json:"email"`
+		Score     int    `json:"score"`
+		Qualified bool   `json:"qualified"`
+	} `json:"results"`
+}
+
 // ToolError is a tool call the owning service refused or could not answer.
 type ToolError struct {
 	Tool       string

@@ -26,6 +26,8 @@ type Chat struct {
 	HistoryBudget int
 	// UpgradeURL is sent with a refusal when analytics did not say where to upgrade.
 	UpgradeURL string
+	// Places decides what is a place in a message (nil: the known places).
+	Places domain.Gazetteer
 }
 
 // maxHistoryMessages bounds what is read back before trimming to the budget.
@@ -72,6 +74,7 @@ func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) 
 	res, err := h.turn(ctx, cmd.Token, Conversation{
 		AccountID: cmd.AccountID, Plan: cmd.Plan, Message: message, Context: clientContext, Hints: hints,
 		History: domain.TrimToBudget(history, h.HistoryBudget), State: session.State(),
+		Turn: domain.Recognizer{Places: h.Places}.Recognize(message, session.State(), hints),
 	}, session, created, reservation.ID, now)
 	if err != nil {
 		allowance.Release(ctx, h.Allowance, cmd.Token, reservation)
@@ -83,10 +86,14 @@ func (h *Chat) Handle(ctx context.Context, cmd ChatCommand) (ChatResult, error) 
 // turn asks the model and stores the exchange with its feed event.
 func (h *Chat) turn(ctx context.Context, token string, conv Conversation, session *domain.Session, created bool,
 	reservation string, now time.Time) (ChatResult, error) {
-	answer, err := h.Model.Reply(ctx, conv, h.Tools.For(token))
+	// The side-effect rule is enforced here, not left to the model: whatever it asks for, an
+	// action that spends, writes or sends runs only as the recognised turn permits.
+	tools := &guardedTools{Tools: h.Tools.For(token), perm: conv.Turn.Permission()}
+	answer, err := h.Model.Reply(ctx, conv, tools)
 	if err != nil {
 		return ChatResult{}, err
 	}
+	answer.State = remember(conv, answer, tools)
 	userTokens, replyTokens := h.Tokenizer.Count(conv.Message), h.Tokenizer.Count(answer.Text)
 	tokens := answer.Tokens
 	if tokens <= 0 {
@@ -137,4 +144,26 @@ func (h *Chat) session(ctx context.Context, accountID, id string, now time.Time)
 		return nil, nil, false, fmt.Errorf("load session: %w", err)
 	}
 	return s, history, false, nil
+}
+
+// remember is the state the turn leaves: the chat, not the model, keeps what the owner told us,
+// what a search found and what was offered instead of run; the model adds the figures a "why?"
+// is answered from.
+func remember(conv Conversation, answer Answer, tools *guardedTools) domain.State {
+	tools.mu.Lock()
+	defer tools.mu.Unlock()
+	prev := conv.State
+	next := prev.After(conv.Turn, tools.ran, append([]domain.LeadRef(nil), tools.leads...))
+	switch {
+	case answer.State.Facts != nil:
+		next.Facts = answer.State.Facts
+	case next.Intent == prev.Intent:
+		next.Facts = prev.Facts
+	}
+	if tools.refused != nil && !tools.ran && next.Offer == nil {
+		// A model tried a search the message did not ask for, and we had nothing to offer: a
+		// "yes" now runs exactly that search.
+		next.Offer = tools.refused
+	}
+	return next
 }

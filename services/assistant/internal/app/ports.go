@@ -36,6 +36,15 @@ type Tools interface {
 	ChurnRisks(ctx context.Context, threshold, limit int) (Churn, error)
 }
 
+// LeadScoring is the lead-quality tools (leads' lead-qualify and lead-quality-batch), for tools
+// that have them: the actions that need them are given to a brain only when the caller's tools
+// implement it.
+type LeadScoring interface {
+	QualifyLead(ctx context.Context, l LeadInput) (Qualification, error)
+	// ScoreLeads scores up to 25 leads, each one use of the lead_scoring allowance.
+	ScoreLeads(ctx context.Context, leads []LeadInput) (BatchScores, error)
+}
+
 // Model answers a chat message; the offline advisor and language-model adapters implement it.
 type Model interface {
 	Reply(ctx context.Context, c Conversation, tools Tools) (Answer, error)
@@ -50,6 +59,8 @@ type Conversation struct {
 	Context   json.RawMessage // the client's context object, if any
 	Hints     domain.Slots    // slot values found in the client's context
 	State     domain.State    // what the session remembers from the previous turn
+	// Turn is the message as the chat recognised it; its Permission is what the tools enforce.
+	Turn domain.Turn
 }
 
 // Answer is a model's reply. Tokens is the provider's reported usage, 0 when it has none (the

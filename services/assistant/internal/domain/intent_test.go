@@ -16,11 +16,11 @@ func TestRecognizeFreshMessages(t *testing.T) {
 		slots  domain.Slots
 		why    bool
 	}{
-		{"Find plumbers in Austin, TX", domain.IntentFindLeads, domain.Slots{"plumbing", "Austin, TX"}, false},
-		{"any dentist leads near 78701?", domain.IntentFindLeads, domain.Slots{"dental", "78701"}, false},
-		{"show me roofing companies in denver please", domain.IntentFindLeads, domain.Slots{"roofing", "denver"}, false},
-		{"find taxidermy leads in Boise", domain.IntentFindLeads, domain.Slots{"taxidermy", "Boise"}, false},
-		{"find me leads in Boise", domain.IntentFindLeads, domain.Slots{"", "Boise"}, false},
+		{"Find plumbers in Austin, TX", domain.IntentFindLeads, domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}, false},
+		{"any dentist leads near 78701?", domain.IntentFindLeads, domain.Slots{Vertical: "dental", Location: "78701"}, false},
+		{"show me roofing companies in denver please", domain.IntentFindLeads, domain.Slots{Vertical: "roofing", Location: "denver"}, false},
+		{"find taxidermy leads in Boise", domain.IntentFindLeads, domain.Slots{Vertical: "taxidermy", Location: "Boise"}, false},
+		{"find me leads in Boise", domain.IntentFindLeads, domain.Slots{Vertical: "", Location: "Boise"}, false},
 		{"How is my health score?", domain.IntentHealth, domain.Slots{}, false},
 		{"why is my health score so low", domain.IntentHealth, domain.Slots{}, true},
 		{"Am I close to my plan limits?", domain.IntentUsage, domain.Slots{}, false},
@@ -29,7 +29,7 @@ func TestRecognizeFreshMessages(t *testing.T) {
 		{"how many leads do I have", domain.IntentLeadsSheet, domain.Slots{}, false},
 		{"hello there", domain.IntentGreeting, domain.Slots{}, false},
 		{"what can you do?", domain.IntentHelp, domain.Slots{}, false},
-		{"the weather is nice", domain.IntentNone, domain.Slots{}, false},
+		{"the weather is nice", domain.IntentOutOfScope, domain.Slots{}, false},
 	}
 	for _, tc := range cases {
 		got := domain.Recognize(tc.msg, domain.State{}, domain.Slots{})
@@ -46,25 +46,25 @@ func TestRecognizeResolvesFollowUpsFromTheSession(t *testing.T) {
 	leads := domain.State{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}}
 
 	got := domain.Recognize("and in Dallas?", leads, domain.Slots{})
-	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{"plumbing", "Dallas"}, FollowUp: true}, got)
+	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Dallas"}, FollowUp: true, Request: true}, got)
 
 	got = domain.Recognize("what about roofers?", leads, domain.Slots{})
-	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{"roofing", "Austin, TX"}, FollowUp: true}, got)
+	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "roofing", Location: "Austin, TX"}, FollowUp: true, Request: true}, got)
 
 	got = domain.Recognize("what about Denver?", leads, domain.Slots{})
-	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{"plumbing", "Denver"}, FollowUp: true}, got)
+	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Denver"}, FollowUp: true, Request: true}, got)
 
 	got = domain.Recognize("why is that?", domain.State{Intent: domain.IntentHealth}, domain.Slots{})
 	require.Equal(t, domain.Turn{Intent: domain.IntentHealth, Why: true, FollowUp: true}, got)
 
 	// Without a previous turn the same words are not a lead search.
-	require.Equal(t, domain.IntentNone, domain.Recognize("why is that?", domain.State{}, domain.Slots{}).Intent)
-	require.Equal(t, domain.IntentNone, domain.Recognize("and in Dallas?", domain.State{}, domain.Slots{}).Intent)
+	require.Equal(t, domain.IntentOutOfScope, domain.Recognize("why is that?", domain.State{}, domain.Slots{}).Intent)
+	require.Equal(t, domain.IntentOutOfScope, domain.Recognize("and in Dallas?", domain.State{}, domain.Slots{}).Intent)
 }
 
 func TestRecognizeTakesSlotHintsFromTheClientContext(t *testing.T) {
 	t.Parallel()
 	got := domain.Recognize("find me some leads", domain.State{}, domain.Slots{Vertical: "hvac", Location: "Phoenix, AZ"})
 	require.Equal(t, domain.IntentFindLeads, got.Intent)
-	require.Equal(t, domain.Slots{"hvac", "Phoenix, AZ"}, got.Slots)
+	require.Equal(t, domain.Slots{Vertical: "hvac", Location: "Phoenix, AZ"}, got.Slots)
 }

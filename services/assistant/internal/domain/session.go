@@ -59,6 +59,12 @@ type State struct {
 	Intent Intent            `json:"intent,omitempty"`
 	Slots  Slots             `json:"slots,omitempty"`
 	Facts  map[string]string `json:"facts,omitempty"`
+	// Profile is what the owner told us about themselves in this session.
+	Profile Profile `json:"profile,omitzero"`
+	// Offer is a side-effecting action the last answer offered; a "yes" runs exactly it.
+	Offer *Offer `json:"offer,omitempty"`
+	// Leads are the last search's results, which "the top 3" and "which is best?" are answered from.
+	Leads []LeadRef `json:"leads,omitempty"`
 }
 
 // Session is one conversation of one account.

@@ -20,6 +20,7 @@ func BenchmarkChatOffline(b *testing.B) {
 	for range b.N {
 		req, _ := http.NewRequest(http.MethodPost, s.base+"/api/chat", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Forwarded-For", "10.9.9.9")
 		resp, err := client.Do(req)
 		if err != nil || resp.StatusCode != http.StatusOK {

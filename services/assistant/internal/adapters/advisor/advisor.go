@@ -44,13 +44,20 @@ func (a *answer) fact(k, v string) {
 }
 
 func (ad *Advisor) Reply(ctx context.Context, c app.Conversation, tools app.Tools) (app.Answer, error) {
-	turn := domain.Recognize(c.Message, c.State, c.Hints)
+	turn := c.Turn
+	if turn.Intent == domain.IntentNone {
+		turn = domain.Recognize(c.Message, c.State, c.Hints)
+	}
+	profile := c.State.Profile.Merge(turn.Facts)
 	a := &answer{}
-	state := domain.State{Intent: turn.Intent, Slots: turn.Slots}
+	ran := false
+	var found []domain.LeadRef
 
 	switch turn.Intent {
 	case domain.IntentFindLeads:
-		ad.findLeads(ctx, turn, c.State, tools, a)
+		ran, found = ad.findLeads(ctx, turn, c.State, profile, tools, a)
+	case domain.IntentLeadDetail:
+		ad.leadDetail(turn, c.State, a)
 	case domain.IntentLeadsSheet:
 		ad.leadsSheet(ctx, tools, a)
 	case domain.IntentHealth:
@@ -61,46 +68,94 @@ func (ad *Advisor) Reply(ctx context.Context, c app.Conversation, tools app.Tool
 		ad.churn(ctx, turn.Why, c.Plan, tools, a)
 	case domain.IntentGrowth:
 		ad.growth(ctx, turn.Why, c.State, tools, a)
-	case domain.IntentGreeting, domain.IntentHelp:
-		ad.help(ctx, turn.Intent == domain.IntentGreeting, tools, a)
-	default:
-		a.say("I'm not sure what you are asking. ")
+	case domain.IntentInform:
+		ad.inform(turn, profile, a)
+	case domain.IntentRecall:
+		ad.recall(turn.Ask, profile, a)
+	case domain.IntentConfirm:
+		a.say("Happy to help, but there is nothing waiting for a yes just now. ")
 		ad.help(ctx, false, tools, a)
+	case domain.IntentDecline:
+		a.say("All right, I won't search. Just ask whenever you want leads, or ask about your health score, plan usage or leads sheet.")
+	case domain.IntentSmallTalk:
+		a.say("Glad to help")
+		if profile.Name != "" {
+			a.say(", %s", profile.Name)
+		}
+		a.say(". Ask me for leads, your health score, plan usage, churn risks or your next growth steps whenever you like.")
+	case domain.IntentGreeting, domain.IntentHelp:
+		ad.help(ctx, turn.Intent == domain.IntentGreeting, tools, a, profile.Name)
+	default:
+		ad.outOfScope(turn, c.State, a)
 	}
 	if err := ctx.Err(); err != nil {
 		return app.Answer{}, err
 	}
-	if turn.Intent == domain.IntentNone {
-		// Keep the thread: a later "why?" still refers to the previous answer.
-		return app.Answer{Text: strings.TrimSpace(a.b.String()), State: c.State, Topic: domain.IntentHelp}, nil
-	}
-	if turn.Why && len(a.facts) == 0 {
-		a.facts = c.State.Facts // explaining keeps the figures explained
-	}
+	state := c.State.After(turn, ran, found)
 	state.Facts = a.facts
-	return app.Answer{Text: strings.TrimSpace(a.b.String()), State: state, Topic: turn.Intent}, nil
+	if len(a.facts) == 0 && (turn.Why || state.Intent == c.State.Intent) {
+		state.Facts = c.State.Facts // explaining, or talking of something else, keeps the figures
+	}
+	return app.Answer{Text: strings.TrimSpace(a.b.String()), State: state, Topic: topic(turn.Intent)}, nil
 }
 
-func (ad *Advisor) findLeads(ctx context.Context, turn domain.Turn, prev domain.State, tools app.Tools, a *answer) {
+// topic is the feed label of an exchange: our own conversational intents are not feed topics.
+func topic(i domain.Intent) domain.Intent {
+	switch {
+	case i == domain.IntentLeadDetail:
+		return domain.IntentFindLeads
+	case domain.Topics[i]:
+		return i
+	}
+	return domain.IntentHelp
+}
+
+// findLeads runs a search the owner asked for, and offers one they only named.
+func (ad *Advisor) findLeads(ctx context.Context, turn domain.Turn, prev domain.State, profile domain.Profile, tools app.Tools, a *answer) (bool, []domain.LeadRef) {
 	s := turn.Slots
-	if turn.Why && prev.Intent == domain.IntentFindLeads && prev.Facts["count"] != "" {
+	if turn.Why && prev.Facts["count"] != "" {
 		f := prev.Facts
 		a.say("I ranked the %s %s leads%s by the lead finder's score: it rewards a close match on industry and place, and businesses with a weak web presence, which need your help most. %s came first with a score of %s.",
 			f["count"], s.Vertical, where(s.Location), f["top"], f["topScore"])
-		return
+		return false, nil
+	}
+	if turn.Why {
+		a.say("I have not searched for leads in this conversation yet, so there is no ranking to explain. Ask me to \"find plumbers in Austin, TX\" and I will.")
+		return false, nil
 	}
 	if s.Vertical == "" {
-		a.say("Which kind of business should I look for%s? For example: \"find plumbers in Austin, TX\".", where(s.Location))
-		return
+		if profile.Industry == "" {
+			a.say("Which kind of business should I look for%s? For example: \"find plumbers in Austin, TX\".", where(s.Location))
+		} else {
+			a.say("Which kind of business should I look for%s? I can search your own industry (%s) if you say \"find leads for my industry\".", where(s.Location), profile.Industry)
+		}
+		return false, nil
 	}
-	res, err := tools.FindLeads(ctx, app.LeadSearch{Industry: s.Vertical, Location: s.Location, Limit: leadsShown})
+	if !turn.Permission().Allows(domain.ActionFindLeads, s) {
+		ad.offer(s, a)
+		return false, nil
+	}
+	limit := leadsShown
+	if s.Count > 0 {
+		limit = min(s.Count, 10)
+	}
+	res, err := tools.FindLeads(ctx, app.LeadSearch{Industry: s.Vertical, Location: s.Location, Limit: limit})
+	var refused *app.NotRequested
+	if errors.As(err, &refused) {
+		ad.offer(s, a)
+		return false, nil
+	}
 	if err != nil {
 		ad.toolFailed(a, err, "search for leads")
-		return
+		return false, nil
+	}
+	refs := make([]domain.LeadRef, 0, len(res.Leads))
+	for _, l := range res.Leads {
+		refs = append(refs, domain.LeadRef{Name: l.BusinessName, Score: l.Score})
 	}
 	if len(res.Leads) == 0 {
 		a.say("I found no %s businesses%s in the catalog. Try a nearby city, the whole state (\"Texas\") or a broader industry.", s.Vertical, where(s.Location))
-		return
+		return true, refs
 	}
 	a.say("I found %s%s and added %s to your leads sheet. Top matches:\n", plural(len(res.Leads), s.Vertical+" lead"), where(s.Location), pronoun(len(res.Leads)))
 	for i, l := range res.Leads {
@@ -118,6 +173,151 @@ func (ad *Advisor) findLeads(ctx context.Context, turn domain.Turn, prev domain.
 	a.fact("count", strconv.Itoa(len(res.Leads)))
 	a.fact("top", res.Leads[0].BusinessName)
 	a.fact("topScore", strconv.Itoa(res.Leads[0].Score))
+	return true, refs
+}
+
+// offer proposes a search instead of running it; a "yes" next runs exactly this one.
+func (ad *Advisor) offer(s domain.Slots, a *answer) {
+	a.say("Want me to find %s leads%s? Say \"yes\" and I will: it uses one lead search of your plan and adds the best matches to your leads sheet.", s.Vertical, where(s.Location))
+}
+
+// inform acknowledges what the owner told us and offers what it suggests.
+func (ad *Advisor) inform(turn domain.Turn, profile domain.Profile, a *answer) {
+	f := turn.Facts
+	if f.Name != "" {
+		a.say("Nice to meet you, %s. ", f.Name)
+	}
+	var noted []string
+	if f.Business != "" {
+		noted = append(noted, "your business is called "+f.Business)
+	}
+	if f.Industry != "" {
+		noted = append(noted, "your industry is "+f.Industry)
+	}
+	if f.City != "" {
+		noted = append(noted, "you are based in "+f.City)
+	}
+	for _, g := range f.Goals {
+		noted = append(noted, "your goal is to "+strings.TrimSuffix(g, "."))
+	}
+	switch {
+	case len(noted) > 0:
+		a.say("I'll remember that %s. ", joinAnd(noted))
+	case f.Name != "":
+		a.say("I'll remember your name for this conversation. ")
+	default:
+		a.say("Noted. ")
+	}
+	if turn.Slots.Vertical != "" {
+		ad.offer(turn.Slots, a)
+		return
+	}
+	if len(f.Goals) > 0 {
+		a.say("Ask me for your next growth steps and I'll base them on your own numbers.")
+		return
+	}
+	if profile.Industry == "" {
+		a.say("Tell me your industry and city and I can look for leads there when you ask.")
+	}
+}
+
+// recall answers what the owner told us in this session.
+func (ad *Advisor) recall(ask string, p domain.Profile, a *answer) {
+	unknown := func(what string) {
+		a.say("You haven't told me %s in this conversation yet. ", what)
+	}
+	switch ask {
+	case "name":
+		if p.Name == "" {
+			unknown("your name")
+			a.say("Tell me (\"my name is ...\") and I'll remember it.")
+			return
+		}
+		a.say("Your name is %s.", p.Name)
+	case "business":
+		if p.Business == "" {
+			unknown("what your business is called")
+			return
+		}
+		a.say("Your business is called %s.", p.Business)
+	case "industry":
+		if p.Industry == "" {
+			unknown("your industry")
+			return
+		}
+		a.say("Your industry is %s.", p.Industry)
+	case "city":
+		if p.City == "" {
+			unknown("where you are based")
+			return
+		}
+		a.say("You are based in %s.", p.City)
+	case "goals":
+		if len(p.Goals) == 0 {
+			unknown("your goals")
+			return
+		}
+		a.say("Your goals: %s.", strings.Join(p.Goals, "; "))
+	default:
+		if p.IsZero() {
+			a.say("You haven't told me about yourself in this conversation yet. Tell me your name, your business, its industry and city, and your goals, and I'll use them.")
+			return
+		}
+		var parts []string
+		if p.Name != "" {
+			parts = append(parts, "your name is "+p.Name)
+		}
+		if p.Business != "" {
+			parts = append(parts, "your business is called "+p.Business)
+		}
+		if p.Industry != "" {
+			parts = append(parts, "your industry is "+p.Industry)
+		}
+		if p.City != "" {
+			parts = append(parts, "you are based in "+p.City)
+		}
+		if len(p.Goals) > 0 {
+			parts = append(parts, "your goals are: "+strings.Join(p.Goals, "; "))
+		}
+		a.say("You told me that %s.", joinAnd(parts))
+	}
+}
+
+// leadDetail answers "the top 3" and "which is best?" from the last search, without searching
+// again.
+func (ad *Advisor) leadDetail(turn domain.Turn, prev domain.State, a *answer) {
+	leads := append([]domain.LeadRef(nil), prev.Leads...)
+	if len(leads) == 0 {
+		a.say("I haven't found any leads in this conversation yet. Ask me to \"find plumbers in Austin, TX\" first.")
+		return
+	}
+	sort.SliceStable(leads, func(i, j int) bool { return leads[i].Score > leads[j].Score })
+	if turn.Best || turn.Top == 1 {
+		a.say("%s has the best score, %d. Call them first.", leads[0].Name, leads[0].Score)
+		return
+	}
+	n := min(max(turn.Top, 1), len(leads))
+	a.say("The top %d of the last search, by score:\n", n)
+	for i, l := range leads[:n] {
+		a.say("%d. %s, score %d\n", i+1, l.Name, l.Score)
+	}
+	if turn.Top > len(leads) {
+		a.say("(The search found only %d.)", len(leads))
+	}
+}
+
+// outOfScope says what the assistant can do instead of guessing.
+func (ad *Advisor) outOfScope(turn domain.Turn, prev domain.State, a *answer) {
+	if turn.Score {
+		a.say("I can't score leads in this chat yet. Score them in one go with the lead quality batch on your leads sheet, or ask me \"which of them has the best score?\" for the lead finder's match scores.")
+		return
+	}
+	if turn.FollowUp && (prev.Intent == domain.IntentFindLeads || prev.Intent == domain.IntentLeadDetail) {
+		a.say("I can't see reviews, prices or websites of the businesses I find: the lead finder gives me each one's name, contact and a match score. Ask \"which has the best score?\", \"the top 3\" or \"why?\", or search another place or industry (\"and in Dallas?\").")
+		return
+	}
+	a.say("That's outside what I can do: I work from your own account's data. ")
+	a.say("I can find leads when you ask (\"find plumbers in Austin, TX\"), show your leads sheet, explain your health score, check your plan usage, list clients at risk of churning and suggest your next growth steps.")
 }
 
 func (ad *Advisor) leadsSheet(ctx context.Context, tools app.Tools, a *answer) {
@@ -325,14 +525,18 @@ func (ad *Advisor) growth(ctx context.Context, why bool, prev domain.State, tool
 	}
 }
 
-func (ad *Advisor) help(ctx context.Context, greet bool, tools app.Tools, a *answer) {
+func (ad *Advisor) help(ctx context.Context, greet bool, tools app.Tools, a *answer, name ...string) {
 	if greet {
-		a.say("Hi! ")
+		if len(name) > 0 && name[0] != "" {
+			a.say("Hi %s! ", name[0])
+		} else {
+			a.say("Hi! ")
+		}
 	}
 	if h, err := tools.Health(ctx); err == nil {
 		a.say("Your health score is %d/100 (%s) right now. ", h.Score, tierWords(h.Tier))
 	}
-	a.say("I can find leads (\"find plumbers in Austin, TX\"), show your leads sheet, explain your health score, check your plan usage, list clients at risk of churning and suggest your next growth steps. Follow-ups like \"and in Dallas?\" or \"why is that?\" work too.")
+	a.say("I can find leads when you ask (\"find plumbers in Austin, TX\"), remember what you tell me about your business, show your leads sheet, explain your health score, check your plan usage, list clients at risk of churning and suggest your next growth steps. Follow-ups like \"and in Dallas?\" or \"why is that?\" work too.")
 }
 
 // toolFailed explains a tool that could not answer instead of failing the whole reply.
@@ -493,4 +697,12 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// joinAnd lists items as "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

@@ -76,8 +76,8 @@ func TestAnUnrecognisedMessageKeepsTheThread(t *testing.T) {
 	t.Parallel()
 	prev := domain.State{Intent: domain.IntentHealth, Facts: map[string]string{"score": "42"}}
 	a := reply(t, &tools{health: app.Health{Score: 42, Tier: "at_risk"}}, "the weather is nice", prev)
-	require.Contains(t, a.Text, "I'm not sure what you are asking.")
-	require.Contains(t, a.Text, "42/100")
+	require.Contains(t, a.Text, "outside what I can do")
+	require.Contains(t, a.Text, "find leads when you ask", "it says what it can do instead")
 	require.Equal(t, prev, a.State, "a later \"why?\" still refers to the health score")
 	require.Equal(t, domain.IntentHelp, a.Topic)
 }
@@ -103,4 +103,64 @@ func TestChurnOnAPlanWithoutItOffersTheUpgrade(t *testing.T) {
 	a := reply(t, &tools{}, "who is likely to churn?", domain.State{})
 	require.Contains(t, a.Text, "growth and full stack plans (you are on free)")
 	require.Contains(t, a.Text, "https://bizassist.test/pricing")
+}
+
+// talk replays a conversation turn by turn as the chat does and returns the replies.
+func talk(t *testing.T, f *tools, msgs ...string) []string {
+	t.Helper()
+	state := domain.State{}
+	var out []string
+	for _, m := range msgs {
+		turn := domain.Recognize(m, state, domain.Slots{})
+		a, err := ad.Reply(context.Background(), app.Conversation{Message: m, State: state, Turn: turn, Plan: "growth"}, f)
+		require.NoError(t, err)
+		out = append(out, a.Text)
+		state = a.State
+	}
+	return out
+}
+
+func TestAStatementIsRememberedAndTheSearchOffered(t *testing.T) {
+	t.Parallel()
+	f := &tools{leads: app.LeadResults{Count: 2, Leads: []app.Lead{{BusinessName: "Rise Bakery", Score: 70}, {BusinessName: "Crumb Co", Score: 90}}}}
+	r := talk(t, f,
+		"My name is Zoë and I run a bakery in Denver. Remember that.",
+		"What is my name?",
+		"what do you know about me?",
+		"I run a bakery in Denver",
+		"sure",
+		"which of them has the best score?",
+		"the top 2",
+		"And what about reviews?",
+		"thanks",
+	)
+	require.Equal(t, "Nice to meet you, Zoë. I'll remember that your industry is bakery and you are based in Denver. Want me to find bakery leads in Denver? "+
+		"Say \"yes\" and I will: it uses one lead search of your plan and adds the best matches to your leads sheet.", r[0])
+	require.Equal(t, "Your name is Zoë.", r[1])
+	require.Equal(t, "You told me that your name is Zoë, your industry is bakery and you are based in Denver.", r[2])
+	require.Contains(t, r[4], "I found 2 bakery leads in Denver")
+	require.Equal(t, []app.LeadSearch{{Industry: "bakery", Location: "Denver", Limit: 5}}, f.searches, "one search, on the yes")
+	require.Equal(t, "Crumb Co has the best score, 90. Call them first.", r[5])
+	require.Equal(t, "The top 2 of the last search, by score:\n1. Crumb Co, score 90\n2. Rise Bakery, score 70", r[6])
+	require.Contains(t, r[7], "can't see reviews")
+	require.Equal(t, "Glad to help, Zoë. Ask me for leads, your health score, plan usage, churn risks or your next growth steps whenever you like.", r[8])
+	require.Len(t, f.searches, 1)
+}
+
+func TestRememberedFactsFillASearch(t *testing.T) {
+	t.Parallel()
+	f := &tools{}
+	r := talk(t, f,
+		"our shop is called Rise & Shine and my goal is to double revenue this year",
+		"what's my shop called?",
+		"what are my goals?",
+		"I'm a plumber in Austin",
+		"no thanks",
+		"find leads for my industry here",
+	)
+	require.Equal(t, "I'll remember that your business is called Rise & Shine and your goal is to double revenue this year. Ask me for your next growth steps and I'll base them on your own numbers.", r[0])
+	require.Equal(t, "Your business is called Rise & Shine.", r[1])
+	require.Equal(t, "Your goals: double revenue this year.", r[2])
+	require.Contains(t, r[4], "I won't search")
+	require.Equal(t, []app.LeadSearch{{Industry: "plumbing", Location: "Austin", Limit: 5}}, f.searches)
 }

@@ -83,8 +83,33 @@ func New(cfg Config) *Model {
 
 const systemPrompt = `You are the growth assistant of a small-business platform. Answer the owner briefly and
 concretely. Never invent figures: call the tools to get the account's leads, health score, plan usage and
-clients at risk, and quote the numbers they return. Searching for leads adds them to the owner's leads sheet.
-If a tool reports an error, say what could not be fetched.`
+clients at risk, and quote the numbers they return. Searching for leads spends a lead search of the owner's
+plan and adds them to the owner's leads sheet: search only when the owner asks for it. When they only tell you
+about their business, remember it and offer the search instead. If a tool reports an error, say what could not
+be fetched.`
+
+// memoryPrompt tells the model what the owner said earlier in the session and whether this
+// message asks for an action (the tools enforce it either way).
+func memoryPrompt(c app.Conversation) string {
+	var b strings.Builder
+	p := c.State.Profile.Merge(c.Turn.Facts)
+	for _, f := range [][2]string{{"name", p.Name}, {"business name", p.Business}, {"industry", p.Industry}, {"city", p.City}, {"goals", strings.Join(p.Goals, "; ")}} {
+		if f[1] != "" {
+			fmt.Fprintf(&b, "\nThe owner's %s (they told you): %s.", f[0], f[1])
+		}
+	}
+	switch {
+	case c.Turn.Confirmed != nil:
+		fmt.Fprintf(&b, "\nThe owner accepted your offer: search for %s leads", c.Turn.Confirmed.Slots.Vertical)
+		if l := c.Turn.Confirmed.Slots.Location; l != "" {
+			fmt.Fprintf(&b, " in %s", l)
+		}
+		b.WriteString(", exactly that.")
+	case !c.Turn.Request:
+		b.WriteString("\nThe owner's latest message does not ask for a lead search: do not call find_leads; offer it if it would help.")
+	}
+	return b.String()
+}
 
 func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) (app.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
@@ -97,6 +122,7 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 	if len(c.Context) > 0 {
 		system += "\nContext from the page the owner is on (JSON): " + string(c.Context)
 	}
+	system += memoryPrompt(c)
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system)}
 	for _, h := range c.History {
 		if h.Role == domain.RoleAssistant {
@@ -107,11 +133,12 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 	}
 	msgs = append(msgs, openai.UserMessage(c.Message))
 
+	definitions := toolDefinitions(tools)
 	total := 0
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: m.cfg.Model, Messages: msgs}
 		if round < m.cfg.MaxToolRounds {
-			params.Tools = toolDefinitions
+			params.Tools = definitions
 		}
 		comp, err := m.client.Chat.Completions.New(ctx, params)
 		if err != nil {
@@ -159,73 +186,24 @@ func (m *Model) failure(ctx context.Context, err error) error {
 	return apperr.Unavailable("model_unavailable", "the language model is unavailable; try again shortly").Wrap(err)
 }
 
-func fn(name, description string, params map[string]any) openai.ChatCompletionToolParam {
-	return openai.ChatCompletionToolParam{Function: openai.FunctionDefinitionParam{
-		Name: name, Description: openai.String(description), Parameters: openai.FunctionParameters(params),
-	}}
-}
-
-func object(props map[string]any, required ...string) map[string]any {
-	o := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		o["required"] = required
+// toolDefinitions are the caller's actions of the registry as the chat-completions protocol
+// describes tools.
+func toolDefinitions(tools app.Tools) []openai.ChatCompletionToolParam {
+	actions := app.ActionsFor(tools)
+	out := make([]openai.ChatCompletionToolParam, 0, len(actions))
+	for _, a := range actions {
+		out = append(out, openai.ChatCompletionToolParam{Function: openai.FunctionDefinitionParam{
+			Name: a.Name, Description: openai.String(a.Description), Parameters: openai.FunctionParameters(a.Parameters),
+		}})
 	}
-	return o
-}
-
-var toolDefinitions = []openai.ChatCompletionToolParam{
-	fn("find_leads", "Search the business catalog for leads; found leads are added to the owner's leads sheet.",
-		object(map[string]any{
-			"industry": map[string]any{"type": "string", "description": "industry or vertical, e.g. plumbing"},
-			"location": map[string]any{"type": "string", "description": "city, state or ZIP, e.g. Austin, TX"},
-			"limit":    map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
-		}, "industry")),
-	fn("recent_leads", "List the newest rows of the owner's leads sheet.",
-		object(map[string]any{"limit": map[string]any{"type": "integer", "minimum": 1, "maximum": 20}})),
-	fn("health_score", "The owner's health score, tier and its ten signals (0-100 each).", object(map[string]any{})),
-	fn("plan_usage", "This month's usage against the plan's limits per feature, and the upgrade URL.", object(map[string]any{})),
-	fn("churn_risks", "The owner's client accounts most at risk of churning (growth and full stack plans).",
-		object(map[string]any{"threshold": map[string]any{"type": "integer", "minimum": 0, "maximum": 100}})),
+	return out
 }
 
 // runTool executes one tool call for the caller and returns its result or error as JSON text for
-// the model. Arguments only shape the query; the account is fixed by the caller's credentials.
+// the model. Arguments only shape the query; the account is fixed by the caller's credentials,
+// and the chat's tools refuse a side-effecting call the owner did not ask for.
 func runTool(ctx context.Context, tools app.Tools, name, arguments string) string {
-	var args struct {
-		Industry  string `json:"industry"`
-		Location  string `json:"location"`
-		Limit     int    `json:"limit"`
-		Threshold *int   `json:"threshold"`
-	}
-	if strings.TrimSpace(arguments) != "" {
-		if err := json.Unmarshal([]byte(arguments), &args); err != nil {
-			return toolJSON(nil, fmt.Errorf("arguments are not valid JSON: %w", err))
-		}
-	}
-	limit := func(def, most int) int {
-		if args.Limit < 1 {
-			return def
-		}
-		return min(args.Limit, most)
-	}
-	switch name {
-	case "find_leads":
-		return toolJSON(tools.FindLeads(ctx, app.LeadSearch{Industry: args.Industry, Location: args.Location, Limit: limit(5, 10)}))
-	case "recent_leads":
-		return toolJSON(tools.RecentLeads(ctx, limit(10, 20)))
-	case "health_score":
-		return toolJSON(tools.Health(ctx))
-	case "plan_usage":
-		return toolJSON(tools.Usage(ctx))
-	case "churn_risks":
-		threshold := 60
-		if args.Threshold != nil {
-			threshold = min(max(*args.Threshold, 0), 100)
-		}
-		return toolJSON(tools.ChurnRisks(ctx, threshold, 5))
-	default:
-		return toolJSON(nil, fmt.Errorf("unknown tool %q", name))
-	}
+	return toolJSON(app.RunAction(ctx, tools, name, arguments))
 }
 
 func toolJSON(v any, err error) string {

@@ -1,0 +1,159 @@
+package domain_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
+)
+
+// utterance is one labelled line of testdata/understanding.
+type utterance struct {
+	line               int
+	context            []string
+	message            string
+	intent             domain.Intent
+	vertical, location string
+	act                bool
+}
+
+func loadCorpus(t testing.TB, name string) []utterance {
+	t.Helper()
+	f, err := os.Open("testdata/understanding/" + name)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []utterance
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "|")
+		if len(cols) == 6 { // no context column
+			cols = append(cols[:1], append([]string{""}, cols[1:]...)...)
+		}
+		require.Len(t, cols, 7, "%s:%d: want 6 columns after the leading |", name, n)
+		for i := range cols {
+			cols[i] = strings.TrimSpace(cols[i])
+		}
+		u := utterance{line: n, message: cols[2], intent: domain.Intent(cols[3]), vertical: cols[4], location: cols[5], act: cols[6] == "y"}
+		require.Contains(t, []string{"y", "n"}, cols[6], "%s:%d", name, n)
+		// The conversation so far and the message: "earlier >> earlier >> message".
+		turns := strings.Split(strings.Trim(cols[1]+" >> "+cols[2], " >"), " >> ")
+		u.context, u.message = turns[:len(turns)-1], turns[len(turns)-1]
+		out = append(out, u)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// fakeResults stand for a search that ran.
+var fakeResults = []domain.LeadRef{{Name: "Barton Creek Plumbing", Score: 91}, {Name: "Lone Star Pipes", Score: 84}}
+
+// understand replays the context through the recognizer, as the chat does turn by turn, and
+// reads the message. acts reports whether a side-effecting action would be let run.
+func understand(u utterance) (turn domain.Turn, acts bool) {
+	var state domain.State
+	for _, m := range u.context {
+		t := domain.Recognize(m, state, domain.Slots{})
+		ran := t.Intent == domain.IntentFindLeads && t.Slots.Vertical != "" && t.Permission().Allows(domain.ActionFindLeads, t.Slots)
+		var leads []domain.LeadRef
+		if ran {
+			leads = fakeResults
+		}
+		state = state.After(t, ran, leads)
+	}
+	turn = domain.Recognize(u.message, state, domain.Slots{})
+	perm := turn.Permission()
+	acts = (turn.Intent == domain.IntentFindLeads && perm.Allows(domain.ActionFindLeads, turn.Slots)) ||
+		perm.Allows(domain.ActionScoreLeads, domain.Slots{})
+	return turn, acts
+}
+
+type score struct{ total, intents, slots, slotsChecked, acts int }
+
+func measure(t *testing.T, name string, verbose bool) score {
+	var s score
+	for _, u := range loadCorpus(t, name) {
+		turn, acts := understand(u)
+		s.total++
+		where := fmt.Sprintf("%s:%d %q", name, u.line, u.message)
+		if turn.Intent == u.intent {
+			s.intents++
+		} else if verbose {
+			t.Logf("%s: intent %q, want %q", where, turn.Intent, u.intent)
+		}
+		if acts == u.act {
+			s.acts++
+		}
+		// An action that spends, writes or sends on a message that did not ask for it fails at once.
+		if acts && !u.act {
+			t.Errorf("%s: a side-effecting action would run on a message that did not ask for it (%+v)", where, turn)
+		}
+		if u.act && !acts && verbose {
+			t.Logf("%s: an explicit request would not run", where)
+		}
+		if u.vertical != "" || u.location != "" {
+			s.slotsChecked++
+			ok := slotMatches(u.vertical, turn.Slots.Vertical) && slotMatches(u.location, turn.Slots.Location)
+			if ok {
+				s.slots++
+			} else if verbose {
+				t.Logf("%s: slots %+v, want vertical %q location %q", where, turn.Slots, u.vertical, u.location)
+			}
+		}
+	}
+	return s
+}
+
+func slotMatches(want, got string) bool {
+	switch want {
+	case "":
+		return true
+	case "-":
+		return got == ""
+	}
+	return strings.EqualFold(want, got)
+}
+
+func pct(n, d int) float64 { return 100 * float64(n) / float64(max(d, 1)) }
+
+// TestUnderstandingCorpus measures the recognizer on the labelled corpus: it must read at least
+// 95% of the intents right in each part and never let an action run on a message that does not
+// ask for it. The held-out part is not used to tune the rules; both figures are in the README.
+func TestUnderstandingCorpus(t *testing.T) {
+	t.Parallel()
+	for _, part := range []string{"tune.txt", "heldout.txt"} {
+		s := measure(t, part, part == "tune.txt") // the held-out part reports its figures only
+		t.Logf("%s: %d utterances; intent %.1f%% (%d), slots %.1f%% (%d of %d checked), action decision %.1f%% (%d)",
+			part, s.total, pct(s.intents, s.total), s.intents, pct(s.slots, s.slotsChecked), s.slots, s.slotsChecked, pct(s.acts, s.total), s.acts)
+		require.GreaterOrEqual(t, pct(s.intents, s.total), 95.0, "%s: intent accuracy", part)
+	}
+}
+
+// BenchmarkRecognize is the recognizer's share of an offline chat turn, over the corpus.
+func BenchmarkRecognize(b *testing.B) {
+	corpus := loadCorpus(b, "tune.txt")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		u := corpus[i%len(corpus)]
+		domain.Recognize(u.message, domain.State{}, domain.Slots{})
+	}
+}
+
+// BenchmarkRecognizeLongestMessage is a message of the most characters chat accepts, every word
+// misspelt, the worst case of keyword correction.
+func BenchmarkRecognizeLongestMessage(b *testing.B) {
+	msg := strings.Repeat("fnd plumers nera austn, ", domain.MaxMessageChars/24)
+	b.ReportAllocs()
+	for range b.N {
+		domain.Recognize(msg, domain.State{}, domain.Slots{})
+	}
+}
