@@ -163,7 +163,8 @@ func TestTheChatRefusesASideEffectingToolTheModelCallsOnAStatement(t *testing.T)
 	for _, tool := range first["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["function"].(map[string]any)["name"].(string))
 	}
-	require.Equal(t, []string{"find_leads", "recent_leads", "health_score", "plan_usage", "churn_risks"}, names)
+	require.Equal(t, []string{"find_leads", "recent_leads", "health_score", "plan_usage", "churn_risks", "qualify_lead", "score_leads"}, names,
+		"every action of the registry, lead scoring too: the backend implements it")
 	system := first["messages"].([]any)[0].(map[string]any)["content"].(string)
 	require.Contains(t, system, "The owner's name (they told you): Zoë.")
 	require.Contains(t, system, "does not ask for a lead search")

@@ -49,6 +49,8 @@ func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	internal := func(f http.HandlerFunc) http.Handler { return mw.Authenticated(f) }
 	r.Handle("/internal/lead-finder", internal(h.findLeads)).Methods(http.MethodPost)
 	r.Handle("/internal/leads", internal(h.listSheet)).Methods(http.MethodGet)
+	r.Handle("/internal/lead-qualify", internal(h.qualify)).Methods(http.MethodGet)
+	r.Handle("/internal/lead-quality-batch", internal(h.batch)).Methods(http.MethodPost)
 }
 
 // actor is the authenticated caller and the access token it acts with (for an API key, the one

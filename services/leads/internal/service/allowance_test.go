@@ -35,7 +35,7 @@ func (h *harness) doInternal(method, path, token string, body string) response {
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(h.t, err)
 	public := req.Clone(req.Context())
-	public.URL.Path = strings.Replace(path, "/internal/", "/api/", 1)
+	public.URL.Path = strings.Replace(req.URL.Path, "/internal/", "/api/", 1)
 	public.URL.RawQuery = req.URL.RawQuery
 	h.spec.Check(h.t, public, resp, raw)
 	r := response{status: resp.StatusCode, header: resp.Header, body: raw}
@@ -175,6 +175,13 @@ func TestInternalRoutesAreNotChargedToTheCallersIP(t *testing.T) {
 	require.Equal(t, 200, r.status, string(r.body))
 	require.EqualValues(t, 4, r.json["count"])
 	require.Equal(t, 1, h.analytics.Used(account, "lead_finder"), "the assistant's searches count as the caller's")
+	r = h.doInternal("GET", "/internal/lead-qualify?email=owner@first0.com&businessName=First", tok, "")
+	require.Equal(t, 200, r.status, string(r.body))
+	require.Contains(t, r.json, "score")
+	r = h.doInternal("POST", "/internal/lead-quality-batch", tok, `{"leads":[{"email":"owner@first0.com"},{"email":"owner@first1.com"}]}`)
+	require.Equal(t, 200, r.status, string(r.body))
+	require.EqualValues(t, 2, r.json["scored"])
+	require.Equal(t, 2, h.analytics.Used(account, "lead_scoring"), "and so do its batches")
 
 	h.requireError(h.doInternal("GET", "/internal/leads", "", ""), 401, "unauthenticated", "")
 	require.Equal(t, 429, h.do("GET", "/api/leads", tok, nil).status, "the /api route is still limited")

@@ -24,8 +24,10 @@ func New(leads, analytics *apiclient.Client) *Backend {
 	return &Backend{leads: leads, analytics: analytics}
 }
 
-// For returns the tools of the caller holding token.
+// For returns the tools of the caller holding token, lead scoring among them.
 func (b *Backend) For(token string) app.Tools { return &tools{b: b, token: token} }
+
+var _ app.LeadScoring = (*tools)(nil)
 
 type tools struct {
 	b     *Backend
@@ -44,6 +46,29 @@ func (t *tools) RecentLeads(ctx context.Context, limit int) ([]app.SheetLead, er
 	}
 	err := t.call(ctx, t.b.leads, "leads sheet", http.MethodGet, "/internal/leads", url.Values{"limit": {strconv.Itoa(limit)}}, nil, &out)
 	return out.Leads, err
+}
+
+// QualifyLead asks leads for one lead's quality (GET /internal/lead-qualify, not metered).
+func (t *tools) QualifyLead(ctx context.Context, l app.LeadInput) (app.Qualification, error) {
+	var out app.Qualification
+	q := url.Values{"email": {l.Email}}
+	if l.BusinessName != "" {
+		q.Set("businessName", l.BusinessName)
+	}
+	if l.Phone != "" {
+		q.Set("phone", l.Phone)
+	}
+	err := t.call(ctx, t.b.leads, "lead qualify", http.MethodGet, "/internal/lead-qualify", q, nil, &out)
+	return out, err
+}
+
+// ScoreLeads scores a batch with leads (POST /internal/lead-quality-batch): one lead_scoring use
+// per lead, reserved by leads with the caller's token.
+func (t *tools) ScoreLeads(ctx context.Context, leads []app.LeadInput) (app.BatchScores, error) {
+	var out app.BatchScores
+	err := t.call(ctx, t.b.leads, "lead quality batch", http.MethodPost, "/internal/lead-quality-batch", nil,
+		map[string]any{"leads": leads}, &out)
+	return out, err
 }
 
 func (t *tools) Health(ctx context.Context) (app.Health, error) {
