@@ -44,7 +44,9 @@ type Server struct {
 	plans    map[string]string // account -> the plan analytics knows; else the token's
 	used     map[usageKey]int
 	held     map[string]reservation
-	reserves int
+	reserves int // answered, granted or not
+	granted  int
+	released int
 	failWith int
 }
 
@@ -94,6 +96,27 @@ func (s *Server) Used(accountID, feature string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.used[usageKey{accountID, feature}]
+}
+
+// Spend records n units of feature as already used by the account this month.
+func (s *Server) Spend(accountID, feature string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used[usageKey{accountID, feature}] += n
+}
+
+// Granted and Released count the reservations granted and given back so far.
+func (s *Server) Granted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.granted
+}
+
+// Released: see Granted.
+func (s *Server) Released() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.released
 }
 
 // Reserves counts reservation requests answered so far, granted or not.
@@ -176,6 +199,7 @@ func (s *Server) reserve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.used[key] = used + req.Count
+	s.granted++
 	id := ids.New("evt")
 	s.held[id] = reservation{key, req.Count}
 	var limitJSON, remaining any // null when unlimited, as analytics answers
@@ -201,6 +225,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request) {
 	if released {
 		s.used[res.usageKey] -= res.count
 		delete(s.held, req.ReservationID)
+		s.released++
 	}
 	httpx.Respond(w, http.StatusOK, map[string]any{"released": released})
 }

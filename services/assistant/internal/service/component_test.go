@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/bizassist/bizassist/libs/allowance"
+	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,14 +50,12 @@ type backends struct {
 	// fail, when set, is the status analytics answers every call with.
 	fail atomic.Int32
 
-	mu           sync.Mutex
-	searches     []string // "account|industry|location"
-	calls        []string // "METHOD path X-Forwarded-For" of every call
-	used         map[string]int
-	limits       map[string]int
-	reservations map[string]string // reservationId -> account
-	reserved     int               // reservations granted
-	released     int               // reservations released
+	// chat is analytics' allowance routes: the double every metering service's tests share.
+	chat *allowancetest.Server
+
+	mu       sync.Mutex
+	searches []string // "account|industry|location"
+	calls    []string // "METHOD path X-Forwarded-For" of every call
 }
 
 type route func(authjwt.Caller, business, *http.Request) (int, any)
@@ -64,11 +64,17 @@ func newBackends(t testing.TB, iss *jwttest.Issuer, data map[string]business) *b
 	t.Helper()
 	verifier, err := authjwt.NewVerifier(iss.Config())
 	require.NoError(t, err)
-	b := &backends{used: map[string]int{}, limits: map[string]int{}, reservations: map[string]string{}}
+	// Each account has a plan of its own in the double, with its own chat limit.
+	b, limits, allowances := &backends{}, allowancetest.Limits{}, http.NewServeMux()
 	for id, biz := range data {
-		b.used[id], b.limits[id] = biz.chatUsed, biz.chatLimit
+		limits["plan-"+id] = map[string]int{allowance.FeatureChat: biz.chatLimit}
 	}
-	serve := func(fails bool, routes map[string]route) *httptest.Server {
+	b.chat = allowancetest.Mount(t, allowances, iss.Config(), limits)
+	for id, biz := range data {
+		b.chat.SetPlan(id, "plan-"+id)
+		b.chat.Spend(id, allowance.FeatureChat, biz.chatUsed)
+	}
+	serve := func(fails bool, routes map[string]route, more http.Handler) *httptest.Server {
 		srv := httptest.NewServer(verifier.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, _ := authjwt.CallerFrom(r.Context())
 			b.mu.Lock()
@@ -82,6 +88,10 @@ func newBackends(t testing.TB, iss *jwttest.Issuer, data map[string]business) *b
 				return
 			}
 			route, ok := routes[r.Method+" "+r.URL.Path]
+			if !ok && more != nil {
+				more.ServeHTTP(w, r)
+				return
+			}
 			if !ok {
 				w.WriteHeader(http.StatusNotFound)
 				_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "no such route", "code": "not_found"})
@@ -110,13 +120,13 @@ func newBackends(t testing.TB, iss *jwttest.Issuer, data map[string]business) *b
 		"GET /internal/leads": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
 			return 200, map[string]any{"ok": true, "leads": biz.sheet, "nextCursor": ""}
 		},
-	})
+	}, nil)
 	b.analytics = serve(true, map[string]route{
 		"GET /internal/health-score": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) { return 200, biz.health },
 		"GET /internal/pql-check": func(c authjwt.Caller, _ business, _ *http.Request) (int, any) {
 			b.mu.Lock()
 			defer b.mu.Unlock()
-			return 200, usage(b.used[c.AccountID], b.limits[c.AccountID])
+			return 200, usage(b.chat.Used(c.AccountID, allowance.FeatureChat), data[c.AccountID].chatLimit)
 		},
 		"GET /internal/churn-predict": func(_ authjwt.Caller, biz business, _ *http.Request) (int, any) {
 			if biz.noChurn {
@@ -124,57 +134,8 @@ func newBackends(t testing.TB, iss *jwttest.Issuer, data map[string]business) *b
 			}
 			return 200, biz.churn
 		},
-		"POST /internal/usage/reserve": b.reserve,
-		"POST /internal/usage/release": b.release,
-	})
+	}, allowances)
 	return b
-}
-
-// reserve is contract B's POST /internal/usage/reserve for the chat feature.
-func (b *backends) reserve(c authjwt.Caller, _ business, r *http.Request) (int, any) {
-	var in struct {
-		Feature string `json:"feature"`
-		Count   int    `json:"count"`
-		Action  string `json:"action"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Feature != "chat" || in.Count < 1 || in.Count > 1000 {
-		return 400, map[string]any{"ok": false, "error": "bad reservation", "code": "invalid_field"}
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	used, limit := b.used[c.AccountID], b.limits[c.AccountID]
-	if limit != -1 && used+in.Count > limit {
-		return 402, map[string]any{"ok": false, "code": "chat_limit_reached", "error": "this month's chat allowance is used up",
-			"feature": "chat", "used": used, "limit": limit, "remaining": limit - used, "upgradeUrl": "https://bizassist.test/pricing"}
-	}
-	b.used[c.AccountID] += in.Count
-	b.reserved++
-	id := ids.New("evt")
-	b.reservations[id] = c.AccountID
-	var limitJSON, remaining any // null when unlimited, as analytics answers
-	if limit != -1 {
-		limitJSON, remaining = limit, limit-b.used[c.AccountID]
-	}
-	return 200, map[string]any{"ok": true, "reservationId": id, "feature": "chat", "used": b.used[c.AccountID],
-		"limit": limitJSON, "remaining": remaining, "unlimited": limit == -1}
-}
-
-// release is contract B's POST /internal/usage/release: only the caller's own reservation.
-func (b *backends) release(c authjwt.Caller, _ business, r *http.Request) (int, any) {
-	var in struct {
-		ReservationID string `json:"reservationId"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&in)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	owner, ok := b.reservations[in.ReservationID]
-	if !ok || owner != c.AccountID {
-		return 200, map[string]any{"ok": true, "released": false}
-	}
-	delete(b.reservations, in.ReservationID)
-	b.used[owner]--
-	b.released++
-	return 200, map[string]any{"ok": true, "released": true}
 }
 
 func (b *backends) lastSearch() string {
@@ -188,9 +149,7 @@ func (b *backends) lastSearch() string {
 
 // allowance reports an account's chat units in use and the reservations granted and released.
 func (b *backends) allowance(account string) (used, reserved, released int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used[account], b.reserved, b.released
+	return b.chat.Used(account, allowance.FeatureChat), b.chat.Granted(), b.chat.Released()
 }
 
 func usage(chatUsed, chatLimit int) map[string]any {
@@ -471,7 +430,7 @@ func TestChatIsRefusedWhenTheAllowanceIsSpent(t *testing.T) {
 	r := s.chat(t, s.token("acc_carol", "free"), map[string]any{"message": "hello"})
 	require.Equal(t, http.StatusPaymentRequired, r.status, r.raw)
 	require.Equal(t, "chat_limit_reached", r.body["code"])
-	require.Equal(t, "https://bizassist.test/pricing", r.body["upgradeUrl"])
+	require.Equal(t, allowancetest.UpgradeURL, r.body["upgradeUrl"], "analytics' pricing page first")
 	require.Equal(t, 0.0, r.body["remaining"])
 	require.Equal(t, 50.0, r.body["limit"])
 }
