@@ -4335,12 +4335,14 @@ type ClientInterface interface {
 
 	// LeadQualify Qualify one lead from computed signals.
 	//
+	// Not metered. The assistant makes the same call for a caller at GET /internal/lead-qualify (not routed by the ingress, no per-IP rate limit; same contract).
+	//
 	// Corresponds with GET /api/lead-qualify (the `LeadQualify` operationId).
 	LeadQualify(ctx context.Context, params *LeadQualifyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LeadQualityBatchWithBody Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 	//
-	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4349,7 +4351,7 @@ type ClientInterface interface {
 
 	// LeadQualityBatch Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 	//
-	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5173,6 +5175,8 @@ func (c *Client) LeadFinder(ctx context.Context, params *LeadFinderParams, body 
 
 // LeadQualify Qualify one lead from computed signals.
 //
+// Not metered. The assistant makes the same call for a caller at GET /internal/lead-qualify (not routed by the ingress, no per-IP rate limit; same contract).
+//
 // Corresponds with GET /api/lead-qualify (the `LeadQualify` operationId).
 func (c *Client) LeadQualify(ctx context.Context, params *LeadQualifyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLeadQualifyRequest(c.Server, params)
@@ -5188,7 +5192,7 @@ func (c *Client) LeadQualify(ctx context.Context, params *LeadQualifyParams, req
 
 // LeadQualityBatchWithBody Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 //
-// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 //
 // Takes any type of body and a specified content type.
 //
@@ -5207,7 +5211,7 @@ func (c *Client) LeadQualityBatchWithBody(ctx context.Context, params *LeadQuali
 
 // LeadQualityBatch Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 //
-// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7768,6 +7772,8 @@ type ClientWithResponsesInterface interface {
 
 	// LeadQualifyWithResponse Qualify one lead from computed signals.
 	//
+	// Not metered. The assistant makes the same call for a caller at GET /internal/lead-qualify (not routed by the ingress, no per-IP rate limit; same contract).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/lead-qualify (the `LeadQualify` operationId).
@@ -7775,7 +7781,7 @@ type ClientWithResponsesInterface interface {
 
 	// LeadQualityBatchWithBodyWithResponse Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 	//
-	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7784,7 +7790,7 @@ type ClientWithResponsesInterface interface {
 
 	// LeadQualityBatchWithResponse Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 	//
-	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+	// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12395,6 +12401,8 @@ func (c *ClientWithResponses) LeadFinderWithResponse(ctx context.Context, params
 
 // LeadQualifyWithResponse Qualify one lead from computed signals.
 //
+// Not metered. The assistant makes the same call for a caller at GET /internal/lead-qualify (not routed by the ingress, no per-IP rate limit; same contract).
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/lead-qualify (the `LeadQualify` operationId).
@@ -12408,7 +12416,7 @@ func (c *ClientWithResponses) LeadQualifyWithResponse(ctx context.Context, param
 
 // LeadQualityBatchWithBodyWithResponse Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 //
-// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12423,7 +12431,7 @@ func (c *ClientWithResponses) LeadQualityBatchWithBodyWithResponse(ctx context.C
 
 // LeadQualityBatchWithResponse Score up to 25 leads; each is one use of the monthly lead_scoring allowance (all or nothing).
 //
-// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing.
+// The whole batch is reserved with analytics before any lead is scored; a batch the allowance cannot cover is refused whole and costs nothing. The assistant makes the same call for a caller at POST /internal/lead-quality-batch (not routed by the ingress, no per-IP rate limit; same contract).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

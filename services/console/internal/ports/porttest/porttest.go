@@ -57,7 +57,7 @@ func (b *Browser) Do(method, path string, form url.Values) Page {
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
-	req, err := http.NewRequest(method, b.base+path, body)
+	req, err := http.NewRequestWithContext(b.t.Context(), method, b.base+path, body)
 	require.NoError(b.t, err)
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
