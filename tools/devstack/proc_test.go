@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 //	ignore-term  ignore SIGTERM, then sleep
 //	with-child   start a child (sleep) in its own process group, print the child's pid, then sleep
 //	exit         exit at once with status 3
+//	migrate      print "migrated" and exit 0, as a service's migrate does
 func fake(args []string) {
 	mode := "sleep"
 	if len(args) > 0 {
@@ -80,6 +81,9 @@ func fake(args []string) {
 	case "exit":
 		fmt.Println("exiting")
 		os.Exit(3)
+	case "migrate":
+		fmt.Println("migrated")
+		os.Exit(0)
 	}
 	os.Exit(2)
 }

@@ -107,7 +107,8 @@ func (p *plan) runningNames() []string {
 	return out
 }
 
-// up is make up: builds, (re)starts and seeds the stack; safe to run again at any time.
+// up is make up: builds, (re)starts and seeds the stack; safe to run again at any time. Each
+// phase below is one method, in the order that keeps the old stack running as long as possible.
 func (s *stack) up(ctx context.Context, opt upOptions) error {
 	started := time.Now()
 	c, err := loadChart(s.root)
@@ -121,117 +122,162 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 	if opt.dryRun {
 		return s.printPlan(c, present, opt)
 	}
-
-	for _, d := range []string{s.dir, s.run, s.logs, s.state} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	release, err := s.lock(0)
+	release, err := s.lockStack()
 	if err != nil {
 		return err
 	}
 	defer release()
 
-	if err := s.script(ctx, "deps.sh"); err != nil {
-		return err
-	}
-	if err := s.script(ctx, "tls.sh"); err != nil {
-		return err
-	}
-	secrets, err := s.ensureSecrets()
+	secrets, err := s.prepareHost(ctx, c)
 	if err != nil {
 		return err
 	}
-	if err := s.prepareDatabase(ctx, c.serviceNames()); err != nil {
-		return err
-	}
-	if secrets["ENCRYPTION_KEYS"], err = s.databaseEncryptionKeys(ctx, secrets["ENCRYPTION_KEYS"]); err != nil {
-		return err
-	}
-
 	p, err := s.makePlan(c, present, secrets, opt)
 	if err != nil {
 		return err
 	}
+	if err := s.buildAndSwap(ctx, p, present); err != nil {
+		return err
+	}
+	c.routes.Replicas = opt.replicas
+	if err := s.ingress(ctx, c); err != nil {
+		return err
+	}
+	if err := s.startServices(ctx, p, opt.readyTimeout); err != nil {
+		return err
+	}
+	if err := s.seed(ctx, p, secrets); err != nil {
+		return err
+	}
+	s.sayUp(p, secrets, started)
+	return nil
+}
 
-	// Build into bin.new while the old binaries still run.
+// lockStack makes .devstack's directories and takes its lock, so two make up/make down never
+// work on one stack at once.
+func (s *stack) lockStack() (release func(), err error) {
+	for _, d := range []string{s.dir, s.run, s.logs, s.state} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return s.lock(0)
+}
+
+// prepareHost brings what the services need but do not own (packages, TLS, secrets, the database
+// and its roles) to the state the plan assumes; the old stack keeps running meanwhile.
+func (s *stack) prepareHost(ctx context.Context, c *chart) (map[string]string, error) {
+	if err := s.script(ctx, "deps.sh"); err != nil {
+		return nil, err
+	}
+	if err := s.script(ctx, "tls.sh"); err != nil {
+		return nil, err
+	}
+	secrets, err := s.ensureSecrets()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.prepareDatabase(ctx, c.serviceNames()); err != nil {
+		return nil, err
+	}
+	// The database keeps the key its secrets were sealed with; a new .devstack takes it.
+	if secrets["ENCRYPTION_KEYS"], err = s.databaseEncryptionKeys(ctx, secrets["ENCRYPTION_KEYS"]); err != nil {
+		return nil, err
+	}
+	return secrets, nil
+}
+
+// buildAndSwap builds into bin.new while the old binaries still run, so a build error leaves the
+// old stack up; only then does it stop the old stack and put the new binaries in place.
+func (s *stack) buildAndSwap(ctx context.Context, p *plan, present []string) error {
 	newBin := s.bin + ".new"
-	if err := os.RemoveAll(newBin); err != nil {
+	if err := s.build(ctx, newBin, present); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(newBin, 0o755); err != nil {
-		return err
-	}
-	if len(present) > 0 {
-		s.say("building %s", strings.Join(present, " "))
-		pkgs := make([]string, len(present))
-		for i, svc := range present {
-			pkgs[i] = "./services/" + svc + "/cmd/" + svc
-		}
-		if err := s.command(ctx, nil, "go", append([]string{"build", "-o", newBin + "/"}, pkgs...)...).Run(); err != nil {
-			return fmt.Errorf("go build failed: %w", err)
-		}
 	}
 	p.keepBuilt(newBin)
-
-	// Stop what runs, swap in the new binaries.
 	s.stop(false)
-	if err := os.RemoveAll(s.bin + ".old"); err != nil {
+	return s.swapBin(newBin)
+}
+
+// build compiles the present services into dir, emptied first so no stale binary survives.
+func (s *stack) build(ctx context.Context, dir string, present []string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if len(present) == 0 {
+		return nil
+	}
+	s.say("building %s", strings.Join(present, " "))
+	pkgs := make([]string, len(present))
+	for i, svc := range present {
+		pkgs[i] = "./services/" + svc + "/cmd/" + svc
+	}
+	if err := s.command(ctx, nil, "go", append([]string{"build", "-o", dir + "/"}, pkgs...)...).Run(); err != nil {
+		return fmt.Errorf("go build failed: %w", err)
+	}
+	return nil
+}
+
+// swapBin replaces bin with newBin by renames, keeping the old one as bin.old until the new one is
+// in place (the stack is stopped, so nothing runs from either).
+func (s *stack) swapBin(newBin string) error {
+	old := s.bin + ".old"
+	if err := os.RemoveAll(old); err != nil {
 		return err
 	}
 	if _, err := os.Stat(s.bin); err == nil {
-		if err := os.Rename(s.bin, s.bin+".old"); err != nil {
+		if err := os.Rename(s.bin, old); err != nil {
 			return err
 		}
 	}
 	if err := os.Rename(newBin, s.bin); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(s.bin + ".old"); err != nil {
-		return err
-	}
+	return os.RemoveAll(old)
+}
 
-	c.routes.Replicas = opt.replicas
-	if err := s.ingress(ctx, c); err != nil {
-		return err
-	}
-
+// startServices migrates every service, then starts identity alone and waits for it (the others
+// fetch its JWKS when they start), then starts the rest together and waits for each.
+func (s *stack) startServices(ctx context.Context, p *plan, readyTimeout time.Duration) error {
 	for _, svc := range p.running {
 		if err := s.migrate(ctx, svc); err != nil {
 			return err
 		}
 	}
-	// identity first and alone: the others fetch its JWKS. Then the rest together.
-	for _, svc := range p.running {
+	first, rest := splitIdentity(p.running)
+	for _, group := range [][]*service{first, rest} {
+		for _, svc := range group {
+			if err := s.startService(ctx, svc); err != nil {
+				return err
+			}
+		}
+		for _, svc := range group {
+			if err := s.waitService(ctx, svc, readyTimeout); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// splitIdentity separates identity, which every other service needs running, from the rest,
+// keeping the plan's order in each.
+func splitIdentity(services []*service) (identity, rest []*service) {
+	for _, svc := range services {
 		if svc.name == "identity" {
-			if err := s.startService(ctx, svc); err != nil {
-				return err
-			}
-			if err := s.waitService(ctx, svc, opt.readyTimeout); err != nil {
-				return err
-			}
+			identity = append(identity, svc)
+		} else {
+			rest = append(rest, svc)
 		}
 	}
-	for _, svc := range p.running {
-		if svc.name != "identity" {
-			if err := s.startService(ctx, svc); err != nil {
-				return err
-			}
-		}
-	}
-	for _, svc := range p.running {
-		if svc.name != "identity" {
-			if err := s.waitService(ctx, svc, opt.readyTimeout); err != nil {
-				return err
-			}
-		}
-	}
+	return identity, rest
+}
 
-	if err := s.seed(ctx, p, secrets); err != nil {
-		return err
-	}
-
+// sayUp tells the developer what runs and how to reach it.
+func (s *stack) sayUp(p *plan, secrets map[string]string, started time.Time) {
 	fmt.Fprintln(s.out)
 	if len(p.absent) > 0 {
 		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: %s", strings.Join(p.absent, " "))
@@ -246,7 +292,6 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 	s.note("try: curl --cacert %s https://127.0.0.1:%d/api/auth \\", filepath.Join(s.tls, "ca.crt"), httpsPort)
 	s.note("       -H 'Content-Type: application/json' \\")
 	s.note(`       -d '{"email":"demo-growth@bizassist.local","password":"%s"}'`, secrets["DEMO_PASSWORD"])
-	return nil
 }
 
 // presentServices lists the services that exist as code: services/<svc>/cmd/<svc> with Go files,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -223,4 +225,73 @@ func TestReplicas(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(conf), "upstream leads {\n        server 127.0.0.1:8082 max_fails=0;\n        server 127.0.0.1:8182 max_fails=0;")
 	require.Contains(t, string(conf), "proxy_next_upstream error timeout;")
+}
+
+// Every service is migrated first; then identity starts alone and is ready before any other
+// service starts (they fetch its JWKS), whatever the plan's order.
+func TestStartServicesIdentityFirst(t *testing.T) {
+	ctx := t.Context()
+	s, out := testStack(t, "identity", "svc")
+	identity, svc := fakeService(s, "identity", freeTCPPort(t)), fakeService(s, "svc", freeTCPPort(t))
+	p := &plan{running: []*service{svc, identity}}
+
+	require.NoError(t, s.startServices(ctx, p, time.Minute))
+	lines := regexp.MustCompile(`(?m)^.*(migrating|starting|is ready).*$`).FindAllString(out.String(), -1)
+	require.Equal(t, []string{
+		"==> migrating svc", "==> migrating identity",
+		fmt.Sprintf("==> starting identity on 127.0.0.1:%d", identity.port), "    identity is ready",
+		fmt.Sprintf("==> starting svc on 127.0.0.1:%d", svc.port), "    svc is ready",
+	}, lines)
+	require.Equal(t, "migrated\n", readLog(t, filepath.Join(s.logs, "svc-migrate.log")))
+	require.FileExists(t, s.envFile("svc"), "migrate records the environment make restart reuses")
+	s.stop(false)
+
+	// An identity that never gets ready stops make up before anything else starts.
+	out.Reset()
+	identity.env.set(sourceLocal, map[string]string{"HTTP_ADDR": fmt.Sprintf("127.0.0.1:%d", freeTCPPort(t))})
+	err := s.startServices(ctx, p, time.Second)
+	require.ErrorContains(t, err, "identity did not report ready")
+	require.NotContains(t, out.String(), "starting svc")
+	_, running := pidfileAlive(s.pidfile("svc"))
+	require.False(t, running)
+}
+
+// A build error must leave the old stack running, so the new binaries go to their own
+// directory, emptied first; the swap then replaces bin whole and leaves no .old or .new behind.
+func TestBuildAndSwapBin(t *testing.T) {
+	ctx := t.Context()
+	s, out := testStack(t)
+	newBin := s.bin + ".new"
+	require.NoError(t, os.MkdirAll(newBin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(newBin, "stale"), nil, 0o755))
+	require.NoError(t, s.build(ctx, newBin, nil))
+	entries, err := os.ReadDir(newBin)
+	require.NoError(t, err)
+	require.Empty(t, entries, "no binary of an earlier build survives")
+	require.Empty(t, out.String(), "nothing to build, nothing said")
+
+	require.NoError(t, os.WriteFile(filepath.Join(s.bin, "old"), nil, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(newBin, "new"), nil, 0o755))
+	require.NoError(t, os.WriteFile(s.bin+".old", nil, 0o644)) // left by an interrupted run
+	require.NoError(t, s.swapBin(newBin))
+	require.FileExists(t, filepath.Join(s.bin, "new"))
+	require.NoFileExists(t, filepath.Join(s.bin, "old"))
+	require.NoFileExists(t, s.bin+".old")
+	require.NoDirExists(t, newBin)
+
+	// The first run has no bin yet.
+	require.NoError(t, os.RemoveAll(s.bin))
+	require.NoError(t, os.MkdirAll(newBin, 0o755))
+	require.NoError(t, s.swapBin(newBin))
+	require.DirExists(t, s.bin)
+}
+
+func TestSplitIdentity(t *testing.T) {
+	a, id, b := &service{name: "leads"}, &service{name: "identity"}, &service{name: "console"}
+	first, rest := splitIdentity([]*service{a, id, b})
+	require.Equal(t, []*service{id}, first)
+	require.Equal(t, []*service{a, b}, rest, "the plan's order")
+	first, rest = splitIdentity([]*service{a})
+	require.Empty(t, first)
+	require.Equal(t, []*service{a}, rest)
 }
