@@ -46,7 +46,13 @@ func filters(q app.SearchQuery, a *args) string {
 	case loc.ZIP != "":
 		b.WriteString(" AND zip = " + a.add(loc.ZIP))
 	case loc.City != "":
-		b.WriteString(" AND lower(city) = " + a.add(strings.ToLower(loc.City)))
+		// One spelling keeps the (vertical, lower(city), quality) index's order; Saint, Fort and
+		// Mount cities also match their abbreviated spellings.
+		if sp := catalog.CitySpellings(loc.City); len(sp) == 1 {
+			b.WriteString(" AND lower(city) = " + a.add(sp[0]))
+		} else {
+			b.WriteString(" AND lower(city) = ANY(" + a.add(sp) + ")")
+		}
 		if loc.State != "" {
 			b.WriteString(" AND state = " + a.add(loc.State))
 		}

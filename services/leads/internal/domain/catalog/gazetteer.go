@@ -445,3 +445,23 @@ func DistanceMiles(a, b Point) float64 {
 	h := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(a.Lat*rad)*math.Cos(b.Lat*rad)*math.Sin(dLng/2)*math.Sin(dLng/2)
 	return 2 * EarthRadiusMiles * math.Asin(math.Min(1, math.Sqrt(h)))
 }
+
+// spellingVariants are the ways a catalog row may write the words place data spells out.
+var spellingVariants = map[string][]string{
+	"saint": {"st.", "st"}, "sainte": {"ste.", "ste"}, "fort": {"ft.", "ft"}, "mount": {"mt.", "mt"},
+}
+
+// CitySpellings is the lower-case ways a catalog row may write a city the gazetteer resolved:
+// the name itself and, for Saint, Fort and Mount, the abbreviated forms ("saint louis", "st.
+// louis", "st louis"). Most cities have one spelling.
+func CitySpellings(city string) []string {
+	out := []string{strings.ToLower(city)}
+	words := strings.Fields(out[0])
+	for i, w := range words {
+		for _, v := range spellingVariants[w] {
+			alt := append(append(append([]string{}, words[:i]...), v), words[i+1:]...)
+			out = append(out, strings.Join(alt, " "))
+		}
+	}
+	return out
+}
