@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -384,12 +385,10 @@ func (g *Gazetteer) nearZIPs(code string) []string {
 		z string
 		d int
 	}
-	var want int
-	fmt.Sscanf(code, "%d", &want)
+	want, _ := strconv.Atoi(code) // five digits, checked by the caller
 	var cs []cand
 	for z := range g.zips {
-		var n int
-		fmt.Sscanf(z, "%d", &n)
+		n, _ := strconv.Atoi(z)
 		cs = append(cs, cand{z, abs(n - want)})
 	}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].d < cs[j].d || (cs[i].d == cs[j].d && cs[i].z < cs[j].z) })
