@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/gazetteerdata"
@@ -201,5 +202,27 @@ func BenchmarkResolve(b *testing.B) {
 		if _, err := g.Resolve("Saint Louis, MO"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestConcurrentResolves: one gazetteer serves every request at once (run with -race).
+func TestConcurrentResolves(t *testing.T) {
+	g, _ := load(t)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, in := range []string{"Austin, TX", "SAN JOSÉ, CA", "Cañon City, CO", "St. Louis", "Atlantis", "Zürich"} {
+				for i := 0; i < 50; i++ {
+					_, _ = g.Resolve(in)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	r, err := g.Resolve("Cañon City, CO")
+	if err != nil || r.Name != "Canon City, CO" {
+		t.Fatalf("%v %v", r, err)
 	}
 }

@@ -87,17 +87,30 @@ var wordExpansions = map[string]string{
 
 var countryNames = map[string]bool{"us": true, "usa": true, "united states": true, "united states of america": true, "america": true}
 
-var (
-	zipAny   = regexp.MustCompile(`^(\d{5})(?:-?\d{4})?$`)
-	stripAcc = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-)
+var zipAny = regexp.MustCompile(`^(\d{5})(?:-?\d{4})?$`)
+
+// stripAccents drops combining marks ("Cañon" → "Canon"). A transform.Chain keeps state, so
+// each call makes its own (shared, it races and panics under concurrent requests).
+func stripAccents(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	if t, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s); err == nil {
+		return t
+	}
+	return s
+}
 
 // fold drops accents, case and punctuation: "Cañon City" and "canon city" are one.
 func fold(s string) string {
-	if t, _, err := transform.String(stripAcc, s); err == nil {
-		s = t
-	}
-	s = strings.ToLower(s)
+	s = strings.ToLower(stripAccents(s))
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case r == '.' || r == '\'' || r == '’':
