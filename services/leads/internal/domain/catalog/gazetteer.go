@@ -54,7 +54,11 @@ func (e *UnknownPlaceError) Error() string {
 	if len(e.Suggestions) == 0 {
 		return fmt.Sprintf("no US place is called %q", e.Input)
 	}
-	return fmt.Sprintf("no US place is called %q; did you mean %s?", e.Input, strings.Join(e.Suggestions, ", or "))
+	quoted := make([]string, len(e.Suggestions))
+	for i, p := range e.Suggestions {
+		quoted[i] = strconv.Quote(p)
+	}
+	return fmt.Sprintf("no US place is called %q; did you mean %s?", e.Input, strings.Join(quoted, " or "))
 }
 
 // Gazetteer resolves place names as people write them against real place data. It is read-only
