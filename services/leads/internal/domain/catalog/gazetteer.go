@@ -64,10 +64,11 @@ func (e *UnknownPlaceError) Error() string {
 // Gazetteer resolves place names as people write them against real place data. It is read-only
 // after NewGazetteer and safe for concurrent use.
 type Gazetteer struct {
-	zips   map[string]ZIPCode
-	byKey  map[string][]*Place // normalised city name → places, the ambiguity rule's choice first
-	byPair map[string]*Place   // key + "|" + ST
-	keys   []string            // every key, for suggestions
+	zips    map[string]ZIPCode
+	byKey   map[string][]*Place // normalised city name → places, the ambiguity rule's choice first
+	byPair  map[string]*Place   // key + "|" + ST
+	keys    []string            // every key, for suggestions
+	byFirst map[byte][]string   // keys by first byte
 }
 
 // aliases are names people use for a place that the data does not carry. They apply to the whole
@@ -188,6 +189,10 @@ func NewGazetteer(zips []ZIPCode) *Gazetteer {
 		g.keys = append(g.keys, k)
 	}
 	sort.Strings(g.keys)
+	g.byFirst = map[byte][]string{}
+	for _, k := range g.keys {
+		g.byFirst[firstByte(k)] = append(g.byFirst[firstByte(k)], k)
+	}
 	return g
 }
 
@@ -350,27 +355,17 @@ func stateCodeKey(k string) (string, bool) {
 // unknown builds the refusal with up to three suggestions: the places whose normalised names are
 // fewest edits away (in the named state first), larger places first among equals.
 func (g *Gazetteer) unknown(input, city, state string) error {
-	type cand struct {
-		p *Place
-		d int
-	}
 	maxD := max(2, len(city)/2)
 	var cs []cand
-	for _, k := range g.keys {
-		if abs(len(k)-len(city)) > maxD {
-			continue
+	// Names that begin with the same letter first (a typo is rarely the first letter, and this
+	// reads a twentieth of the names), every name when none of those is close.
+	keys := g.byFirst[firstByte(city)]
+	for pass := 0; pass < 2; pass++ {
+		cs = g.candidates(city, state, keys, maxD, cs)
+		if len(cs) > 0 {
+			break
 		}
-		d := editDistance(city, k, maxD)
-		if d > maxD {
-			continue
-		}
-		for _, p := range g.byKey[k] {
-			dd := d
-			if state != "" && p.State != state {
-				dd++
-			}
-			cs = append(cs, cand{p, dd})
-		}
+		keys = g.keys
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].d != cs[j].d {
@@ -394,6 +389,39 @@ func (g *Gazetteer) unknown(input, city, state string) error {
 		}
 	}
 	return e
+}
+
+type cand struct {
+	p *Place
+	d int
+}
+
+// candidates appends the places of keys within maxD edits of city (one more outside state).
+func (g *Gazetteer) candidates(city, state string, keys []string, maxD int, cs []cand) []cand {
+	for _, k := range keys {
+		if abs(len(k)-len(city)) > maxD {
+			continue
+		}
+		d := editDistance(city, k, maxD)
+		if d > maxD {
+			continue
+		}
+		for _, p := range g.byKey[k] {
+			dd := d
+			if state != "" && p.State != state {
+				dd++
+			}
+			cs = append(cs, cand{p, dd})
+		}
+	}
+	return cs
+}
+
+func firstByte(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
 }
 
 // nearZIPs suggests the known ZIP codes numerically nearest an unknown one.
