@@ -95,10 +95,12 @@ func (g *Generator) Next(i int) Business {
 		City:     c.Name,
 		State:    c.State,
 		ZIP:      g.pick(c.ZIPs),
-		Lat:      round(c.Lat+(g.rng.Float64()-0.5)*0.2, 5),
-		Lng:      round(c.Lng+(g.rng.Float64()-0.5)*0.2, 5),
 		Source:   g.pick(sources),
 	}
+	// At its ZIP code's point (the place data's), spread over about a mile.
+	p := zipPoints[b.ZIP]
+	b.Lat = round(p.Lat+(g.rng.Float64()-0.5)*0.02, 5)
+	b.Lng = round(p.Lng+(g.rng.Float64()-0.5)*0.02, 5)
 	n := 2 + g.rng.IntN(2)
 	for _, k := range g.rng.Perm(len(v.Categories))[:min(n, len(v.Categories))] {
 		b.Categories = append(b.Categories, v.Categories[k])

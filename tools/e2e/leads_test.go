@@ -48,7 +48,8 @@ func TestLeadFinderReturnsSpecFieldsAndGrowsTheSheetByNewLeadsOnly(t *testing.T)
 	body := map[string]any{"industry": "plumbers", "location": "Austin, TX", "limit": 5}
 	r := c.Do(t, http.MethodPost, "/api/lead-finder", tok, body)
 	r.Expect(t, http.StatusOK)
-	require.ElementsMatch(t, []string{"ok", "count", "leads"}, leadKeys(r.JSON))
+	require.ElementsMatch(t, []string{"ok", "count", "leads", "resolvedLocation"}, leadKeys(r.JSON))
+	require.Equal(t, "Austin, TX", r.JSON["resolvedLocation"])
 	leads := r.JSON["leads"].([]any)
 	require.Len(t, leads, 5, "the demo catalog has Austin plumbers")
 	require.EqualValues(t, 5, r.JSON["count"])
@@ -71,11 +72,22 @@ func TestLeadFinderReturnsSpecFieldsAndGrowsTheSheetByNewLeadsOnly(t *testing.T)
 	grown := sheetSize(t, c, tok)
 	require.LessOrEqual(t, grown-before, 3, "only the three not seen before can be new")
 
-	for _, loc := range []string{"Austin", "Texas", "TX", "78701"} {
+	for _, loc := range []string{"Austin", "Texas", "TX", "78701", "Austin TX", "austin, tx, usa", "Austin, TX 78701"} {
 		r := c.Do(t, http.MethodPost, "/api/lead-finder", tok, map[string]any{"industry": "restaurant", "location": loc})
 		r.Expect(t, http.StatusOK)
 		require.Positive(t, r.JSON["count"], "location %q", loc)
 	}
+	// Issue 26 finding 4: places as people write them, the demo catalog's coordinates.
+	for loc, want := range map[string]string{"NYC": "New York, NY", "Saint Louis, MO": "Saint Louis, MO", "LA": "Los Angeles, CA"} {
+		r := c.Do(t, http.MethodPost, "/api/lead-finder", tok, map[string]any{"industry": "restaurant", "location": loc})
+		r.Expect(t, http.StatusOK)
+		require.Equal(t, want, r.JSON["resolvedLocation"], loc)
+		require.Positive(t, r.JSON["count"], "location %q", loc)
+	}
+	r = c.Do(t, http.MethodPost, "/api/lead-finder", tok, map[string]any{"industry": "restaurant", "location": "78701", "radiusMiles": 30})
+	r.Expect(t, http.StatusOK)
+	require.Positive(t, r.JSON["count"], "radius")
+	require.EqualValues(t, 30, r.JSON["radiusMiles"])
 }
 
 func TestLeadFinderRejectsBadInputNamingTheField(t *testing.T) {
@@ -91,6 +103,8 @@ func TestLeadFinderRejectsBadInputNamingTheField(t *testing.T) {
 		{map[string]any{"industry": "plumber", "limit": 51}, "limit"},
 		{`{"industry":"plumber","limit":"ten"}`, "limit"},
 		{map[string]any{"industry": "plumber", "location": "Atlantis, ZZ"}, "location"},
+		{map[string]any{"industry": "plumber", "location": "Atlantis"}, "location"},
+		{map[string]any{"industry": "plumber", "location": "Austin, TX", "radiusMiles": 101}, "radiusMiles"},
 	}
 	for _, tc := range cases {
 		r := c.Do(t, http.MethodPost, "/api/lead-finder", tok, tc.body)

@@ -1665,6 +1665,21 @@ func (e LeadFinder200JSONResponseBodyOk) Valid() bool {
 	}
 }
 
+// Defines values for LeadFinder400JSONResponseBodyOk.
+const (
+	LeadFinder400JSONResponseBodyOkFalse LeadFinder400JSONResponseBodyOk = false
+)
+
+// Valid indicates whether the value is a known member of the LeadFinder400JSONResponseBodyOk enum.
+func (e LeadFinder400JSONResponseBodyOk) Valid() bool {
+	switch e {
+	case LeadFinder400JSONResponseBodyOkFalse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LeadQualifyParamsAPIVersion.
 const (
 	LeadQualifyParamsAPIVersionN20261123 LeadQualifyParamsAPIVersion = "2026-11-23"
@@ -2945,8 +2960,11 @@ type LeadFinderJSONBody struct {
 	Keywords *[]string `json:"keywords,omitempty"`
 	Limit    *int      `json:"limit,omitempty"`
 
-	// Location "Austin, TX", "Austin", "Texas", "TX" or "78701"
+	// Location A US place as people write it, resolved through the service's gazetteer (US ZIP code data): "Austin TX", "Austin, TX", "Austin, Texas", "Austin, TX 78701", "Austin, TX, USA", "78701", "78701-1234", a state name or code ("Texas", "TX"), abbreviations (St./Saint, Ft./Fort, Mt./Mount, D.C.) and aliases ("NYC", "New York City", "LA" = Los Angeles as a whole location), in any case and with or without accents. A ZIP code wins over the city written with it; a city named without a state is the one of that name with the most ZIP codes ("Springfield" is Springfield, IL). The reply's resolvedLocation says which place was searched. An unknown place is a 400 (code invalid_field, field location) with up to three suggestions. Absent or empty: anywhere.
 	Location *string `json:"location,omitempty"`
+
+	// RadiusMiles Search the businesses within this many miles of the resolved city (the centre of its ZIP codes) or ZIP code instead of only those in it; nearer businesses come first (by whole mile, then by score). Needs a location that resolves to a city or ZIP code (not a state); outside 1 to 100 it is a 400 naming radiusMiles.
+	RadiusMiles *float32 `json:"radiusMiles,omitempty"`
 }
 
 // LeadFinderParams defines parameters for LeadFinder.
@@ -2960,6 +2978,9 @@ type LeadFinderParamsAPIVersion string
 
 // LeadFinder200JSONResponseBodyOk defines parameters for LeadFinder.
 type LeadFinder200JSONResponseBodyOk bool
+
+// LeadFinder400JSONResponseBodyOk defines parameters for LeadFinder.
+type LeadFinder400JSONResponseBodyOk bool
 
 // LeadQualifyParams defines parameters for LeadQualify.
 type LeadQualifyParams struct {
@@ -10631,9 +10652,23 @@ type LeadFinderResponse struct {
 		Count int                             `json:"count"`
 		Leads []Lead                          `json:"leads"`
 		Ok    LeadFinder200JSONResponseBodyOk `json:"ok"`
+
+		// RadiusMiles the radius searched, when one was asked
+		RadiusMiles *float32 `json:"radiusMiles,omitempty"`
+
+		// ResolvedLocation The place that was searched, when a location was given: "City, ST" for a city, "ZIP (City, ST)" for a ZIP code, the state's name for a state.
+		ResolvedLocation *string `json:"resolvedLocation,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *LeadsError
+	JSON400 *struct {
+		Code  string                          `json:"code"`
+		Error string                          `json:"error"`
+		Field *string                         `json:"field,omitempty"`
+		Ok    LeadFinder400JSONResponseBodyOk `json:"ok"`
+
+		// Suggestions places close to an unknown location, best first (field location only)
+		Suggestions *[]string `json:"suggestions,omitempty"`
+	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *LeadsError
 	// JSON402 the response for an HTTP 402 `application/json` response
@@ -10665,12 +10700,26 @@ func (r LeadFinderResponse) GetJSON200() *struct {
 	Count int                             `json:"count"`
 	Leads []Lead                          `json:"leads"`
 	Ok    LeadFinder200JSONResponseBodyOk `json:"ok"`
+
+	// RadiusMiles the radius searched, when one was asked
+	RadiusMiles *float32 `json:"radiusMiles,omitempty"`
+
+	// ResolvedLocation The place that was searched, when a location was given: "City, ST" for a city, "ZIP (City, ST)" for a ZIP code, the state's name for a state.
+	ResolvedLocation *string `json:"resolvedLocation,omitempty"`
 } {
 	return r.JSON200
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r LeadFinderResponse) GetJSON400() *LeadsError {
+func (r LeadFinderResponse) GetJSON400() *struct {
+	Code  string                          `json:"code"`
+	Error string                          `json:"error"`
+	Field *string                         `json:"field,omitempty"`
+	Ok    LeadFinder400JSONResponseBodyOk `json:"ok"`
+
+	// Suggestions places close to an unknown location, best first (field location only)
+	Suggestions *[]string `json:"suggestions,omitempty"`
+} {
 	return r.JSON400
 }
 
@@ -15492,6 +15541,12 @@ func ParseLeadFinderResponse(rsp *http.Response) (*LeadFinderResponse, error) {
 			Count int                             `json:"count"`
 			Leads []Lead                          `json:"leads"`
 			Ok    LeadFinder200JSONResponseBodyOk `json:"ok"`
+
+			// RadiusMiles the radius searched, when one was asked
+			RadiusMiles *float32 `json:"radiusMiles,omitempty"`
+
+			// ResolvedLocation The place that was searched, when a location was given: "City, ST" for a city, "ZIP (City, ST)" for a ZIP code, the state's name for a state.
+			ResolvedLocation *string `json:"resolvedLocation,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -15499,7 +15554,15 @@ func ParseLeadFinderResponse(rsp *http.Response) (*LeadFinderResponse, error) {
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest LeadsError
+		var dest struct {
+			Code  string                          `json:"code"`
+			Error string                          `json:"error"`
+			Field *string                         `json:"field,omitempty"`
+			Ok    LeadFinder400JSONResponseBodyOk `json:"ok"`
+
+			// Suggestions places close to an unknown location, best first (field location only)
+			Suggestions *[]string `json:"suggestions,omitempty"`
+		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -144,7 +144,7 @@ func TestFindLeadsFillsFromTextOnlyWhatVerticalsLeave(t *testing.T) {
 	got, err := find.Handle(context.Background(),
 		app.FindLeadsInput{AccountID: "acc_1", Credential: "tok", Industry: "Plumbers", Location: "Austin, TX", Limit: &limit})
 	require.NoError(t, err)
-	require.Equal(t, []string{"a", "b", "c"}, names(got))
+	require.Equal(t, []string{"a", "b", "c"}, names(got.Found))
 	require.Equal(t, 1, cat.textAsked.Limit)
 	require.Equal(t, []string{"plumbing"}, cat.textAsked.Verticals)
 	require.Contains(t, cat.textAsked.TextTerms, "plumber")

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/allowance"
 	"strings"
 	"time"
+
+	"github.com/bizassist/bizassist/libs/allowance"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
@@ -18,7 +20,14 @@ const (
 	MaxFindLimit     = 50
 	maxKeywords      = 10
 	maxTermLen       = 100
+	MinRadiusMiles   = 1
+	MaxRadiusMiles   = 100
 )
+
+// Places resolves location strings to places (catalog.Gazetteer over the embedded place data).
+type Places interface {
+	Resolve(location string) (catalog.Resolved, error)
+}
 
 // FindLeads is POST /api/lead-finder: one search is one lead_finder use of the caller's plan.
 type FindLeads struct {
@@ -29,6 +38,9 @@ type FindLeads struct {
 	Allowances allowance.Reserver
 	UpgradeURL string
 	Now        func() time.Time
+	// Places resolves the location; nil reads it by shape only (catalog.ParseLocation), for
+	// tests that have no place data.
+	Places Places
 }
 
 // FindLeadsInput is the request as decoded; Limit nil means the default. Credential is the
@@ -40,31 +52,82 @@ type FindLeadsInput struct {
 	Location   string
 	Limit      *int
 	Keywords   []string
+	// RadiusMiles, when set, searches around the resolved city or ZIP code instead of inside it.
+	RadiusMiles *float64
+}
+
+// FindResult is a search's answer: the ranked leads and, when a location was given, the place
+// that was searched in words ("Austin, TX", "78701 (Austin, TX)", "Texas").
+type FindResult struct {
+	Found            []Found
+	ResolvedLocation string
 }
 
 // Handle reserves one lead_finder use, then searches the catalog and appends the found leads to
 // the caller's sheet (new ones emit lead.written). A search that fails or finds nothing gives the
 // use back: a use is a search that delivered leads.
-func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) ([]Found, error) {
+func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) (FindResult, error) {
 	q, err := buildSearch(in)
 	if err != nil {
-		return nil, err
+		return FindResult{}, err
+	}
+	where, err := h.resolve(in, &q)
+	if err != nil {
+		return FindResult{}, err
 	}
 	res, err := allowance.Reserve(ctx, h.Allowances, in.Credential, allowance.Request{Feature: allowance.FeatureLeadFinder, Action: "search", Count: 1},
 		func(l *allowance.LimitReached) error {
 			return limitError(CodeLeadFinderLimit, fmt.Sprintf("the monthly allowance of %d lead searches is used up", l.Limit), l, h.UpgradeURL)
 		})
 	if err != nil {
-		return nil, err
+		return FindResult{}, err
 	}
 	found, err := h.search(ctx, in.AccountID, q)
 	if err != nil || len(found) == 0 {
 		allowance.Release(ctx, h.Allowances, in.Credential, res)
 	}
 	if err != nil {
-		return nil, err
+		return FindResult{}, err
 	}
-	return found, nil
+	return FindResult{Found: found, ResolvedLocation: where}, nil
+}
+
+// resolve reads the location through the gazetteer into q and says which place it is. An unknown
+// place is a 400 naming location with up to three suggestions; a radius needs a city or ZIP code
+// to be centred on.
+func (h FindLeads) resolve(in FindLeadsInput, q *SearchQuery) (string, error) {
+	if in.RadiusMiles != nil {
+		if r := *in.RadiusMiles; !(r >= MinRadiusMiles && r <= MaxRadiusMiles) {
+			return "", apperr.InvalidField("radiusMiles", fmt.Sprintf("must be a number of miles from %d to %d", MinRadiusMiles, MaxRadiusMiles))
+		}
+	}
+	if h.Places == nil {
+		loc, err := catalog.ParseLocation(in.Location)
+		if err != nil {
+			return "", apperr.InvalidField("location", err.Error())
+		}
+		q.Location = loc
+		if in.RadiusMiles != nil {
+			return "", apperr.InvalidField("radiusMiles", "needs place data, which this server has not loaded")
+		}
+		return "", nil
+	}
+	r, err := h.Places.Resolve(in.Location)
+	var unknown *catalog.UnknownPlaceError
+	switch {
+	case errors.As(err, &unknown):
+		return "", apperr.InvalidField("location", unknown.Error()).With("suggestions", unknown.Suggestions)
+	case err != nil:
+		return "", apperr.InvalidField("location", err.Error()).With("suggestions", []string{})
+	}
+	q.Location = r.Location
+	if in.RadiusMiles != nil {
+		if r.Point == nil {
+			return "", apperr.InvalidField("radiusMiles", "needs a city or ZIP code location to search around")
+		}
+		q.Near, q.RadiusMiles = r.Point, *in.RadiusMiles
+	}
+	return r.Name, nil
 }
 
 // search ranks the catalog's matches and appends them to the account's sheet in one transaction.
@@ -110,10 +173,6 @@ func buildSearch(in FindLeadsInput) (SearchQuery, error) {
 	if len(industry) > maxTermLen {
 		return SearchQuery{}, apperr.InvalidField("industry", fmt.Sprintf("must be at most %d characters", maxTermLen))
 	}
-	loc, err := catalog.ParseLocation(in.Location)
-	if err != nil {
-		return SearchQuery{}, apperr.InvalidField("location", err.Error())
-	}
 	limit := DefaultFindLimit
 	if in.Limit != nil {
 		limit = *in.Limit
@@ -135,7 +194,6 @@ func buildSearch(in FindLeadsInput) (SearchQuery, error) {
 	return SearchQuery{
 		Verticals: catalog.MatchVerticals(industry),
 		TextTerms: catalog.TextTerms(industry),
-		Location:  loc,
 		Keywords:  keywords,
 		Limit:     limit,
 	}, nil

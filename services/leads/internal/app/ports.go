@@ -18,6 +18,10 @@ type SearchQuery struct {
 	Location  catalog.Location
 	Keywords  []string
 	Limit     int
+	// Near and RadiusMiles, when Near is set, replace Location's city or ZIP code by the businesses
+	// within RadiusMiles of Near, nearer ones first (catalog.DistanceMiles).
+	Near        *catalog.Point
+	RadiusMiles float64
 }
 
 // Found is a catalog business returned by a search; Rank is its lead-finder score.

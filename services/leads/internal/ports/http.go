@@ -68,6 +68,8 @@ type findRequest struct {
 	Location string   `json:"location"`
 	Limit    *int     `json:"limit"`
 	Keywords []string `json:"keywords"`
+	// RadiusMiles searches around the resolved city or ZIP code (1 to 100).
+	RadiusMiles *float64 `json:"radiusMiles"`
 }
 
 type leadJSON struct {
@@ -90,22 +92,25 @@ func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	found, err := h.App.FindLeads.Handle(r.Context(), app.FindLeadsInput{
+	res, err := h.App.FindLeads.Handle(r.Context(), app.FindLeadsInput{
 		AccountID: c.AccountID, Credential: token, Industry: req.Industry, Location: req.Location, Limit: req.Limit, Keywords: req.Keywords,
+		RadiusMiles: req.RadiusMiles,
 	})
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
 	}
-	leads := make([]leadJSON, len(found))
-	for i, f := range found {
+	leads := make([]leadJSON, len(res.Found))
+	for i, f := range res.Found {
 		leads[i] = leadJSON{BusinessName: f.BusinessName, OwnerName: f.OwnerName, Email: f.Email, Phone: f.Phone,
 			Score: f.Rank, Source: f.Source}
 	}
 	httpx.Respond(w, http.StatusOK, struct {
-		Count int        `json:"count"`
-		Leads []leadJSON `json:"leads"`
-	}{len(leads), leads})
+		Count            int        `json:"count"`
+		Leads            []leadJSON `json:"leads"`
+		ResolvedLocation string     `json:"resolvedLocation,omitempty"`
+		RadiusMiles      *float64   `json:"radiusMiles,omitempty"`
+	}{len(leads), leads, res.ResolvedLocation, req.RadiusMiles})
 }
 
 type qualifyJSON struct {

@@ -129,6 +129,12 @@ func BenchmarkLeadFinderSelective(b *testing.B) {
 	measure(b, s, http.MethodPost, "/api/lead-finder", `{"industry":"plumbers","location":"Austin, TX","limit":10}`)
 }
 
+// BenchmarkLeadFinderRadius: the selective search around Austin's point instead of in the city.
+func BenchmarkLeadFinderRadius(b *testing.B) {
+	s := newBenchServer(b)
+	measure(b, s, http.MethodPost, "/api/lead-finder", `{"industry":"plumbers","location":"Austin TX","radiusMiles":25,"limit":10}`)
+}
+
 func BenchmarkLeadFinderBroadest(b *testing.B) {
 	s := newBenchServer(b)
 	measure(b, s, http.MethodPost, "/api/lead-finder", `{"industry":"restaurants","limit":50}`)

@@ -175,7 +175,8 @@ func TestLeadFinder(t *testing.T) {
 
 	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Austin, TX"})
 	require.Equal(t, 200, r.status, string(r.body))
-	require.ElementsMatch(t, []string{"ok", "count", "leads"}, keys(r.json))
+	require.ElementsMatch(t, []string{"ok", "count", "leads", "resolvedLocation"}, keys(r.json))
+	require.Equal(t, "Austin, TX", r.json["resolvedLocation"])
 	leads := r.json["leads"].([]any)
 	require.EqualValues(t, len(leads), r.json["count"])
 	require.Len(t, leads, 4, "three Austin plumbers, then the hardware store by text")
@@ -237,6 +238,108 @@ func TestLeadFinderRejectsBadInput(t *testing.T) {
 	h.requireError(h.do("POST", "/api/lead-finder", "", map[string]any{"industry": "plumber"}), 401, "unauthenticated", "")
 	h.requireError(h.do("POST", "/api/lead-finder", "not-a-token", map[string]any{"industry": "plumber"}), 401, "invalid_token", "")
 	require.Zero(t, h.analytics.Reserves(), "refused searches reserve no allowance")
+}
+
+// Issue 26 finding 4: places as people write them are resolved through the gazetteer, the reply
+// says which place was searched, and an unknown place is a 400 with suggestions.
+func TestLeadFinderResolvesPlaces(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.21")
+	_, tok := h.newAccount("growth")
+	cases := []struct {
+		location, resolved string
+		count              int
+	}{
+		{"Austin TX", "Austin, TX", 4},
+		{"austin, texas", "Austin, TX", 4},
+		{"Austin, TX, USA", "Austin, TX", 4},
+		{"Austin, TX 78701", "78701 (Austin, TX)", 3},
+		{"78702-1234", "78702 (Austin, TX)", 1},
+		{"AUSTIN", "Austin, TX", 4},
+		{"Dallas Texas", "Dallas, TX", 1},
+		{"New York City", "New York, NY", 0},
+		{"NYC", "New York, NY", 0},
+		{"Saint Louis, MO", "Saint Louis, MO", 0},
+		{"St. Louis", "Saint Louis, MO", 0},
+		{"Washington, D.C.", "Washington, DC", 0},
+		{"LA", "Los Angeles, CA", 0},
+		{"Springfield", "Springfield, IL", 0},
+		{"TX", "Texas", 5},
+	}
+	for _, tc := range cases {
+		r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": tc.location})
+		require.Equal(t, 200, r.status, "%s: %s", tc.location, r.body)
+		require.Equal(t, tc.resolved, r.json["resolvedLocation"], tc.location)
+		require.EqualValues(t, tc.count, r.json["count"], tc.location)
+	}
+
+	reserves := h.analytics.Reserves()
+	for _, loc := range []string{"Atlantis", "Springfeild, IL", "Austin, ZZ", "00000"} {
+		r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": loc})
+		h.requireError(r, 400, "invalid_field", "location")
+		sugg, ok := r.json["suggestions"].([]any)
+		require.True(t, ok, "%s: %s", loc, r.body)
+		require.NotEmpty(t, sugg, loc)
+		require.LessOrEqual(t, len(sugg), 3, loc)
+	}
+	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Atlantis"})
+	require.Contains(t, r.json["suggestions"], "Atlanta, GA")
+	require.Equal(t, reserves, h.analytics.Reserves(), "an unknown place reserves nothing")
+}
+
+// radiusMiles searches around the resolved point, nearer businesses first.
+func TestLeadFinderRadius(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.22")
+	_, tok := h.newAccount("growth")
+	// Distances from ZIP 78701's point: Pflugerville 12.6 mi, Round Rock 18.7, Georgetown 26.6,
+	// San Antonio 74. The San Antonio one has the best gap score (no website), so only distance
+	// can put it last.
+	rows, err := catalogfile.Open(strings.NewReader(`{"id":"r1","name":"Downtown Drains","owner":"Al Moe","email":"al@downtowndrains.com","phone":"512-472-3100","website":"downtowndrains.com","vertical":"plumbing","city":"Austin","state":"TX","zip":"78701","lat":30.2713,"lng":-97.7426,"source":"organic"}
+{"id":"r2","name":"Pflugerville Pipes","owner":"Bea Noe","email":"bea@pflugpipes.com","phone":"512-472-3101","website":"pflugpipes.com","vertical":"plumbing","city":"Pflugerville","state":"TX","zip":"78660","lat":30.4421,"lng":-97.6299,"source":"organic"}
+{"id":"r3","name":"Round Rock Rooter","owner":"Cal Poe","email":"cal@rrrooter.com","phone":"512-472-3102","vertical":"plumbing","city":"Round Rock","state":"TX","zip":"78664","lat":30.5145,"lng":-97.668,"source":"organic"}
+{"id":"r4","name":"Georgetown Plumbing","owner":"Dee Roe","email":"dee@gtplumbing.com","phone":"512-472-3103","website":"gtplumbing.com","vertical":"plumbing","city":"Georgetown","state":"TX","zip":"78626","lat":30.633,"lng":-97.6707,"source":"organic"}
+{"id":"r5","name":"Alamo Plumbing","owner":"Eve Soe","email":"eve@alamoplumbing.net","phone":"210-555-0104","vertical":"plumbing","city":"San Antonio","state":"TX","zip":"78205","lat":29.4237,"lng":-98.4925,"source":"organic"}`), "ndjson")
+	require.NoError(t, err)
+	_, err = service.ImportCatalog(context.Background(), h.pool, rows, func(app.ImportReport) {})
+	require.NoError(t, err)
+
+	names := func(r response) []string {
+		var out []string
+		for _, l := range r.json["leads"].([]any) {
+			out = append(out, l.(map[string]any)["businessName"].(string))
+		}
+		return out
+	}
+	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "78701", "radiusMiles": 20})
+	require.Equal(t, 200, r.status, string(r.body))
+	require.Equal(t, []string{"Downtown Drains", "Pflugerville Pipes", "Round Rock Rooter"}, names(r), "nearest first; the fixtures without coordinates are not placed")
+	require.Equal(t, "78701 (Austin, TX)", r.json["resolvedLocation"])
+	require.EqualValues(t, 20, r.json["radiusMiles"])
+
+	r = h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbing", "location": "Austin TX", "radiusMiles": 100, "limit": 50})
+	require.Equal(t, 200, r.status, string(r.body))
+	got := names(r)
+	require.Len(t, got, 5, "%v", got)
+	require.Equal(t, "Alamo Plumbing", got[4], "the farthest is last whatever its score")
+	require.Equal(t, "Georgetown Plumbing", got[3])
+
+	r = h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbing", "location": "78701", "radiusMiles": 12.5})
+	require.Equal(t, 200, r.status, string(r.body))
+	require.Equal(t, []string{"Downtown Drains"}, names(r)[:1])
+	require.NotContains(t, names(r), "Pflugerville Pipes")
+
+	reserves := h.analytics.Reserves()
+	for _, body := range []map[string]any{
+		{"industry": "plumbers", "location": "Austin, TX", "radiusMiles": 0},
+		{"industry": "plumbers", "location": "Austin, TX", "radiusMiles": 0.5},
+		{"industry": "plumbers", "location": "Austin, TX", "radiusMiles": 101},
+		{"industry": "plumbers", "location": "Texas", "radiusMiles": 10},
+		{"industry": "plumbers", "radiusMiles": 10},
+	} {
+		h.requireError(h.do("POST", "/api/lead-finder", tok, body), 400, "invalid_field", "radiusMiles")
+	}
+	require.Equal(t, reserves, h.analytics.Reserves(), "a refused radius reserves nothing")
 }
 
 func TestLeadQualify(t *testing.T) {

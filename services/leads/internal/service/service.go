@@ -18,6 +18,7 @@ import (
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
+	"github.com/bizassist/bizassist/services/leads/internal/adapters/gazetteerdata"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/rediscache"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
@@ -52,6 +53,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		rt.Close()
 		return nil, err
 	}
+	places, err := gazetteerdata.Load()
+	if err != nil {
+		rt.Close()
+		return nil, fmt.Errorf("place data: %w", err)
+	}
 	cat := postgres.NewCatalog(rt.Reads)
 	sheetStore := postgres.NewSheet(rt.Pool, rt.Reads)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
@@ -59,7 +65,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	allowances := allowance.New(analytics)
 	uow, outbox := pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{} // no use case recovers from a failed unit of work
 	return &Service{Runtime: rt, analytics: analytics, App: app.Application{
-		FindLeads:   app.FindLeads{Catalog: cat, Tx: uow, Sheet: sheetStore, Outbox: outbox, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now},
+		FindLeads:   app.FindLeads{Catalog: cat, Tx: uow, Sheet: sheetStore, Outbox: outbox, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now, Places: places},
 		QualifyLead: app.QualifyLead{Qualifier: q},
 		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: allowances, UpgradeURL: cfg.UpgradeURL},
 		ListSheet:   app.ListSheet{Sheet: sheetStore},

@@ -36,10 +36,23 @@ func filters(q app.SearchQuery, a *args) string {
 	var b strings.Builder
 	b.WriteString(" AND email <> '' AND phone <> ''")
 	switch loc := q.Location; {
+	case q.Near != nil:
+		// A box around the point first (plain comparisons), then the true distance.
+		dLat := q.RadiusMiles / milesPerDegree
+		dLng := q.RadiusMiles / (milesPerDegree * math.Max(0.05, math.Cos(q.Near.Lat*math.Pi/180)))
+		b.WriteString(fmt.Sprintf(" AND lat BETWEEN %s AND %s AND lng BETWEEN %s AND %s AND %s <= %s",
+			a.add(q.Near.Lat-dLat), a.add(q.Near.Lat+dLat), a.add(q.Near.Lng-dLng), a.add(q.Near.Lng+dLng),
+			distanceSQL(q, a), a.add(q.RadiusMiles)))
 	case loc.ZIP != "":
 		b.WriteString(" AND zip = " + a.add(loc.ZIP))
 	case loc.City != "":
-		b.WriteString(" AND lower(city) = " + a.add(strings.ToLower(loc.City)))
+		// One spelling keeps the (vertical, lower(city), quality) index's order; Saint, Fort and
+		// Mount cities also match their abbreviated spellings.
+		if sp := catalog.CitySpellings(loc.City); len(sp) == 1 {
+			b.WriteString(" AND lower(city) = " + a.add(sp[0]))
+		} else {
+			b.WriteString(" AND lower(city) = ANY(" + a.add(sp) + ")")
+		}
 		if loc.State != "" {
 			b.WriteString(" AND state = " + a.add(loc.State))
 		}
@@ -51,6 +64,26 @@ func filters(q app.SearchQuery, a *args) string {
 			a.add(k), a.add("%"+likeEscaper.Replace(k)+"%")))
 	}
 	return b.String()
+}
+
+// milesPerDegree is a degree of latitude in miles.
+const milesPerDegree = 69.0
+
+// distanceSQL is the great-circle distance in miles from q.Near to a business (catalog.DistanceMiles).
+func distanceSQL(q app.SearchQuery, a *args) string {
+	lat, lng := a.add(q.Near.Lat), a.add(q.Near.Lng)
+	return fmt.Sprintf("(%v * 2 * asin(least(1, sqrt(power(sin(radians(lat - %s) / 2), 2) + "+
+		"cos(radians(%s)) * cos(radians(lat)) * power(sin(radians(lng - %s) / 2), 2)))))",
+		catalog.EarthRadiusMiles, lat, lat, lng)
+}
+
+// order is a search's ORDER BY: best quality first, or, around a point, nearest mile first and
+// best quality within a mile.
+func order(q app.SearchQuery, a *args) string {
+	if q.Near == nil {
+		return " ORDER BY quality DESC, id"
+	}
+	return " ORDER BY ceil(" + distanceSQL(q, a) + "), quality DESC, id"
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -80,17 +113,21 @@ func verticalSearchSQL(q app.SearchQuery) (string, args) {
 	limit := a.add(q.Limit)
 	one := func(vertical, sortKeys string) string {
 		return foundColumns + fmt.Sprintf("%d + quality AS rank%s FROM businesses WHERE vertical = %s",
-			catalog.VerticalMatchPoints, sortKeys, a.add(vertical)) + filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + limit
+			catalog.VerticalMatchPoints, sortKeys, a.add(vertical)) + filters(q, &a) + order(q, &a) + " LIMIT " + limit
 	}
 	if len(q.Verticals) == 1 {
 		return one(q.Verticals[0], ""), a
 	}
+	keys, outer := ", quality, id", " ORDER BY quality DESC, id"
+	if q.Near != nil {
+		keys, outer = ", quality, id, ceil("+distanceSQL(q, &a)+") AS mile", " ORDER BY mile, quality DESC, id"
+	}
 	parts := make([]string, len(q.Verticals))
 	for i, v := range q.Verticals {
-		parts[i] = "(" + one(v, ", quality, id") + ")"
+		parts[i] = "(" + one(v, keys) + ")"
 	}
 	return "SELECT name, owner_name, email, phone, source, rank FROM (" + strings.Join(parts, " UNION ALL ") +
-		") best ORDER BY quality DESC, id LIMIT " + limit, a
+		") best" + outer + " LIMIT " + limit, a
 }
 
 func textSearchSQL(q app.SearchQuery) (string, args) {
@@ -100,7 +137,7 @@ func textSearchSQL(q app.SearchQuery) (string, args) {
 	if len(q.Verticals) > 0 {
 		sql += " AND NOT (vertical = ANY(" + a.add(q.Verticals) + "))"
 	}
-	return sql + filters(q, &a) + " ORDER BY quality DESC, id LIMIT " + a.add(q.Limit), a
+	return sql + filters(q, &a) + order(q, &a) + " LIMIT " + a.add(q.Limit), a
 }
 
 // anyPhrase writes terms as a websearch query matching any one of them as a phrase.

@@ -58,3 +58,10 @@ func TestStateCode(t *testing.T) {
 	_, ok = catalog.StateCode("Ontario")
 	require.False(t, ok)
 }
+
+func TestCitySpellings(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"austin"}, catalog.CitySpellings("Austin"))
+	require.Equal(t, []string{"saint louis", "st. louis", "st louis"}, catalog.CitySpellings("Saint Louis"))
+	require.Equal(t, []string{"fort worth", "ft. worth", "ft worth"}, catalog.CitySpellings("Fort Worth"))
+}

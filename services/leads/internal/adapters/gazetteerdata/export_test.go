@@ -1,0 +1,5 @@
+package gazetteerdata
+
+import "testing"
+
+func Raw(testing.TB) string { return data }
