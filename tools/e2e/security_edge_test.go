@@ -31,8 +31,8 @@ func routeTable(t *testing.T, s *Stack) routegen.Table {
 }
 
 // slowPost opens a TLS connection from sourceIP and sends a POST that declares a large body and
-// then sends one byte of it: a slow client that would hold the connection as long as the
-// ingress lets it.
+// then trickles it, a byte every 2 s (within the ingress's 10 s body timeout): a slow client that
+// holds the connection as long as the test lets it, however long the others take to open.
 func slowPost(t *testing.T, s *Stack, sourceIP string) net.Conn {
 	t.Helper()
 	tr, err := devenv.Transport(s.CACert, "")
@@ -48,6 +48,15 @@ func slowPost(t *testing.T, s *Stack, sourceIP string) net.Conn {
 	t.Cleanup(func() { _ = conn.Close() })
 	_, err = fmt.Fprintf(conn, "POST /api/ext-webhook HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", u.Host)
 	require.NoError(t, err)
+	go func() {
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for range tick.C {
+			if _, err := conn.Write([]byte(" ")); err != nil {
+				return // closed by the test or the ingress
+			}
+		}
+	}()
 	return conn
 }
 
