@@ -4,6 +4,7 @@
 package phone
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -70,4 +71,20 @@ func numberOf(num *phonenumbers.PhoneNumber) Number {
 		Extension: num.GetExtension(),
 		Region:    phonenumbers.GetRegionCodeForNumber(num),
 	}
+}
+
+// RegionHints are the regions an inbound lead's extra fields say its national numbers are from,
+// in order: its "country", then the country of its "address" (a nested object, kept as JSON:
+// {"country": "DE"} or {"countryCode": "DE"}). Values that are not region codes are dropped by
+// Parse.
+func RegionHints(extras map[string]string) []string {
+	hints := []string{extras["country"]}
+	var address struct {
+		Country     string `json:"country"`
+		CountryCode string `json:"countryCode"`
+	}
+	if raw := extras["address"]; raw != "" && json.Unmarshal([]byte(raw), &address) == nil {
+		hints = append(hints, address.Country, address.CountryCode)
+	}
+	return hints
 }

@@ -87,3 +87,15 @@ func TestParseAcrossCountries(t *testing.T) {
 		}
 	}
 }
+
+// A lead's address says where its national number is from when it has no "country" field.
+func TestRegionHintsReadTheAddressCountry(t *testing.T) {
+	extras := map[string]string{"address": `{"city":"Berlin","country":"DE"}`}
+	require.Equal(t, []string{"", "DE", ""}, phone.RegionHints(extras))
+	n, err := phone.Parse("030 1234567", phone.RegionHints(extras)...)
+	require.NoError(t, err)
+	require.Equal(t, "+49301234567", n.E164)
+	_, err = phone.Parse("030 1234567", phone.RegionHints(map[string]string{"address": `{"city":"Austin"}`})...)
+	require.ErrorIs(t, err, phone.ErrInvalid, "no hint: a German national number is not a US one")
+	require.Equal(t, []string{"GB"}, phone.RegionHints(map[string]string{"country": "GB", "address": "not json"}))
+}

@@ -103,13 +103,14 @@ type InboundResult struct {
 type FieldWarning struct{ Field, Message string }
 
 // fieldWarnings says what a sender should know about an accepted record: a phone no country's
-// plan reads (with its "country" extra, then US) is kept as given, not as a number.
+// plan reads (with its "country" extra or its address's country, then US) is kept as given, not
+// as a number.
 func fieldWarnings(rec InboundRecord) []FieldWarning {
 	p := rec.Fields["phone"]
 	if p == "" {
 		return nil
 	}
-	if _, err := phone.Parse(p, rec.Extras["country"]); err != nil {
+	if _, err := phone.Parse(p, phone.RegionHints(rec.Extras)...); err != nil {
 		return []FieldWarning{{Field: "phone", Message: "phone " + err.Error() +
 			" (give it with its country code, or a \"country\" field); kept as given"}}
 	}
@@ -182,7 +183,7 @@ func leadFields(f, extras map[string]string) map[string]string {
 	put("source", strings.TrimSpace(f["source"]))
 	put("notes", strings.TrimSpace(f["notes"]))
 	if p := strings.TrimSpace(f["phone"]); p != "" {
-		if n, err := phone.Parse(p, extras["country"]); err == nil {
+		if n, err := phone.Parse(p, phone.RegionHints(extras)...); err == nil {
 			p = n.E164
 			if n.Extension != "" {
 				p += ";ext=" + n.Extension

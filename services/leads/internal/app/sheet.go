@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/bizassist/bizassist/libs/phone"
 	"log/slog"
 	"strconv"
 	"time"
@@ -93,8 +94,8 @@ type InboundLeadCommand struct {
 func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) error {
 	in := sheet.LeadInput{
 		Name: cmd.Name, Email: cmd.Email, Phone: cmd.Phone, Source: cmd.Source, Notes: cmd.Notes, Extras: cmd.Extras,
-		// A sender's "country" extra says where a national number is from.
-		Regions: []string{cmd.Extras["country"]},
+		// A sender's "country" extra, or its address's, says where a national number is from.
+		Regions: phone.RegionHints(cmd.Extras),
 	}
 	fresh := in
 	if fresh.Source == "" {
