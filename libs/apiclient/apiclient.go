@@ -169,21 +169,6 @@ func (e *Error) Kind() apperr.Kind { return httpx.KindOf(e.Status) }
 // Decode reads the answer's body into dst (the fields of a refusal that a caller knows).
 func (e *Error) Decode(dst any) error { return json.Unmarshal(e.Body, dst) }
 
-// App is the refusal as this service's own error, to pass on what the callee said as it said it.
-func (e *Error) App() *apperr.Error {
-	ae := &apperr.Error{Kind: e.Kind(), Code: e.Code, Message: e.Message, Field: e.Field, Err: e}
-	if ae.Code == "" {
-		ae.Code = apperr.CodeInternal
-	}
-	if e.UpgradeURL != "" {
-		ae = ae.With("upgradeUrl", e.UpgradeURL)
-	}
-	if e.RetryAfter > 0 {
-		ae = ae.With("retryAfter", e.RetryAfter)
-	}
-	return ae
-}
-
 func (c *Client) refusal(resp *http.Response, body []byte) *Error {
 	var env struct {
 		Error      string `json:"error"`

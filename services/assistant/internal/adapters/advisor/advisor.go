@@ -221,66 +221,40 @@ func (ad *Advisor) inform(turn domain.Turn, profile domain.Profile, a *answer) {
 	}
 }
 
-// recall answers what the owner told us in this session.
+// recall answers what the owner told us in this session: one fact when asked for one, else all.
 func (ad *Advisor) recall(ask string, p domain.Profile, a *answer) {
-	unknown := func(what string) {
-		a.say("You haven't told me %s in this conversation yet. ", what)
+	facts := []struct{ ask, value, unknown, said, told string }{
+		{"name", p.Name, "your name", "Your name is %s.", "your name is %s"},
+		{"business", p.Business, "what your business is called", "Your business is called %s.", "your business is called %s"},
+		{"industry", p.Industry, "your industry", "Your industry is %s.", "your industry is %s"},
+		{"city", p.City, "where you are based", "You are based in %s.", "you are based in %s"},
+		{"goals", strings.Join(p.Goals, "; "), "your goals", "Your goals: %s.", "your goals are: %s"},
 	}
-	switch ask {
-	case "name":
-		if p.Name == "" {
-			unknown("your name")
-			a.say("Tell me (\"my name is ...\") and I'll remember it.")
+	for _, f := range facts {
+		switch {
+		case f.ask != ask:
+		case f.value == "":
+			a.say("You haven't told me %s in this conversation yet. ", f.unknown)
+			if ask == "name" {
+				a.say("Tell me (\"my name is ...\") and I'll remember it.")
+			}
+			return
+		default:
+			a.say(f.said, f.value)
 			return
 		}
-		a.say("Your name is %s.", p.Name)
-	case "business":
-		if p.Business == "" {
-			unknown("what your business is called")
-			return
-		}
-		a.say("Your business is called %s.", p.Business)
-	case "industry":
-		if p.Industry == "" {
-			unknown("your industry")
-			return
-		}
-		a.say("Your industry is %s.", p.Industry)
-	case "city":
-		if p.City == "" {
-			unknown("where you are based")
-			return
-		}
-		a.say("You are based in %s.", p.City)
-	case "goals":
-		if len(p.Goals) == 0 {
-			unknown("your goals")
-			return
-		}
-		a.say("Your goals: %s.", strings.Join(p.Goals, "; "))
-	default:
-		if p.IsZero() {
-			a.say("You haven't told me about yourself in this conversation yet. Tell me your name, your business, its industry and city, and your goals, and I'll use them.")
-			return
-		}
-		var parts []string
-		if p.Name != "" {
-			parts = append(parts, "your name is "+p.Name)
-		}
-		if p.Business != "" {
-			parts = append(parts, "your business is called "+p.Business)
-		}
-		if p.Industry != "" {
-			parts = append(parts, "your industry is "+p.Industry)
-		}
-		if p.City != "" {
-			parts = append(parts, "you are based in "+p.City)
-		}
-		if len(p.Goals) > 0 {
-			parts = append(parts, "your goals are: "+strings.Join(p.Goals, "; "))
-		}
-		a.say("You told me that %s.", joinAnd(parts))
 	}
+	if p.IsZero() {
+		a.say("You haven't told me about yourself in this conversation yet. Tell me your name, your business, its industry and city, and your goals, and I'll use them.")
+		return
+	}
+	var parts []string
+	for _, f := range facts {
+		if f.value != "" {
+			parts = append(parts, fmt.Sprintf(f.told, f.value))
+		}
+	}
+	a.say("You told me that %s.", joinAnd(parts))
 }
 
 // leadDetail answers "the top 3" and "which is best?" from the last search, without searching
