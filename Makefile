@@ -67,17 +67,21 @@ deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed 
 REPLICAS ?= 1
 REDIS ?=
 PG_REPLICA ?=
+# make up MONITORING=1 adds Prometheus (127.0.0.1:9090) and Alertmanager (127.0.0.1:9093) with the
+# chart's own rules, scraping every process (tools/devstack/monitoring.go).
+MONITORING ?=
 scale_up = $(if $(filter cluster,$(REDIS)),tools/devstack/redis-cluster.sh up;) $(if $(filter 1,$(PG_REPLICA)),tools/devstack/pg-replica.sh up;)
 scale_down = if [ -d .devstack/redis-cluster ]; then tools/devstack/redis-cluster.sh down; fi; \
 	if [ -d .devstack/pg-replica ]; then tools/devstack/pg-replica.sh down; fi
 
 .PHONY: up
 up: export DEVSTACK_REPLICAS = $(REPLICAS)
-up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: two processes per service; REDIS=cluster, PG_REPLICA=1: the scale-out shape); writes .devstack/env
-	@$(scale_up) export DEVSTACK_REDIS=$(REDIS) DEVSTACK_PG_REPLICA=$(PG_REPLICA); $(devstack) up
+up: ## Build and (re)start the stack behind https://127.0.0.1:8443 (REPLICAS=2: two processes per service; REDIS=cluster, PG_REPLICA=1: the scale-out shape; MONITORING=1: Prometheus and Alertmanager); writes .devstack/env
+	@$(scale_up) export DEVSTACK_REDIS=$(REDIS) DEVSTACK_PG_REPLICA=$(PG_REPLICA) DEVSTACK_MONITORING=$(MONITORING); $(devstack) up
 
 .PHONY: up-plan
 up-plan: export DEVSTACK_REPLICAS = $(REPLICAS)
+up-plan: export DEVSTACK_MONITORING = $(MONITORING)
 up-plan: ## What make up would run: services, ports, helpers, seeds, each environment and its sources; changes nothing
 	@go run ./tools/devstack up -dry-run
 

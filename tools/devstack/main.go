@@ -168,6 +168,10 @@ func upOptionsFromEnv() (upOptions, error) {
 	default:
 		return opt, fmt.Errorf("PG_REPLICA=%q: want 1, or nothing for the primary alone", v)
 	}
+	var err error
+	if opt.monitoring, err = monitoringOptionsFromEnv(); err != nil {
+		return opt, err
+	}
 	for _, svc := range strings.Fields(os.Getenv("DEVSTACK_SKIP")) {
 		opt.skip[svc] = true
 	}

@@ -27,6 +27,7 @@ type upOptions struct {
 	replicas     int             // DEVSTACK_REPLICAS: processes per service behind the ingress
 	path, home   string          // passed on to every process
 	shape        shape
+	monitoring   monitoringOptions
 }
 
 // service is one service of the stack as make up plans it.
@@ -86,9 +87,10 @@ type helper struct{ name, command string }
 
 // plan is what make up is about to do, worked out before anything is stopped.
 type plan struct {
-	running []*service
-	absent  []string // services with a port but nothing built
-	shape   shape
+	running    []*service
+	absent     []string // services with a port but nothing built
+	shape      shape
+	monitoring bool // Prometheus and Alertmanager beside the services
 }
 
 // replicas is how many processes each service runs.
@@ -136,6 +138,12 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 	if err != nil {
 		return err
 	}
+	var monitoringBins string
+	if opt.monitoring.on {
+		if monitoringBins, err = s.prepareMonitoring(ctx, p, opt.monitoring); err != nil {
+			return err
+		}
+	}
 	if err := s.buildAndSwap(ctx, p, present); err != nil {
 		return err
 	}
@@ -145,6 +153,11 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 	}
 	if err := s.startServices(ctx, p, opt.readyTimeout); err != nil {
 		return err
+	}
+	if opt.monitoring.on {
+		if err := s.startMonitoring(ctx, monitoringBins); err != nil {
+			return err
+		}
 	}
 	if err := s.seed(ctx, p, secrets); err != nil {
 		return err
@@ -329,7 +342,7 @@ func (s *stack) makePlan(c *chart, present []string, secrets map[string]string, 
 		}
 		isPresent[svc] = true
 	}
-	p := &plan{shape: opt.shape}
+	p := &plan{shape: opt.shape, monitoring: opt.monitoring.on}
 	for _, name := range c.serviceNames() {
 		if !isPresent[name] {
 			p.absent = append(p.absent, name)
@@ -448,6 +461,9 @@ func (s *stack) printPlan(c *chart, present []string, opt upOptions) error {
 	}
 	if len(p.absent) > 0 {
 		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: %s", strings.Join(p.absent, " "))
+	}
+	if p.monitoring {
+		s.say("monitoring: Prometheus on 127.0.0.1:%d scraping every process above every %s, the chart's rules (helm template); Alertmanager on 127.0.0.1:%d", prometheusPort, scrapeInterval, alertmanagerPort)
 	}
 	return nil
 }
@@ -728,6 +744,10 @@ func (s *stack) stackEnv(p *plan, secrets map[string]string) ([]kv, error) {
 		{"REPLICAS", strconv.Itoa(p.replicas())},
 	}
 	lines = append(lines, p.shape.stackEnv()...)
+	if p.monitoring {
+		lines = append(lines, kv{"PROMETHEUS_URL", fmt.Sprintf("http://127.0.0.1:%d", prometheusPort)},
+			kv{"ALERTMANAGER_URL", fmt.Sprintf("http://127.0.0.1:%d", alertmanagerPort)})
+	}
 	seeded, err := readKV(filepath.Join(s.state, "seed.env"))
 	if err != nil {
 		return nil, err

@@ -9,20 +9,22 @@ import (
 	"time"
 )
 
-// fault is one scenario of the suite: id for -only, name for the table.
+// fault is one scenario of the suite: id for -only, name for the table, and the alerts of the
+// chart's rules that must become active while it lasts (and resolve after it).
 type fault struct {
 	id, name string
 	run      func(ctx context.Context, s *suite) result
+	alerts   []string
 }
 
 var faults = []fault{
-	{"duplicate", "same event x10 at once", sameEventTenTimes},
-	{"redis-down", "redis down 20s", redisDown},
-	{"redis-empty", "redis empty, consumers paused", redisEmptyWhilePaused},
-	{"pg-restart", "postgres restart", postgresRestart},
-	{"rolling-restart", "SIGTERM each of 2 replicas", rollingRestart},
-	{"receiver-down", "receiver down 15s", receiverDown},
-	{"kill-9", "kill -9 integrations", killIntegrations},
+	{"duplicate", "same event x10 at once", sameEventTenTimes, nil},
+	{"redis-down", "redis down 20s", redisDown, []string{firedAlert}},
+	{"redis-empty", "redis empty, consumers paused", redisEmptyWhilePaused, nil},
+	{"pg-restart", "postgres restart", postgresRestart, []string{"BizassistHighErrorRate", "BizassistSLOBurnRatePage"}},
+	{"rolling-restart", "SIGTERM each of 2 replicas", rollingRestart, []string{"BizassistTargetDown"}},
+	{"receiver-down", "receiver down 15s", receiverDown, []string{"BizassistWebhookDeliveryFailures"}},
+	{"kill-9", "kill -9 integrations", killIntegrations, []string{"BizassistTargetDown", "BizassistWebhookDeliveriesStuck"}},
 }
 
 func faultNames() []string {
@@ -336,9 +338,12 @@ func killIntegrations(ctx context.Context, s *suite) result {
 	for s.hooks.deliveredCount(t.acked) < 5 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
+	killed := time.Now()
 	if err := s.signal(syscall.SIGKILL, replicas, replicas+".2"); err != nil {
 		res.fail("%v", err)
 	}
+	// Down long enough to be scraped as down (a platform restarts a killed pod no faster).
+	s.mon.waitRaised(ctx, []string{"BizassistTargetDown"}, killed, 20*time.Second)
 	s.hooks.setDelay(0)
 	for _, name := range []string{replicas, replicas + ".2"} {
 		if err := s.restart(ctx, name); err != nil {

@@ -2,7 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,10 +71,92 @@ func TestTableAndTally(t *testing.T) {
 	var out bytes.Buffer
 	bad := result{fault: "pg", acked: 3, lost: 1, errors: tl.errors, recovery: 1234 * time.Millisecond}
 	bad.fail("1 acknowledged event not delivered")
-	printTable(&out, []result{{fault: "dup", acked: 1, recovery: -1}, bad})
-	require.Equal(t, `fault  acknowledged  lost  errors by status  recovery  result
-dup    1             0     none              -         ok
-pg     3             1     503×2 conn×1      1.2s      FAILED
+	printTable(&out, []result{{fault: "dup", acked: 1, recovery: -1}, bad, {fault: "panels", recovery: -1, summary: "3 panel queries"}}, newMonitor())
+	require.Equal(t, `fault   acknowledged  lost  errors by status  recovery  alerts           result
+dup     1             0     none              -         none             ok
+pg      3             1     503×2 conn×1      1.2s      none             FAILED
+panels  0             0     none              -         3 panel queries  ok
   pg: 1 acknowledged event not delivered
 `, out.String())
+}
+
+func TestAlertColumn(t *testing.T) {
+	m := newMonitor()
+	end := time.Now()
+	r := result{
+		want: []string{"BizassistTargetDown", "BizassistHighErrorRate", "BizassistRateLimitFallback"},
+		end:  end,
+		raised: []*episode{
+			{name: "BizassistTargetDown", from: end.Add(-time.Minute), to: end.Add(5 * time.Second)},
+			{name: "BizassistTargetDown", from: end.Add(-30 * time.Second), to: end.Add(9 * time.Second)},
+			{name: "BizassistRateLimitFallback", from: end.Add(-time.Minute), firing: true},
+			{name: "BizassistOutboxRelayFailing", from: end},
+		},
+	}
+	require.Equal(t, "TargetDown pending, resolved +9s; HighErrorRate not raised; RateLimitFallback firing, unresolved; also OutboxRelayFailing", r.alertText(m))
+
+	// What Alertmanager's webhook sends (the fields read; it sends more).
+	rec := httptest.NewRecorder()
+	m.receive(rec, httptest.NewRequest(http.MethodPost, "/alerts", strings.NewReader(
+		`{"version":"4","status":"firing","alerts":[{"status":"firing","labels":{"alertname":"BizassistRateLimitFallback","service":"leads"}}]}`)))
+	require.Equal(t, http.StatusNoContent, rec.Code)
+	require.True(t, m.wasNotified("BizassistRateLimitFallback", "firing"))
+	require.False(t, m.wasNotified("BizassistRateLimitFallback", "resolved"))
+	require.Contains(t, r.alertText(m), "RateLimitFallback firing, notified, unresolved")
+}
+
+// TestMonitorEpisodes polls a Prometheus alerts API that answers as the real one does while an
+// alert goes pending, firing and away: one episode, firing, ended at the third poll.
+func TestMonitorEpisodes(t *testing.T) {
+	answers := []string{
+		`[{"labels":{"alertname":"BizassistTargetDown","service":"leads","severity":"warning"},"state":"pending","activeAt":"2026-11-27T01:00:00Z","value":"1e+00"}]`,
+		`[{"labels":{"alertname":"BizassistTargetDown","service":"leads","severity":"warning"},"state":"firing","activeAt":"2026-11-27T01:00:00Z","value":"1e+00"}]`,
+		`[]`,
+	}
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.Equal(t, "/api/v1/alerts", r.URL.Path)
+		_, _ = fmt.Fprintf(w, `{"status":"success","data":{"alerts":%s}}`, answers[min(n, len(answers)-1)])
+		n++
+	}))
+	defer srv.Close()
+	m := newMonitor()
+	require.NoError(t, m.connect(srv.URL))
+	for range answers {
+		m.poll(context.Background())
+		require.NoError(t, m.pollErr)
+	}
+	require.Len(t, m.all, 1)
+	e := m.all[0]
+	require.Equal(t, "BizassistTargetDown{service=leads}", e.String())
+	require.True(t, e.firing)
+	require.False(t, e.to.IsZero())
+	require.Equal(t, time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC), e.from.UTC())
+	require.Empty(t, m.active())
+	require.Len(t, m.raisedBetween(e.from, e.from), 1)
+}
+
+func TestDashboardVariables(t *testing.T) {
+	vars := map[string]string{"namespace": "bizassist", "job": "(bizassist-leads|bizassist-identity)", "__rate_interval": rateInterval}
+	require.Equal(t,
+		`sum(rate(x{namespace=~"bizassist", job=~"(bizassist-leads|bizassist-identity)", pod=~"$pod"}[1m]))`,
+		substitute(`sum(rate(x{namespace=~"$namespace", job=~"${job}", pod=~"$pod"}[$__rate_interval]))`, vars))
+	m := labelValuesRE.FindStringSubmatch(`label_values(bizassist_http_requests_total{namespace="$namespace"}, job)`)
+	require.Equal(t, []string{`bizassist_http_requests_total{namespace="$namespace"}`, "job"}, m[1:])
+
+	path := filepath.Join(t.TempDir(), "rules.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`groups:
+  - name: a
+    rules:
+      - record: r:a
+        expr: vector(1)
+        labels: {slo: auth, sli: latency}
+      - record: r:b
+        expr: vector(1)
+      - alert: A
+        expr: vector(1)
+`), 0o644))
+	sels, err := recordingRules(path)
+	require.NoError(t, err)
+	require.Equal(t, []string{`r:a{sli="latency",slo="auth"}`, `r:b{}`}, sels)
 }

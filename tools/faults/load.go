@@ -21,7 +21,10 @@ type stackClient struct {
 	base      string
 	extSecret string
 	api       webhook.API
-	seq       atomic.Int64
+	// client is the growth account from an address the per-IP limit applies to, as any client's:
+	// its requests go through the rate limiter, the rest of the load's do not.
+	client webhook.API
+	seq    atomic.Int64
 	runID     string
 }
 
@@ -53,8 +56,8 @@ func (c *stackClient) inbound(ctx context.Context, email, id string) (outcome, b
 }
 
 // read is one authenticated read: the account's subscriptions (integrations, PostgreSQL).
-func (c *stackClient) read(ctx context.Context) outcome {
-	err := c.api.Do(ctx, http.MethodGet, "/api/ext-webhook/subscriptions", nil, nil)
+func (c *stackClient) read(ctx context.Context, api webhook.API) outcome {
+	err := api.Do(ctx, http.MethodGet, "/api/ext-webhook/subscriptions", nil, nil)
 	o := outcome{status: "200", at: time.Now()}
 	if err != nil {
 		o.status = statusOf(err)
@@ -117,10 +120,12 @@ func errorsText(errs map[string]int) string {
 }
 
 // loadRate is the bounded loopback load each fault runs under: inbound events and reads per
-// second each, at most maxInFlight requests waiting.
+// second each, at most maxInFlight requests waiting; one read in clientEvery is the rate-limited
+// client's (one every two seconds: half the per-IP limit).
 const (
 	loadRate    = 20
 	maxInFlight = 64
+	clientEvery = 40
 )
 
 // runLoad sends loadRate inbound events and loadRate reads per second until ctx ends, and
@@ -147,7 +152,7 @@ func runLoad(ctx context.Context, c *stackClient, t *tally, withReads bool) {
 			fn(rctx)
 		}()
 	}
-	for {
+	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():
 			return
@@ -162,7 +167,60 @@ func runLoad(ctx context.Context, c *stackClient, t *tally, withReads bool) {
 			t.record(o, email)
 		})
 		if withReads {
-			send(func(ctx context.Context) { t.record(c.read(ctx), "") })
+			api := c.api
+			if n%clientEvery == 0 {
+				api = c.client
+			}
+			send(func(ctx context.Context) { t.record(c.read(ctx, api), "") })
+		}
+	}
+}
+
+// mixedCall is one authenticated request of the normal mix and the status it must get (0: 200).
+type mixedCall struct {
+	method, path string
+	body         any
+	want         int
+}
+
+// normalMix reaches every route group the SLOs and dashboards cover, as the full-stack demo
+// account (no plan limit), next to the inbound events and reads of runLoad.
+var normalMix = []mixedCall{
+	{http.MethodPost, "/api/auth", map[string]string{"action": "verify"}, 0},
+	{http.MethodPost, "/api/lead-finder", map[string]any{"industry": "plumbers", "location": "Austin, TX", "limit": 10}, 0},
+	// Clients make mistakes: a place the gazetteer does not know is a 400 that names it.
+	{http.MethodPost, "/api/lead-finder", map[string]any{"industry": "plumbers", "location": "Atlantis, ZZ"}, http.StatusBadRequest},
+	{http.MethodGet, "/api/scout-stats", nil, 0},
+	{http.MethodPost, "/api/chat", map[string]string{"message": "How is my health score?"}, 0},
+	{http.MethodGet, "/api/agent-brain-public-feed", nil, 0},
+	{http.MethodPost, "/api/log-usage", map[string]any{"feature": "chat", "action": "send_message", "meta": map[string]string{"source": "faults"}}, 0},
+	{http.MethodGet, "/api/health-score", nil, 0},
+	{http.MethodGet, "/api/churn-predict", nil, 0},
+	{http.MethodGet, "/api/pql-check", nil, 0},
+}
+
+// runMixedLoad sends normalMix round after round, one round a second, until ctx ends.
+func runMixedLoad(ctx context.Context, api webhook.API, t *tally) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		for _, call := range normalMix {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+			err := api.Do(rctx, call.method, call.path, call.body, nil)
+			cancel()
+			o := outcome{status: "200", at: time.Now()}
+			if err != nil {
+				o.status = statusOf(err)
+			}
+			if call.want != 0 && o.status == strconv.Itoa(call.want) {
+				o.status = "200" // the answer it must get
+			}
+			t.record(o, "")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
 		}
 	}
 }

@@ -22,7 +22,7 @@ import (
 )
 
 // suiteBound bounds the whole run, the stack's start and clean-up included.
-const suiteBound = 12 * time.Minute
+const suiteBound = 22 * time.Minute
 
 func main() {
 	only := flag.String("only", "", "comma-separated faults to run (default: all): "+strings.Join(faultNames(), ","))
@@ -54,20 +54,26 @@ func runSuite(only string, pgPort, redisPort int) error {
 	if err := s.start(ctx); err != nil {
 		return err
 	}
-	var results []result
+	s.say("quiet run: %s of normal load, which must raise no alert", quietRun)
+	results := []result{s.quietRun(ctx)}
 	for _, f := range selected {
-		s.say("fault: %s", f.name)
+		s.say("fault: %s (alerts: %s)", f.name, orNone(f.alerts))
 		started := time.Now()
 		res := f.run(ctx, s)
 		res.fault = f.name
+		s.alertChecks(ctx, &res, f.alerts, started)
 		s.note("%s in %s: %s", f.name, time.Since(started).Round(time.Second), res.verdict())
 		results = append(results, res)
 		if ctx.Err() != nil {
 			break
 		}
 	}
+	s.say("waiting for every alert raised to resolve (at most %s, under normal load)", alertResolveBound)
+	s.settleAlerts(ctx, results)
+	s.say("every dashboard panel and SLO recording rule over the run")
+	results = append(results, s.dashboardsReturnData(ctx))
 	fmt.Println()
-	printTable(os.Stdout, results)
+	printTable(os.Stdout, results, s.mon)
 	for _, r := range results {
 		if len(r.problems) > 0 {
 			return fmt.Errorf("%d of %d faults broke a promise (above)", countFailed(results), len(results))

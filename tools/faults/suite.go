@@ -19,6 +19,14 @@ import (
 	"github.com/bizassist/bizassist/tools/internal/webhook"
 )
 
+// Where the rate-limited clients dial from: not the bench address, which the per-IP limit
+// exempts, nor one of the e2e suites'. clientSourceIP is the load's; overLimitSourceIP the quiet
+// run's client that goes over its limit.
+const (
+	clientSourceIP    = "127.0.0.31"
+	overLimitSourceIP = "127.0.0.32"
+)
+
 // suite is one run: the checkout, the private instances, the stack's client and the receiver.
 type suite struct {
 	root, dir string // the checkout; root/.devstack/faults
@@ -28,6 +36,16 @@ type suite struct {
 	c         *stackClient
 	hooks     *hooks
 	receiver  *webhook.Receiver
+	// mon watches the stack's Prometheus (make up MONITORING=1) for the whole run; full is the
+	// full-stack demo account's API, for the normal mix of requests.
+	extraEnv    []string // what make up gets besides the instances' ports
+	mon         *monitor
+	stopWatch   context.CancelFunc
+	closeAlerts func()
+	full        webhook.API
+	// overLimitClient is the growth account from overLimitSourceIP.
+	overLimitClient webhook.API
+	started     time.Time
 }
 
 func newSuite(pgPort, redisPort int) (*suite, error) {
@@ -53,14 +71,18 @@ func (s *suite) note(format string, args ...any) { fmt.Printf("    "+format+"\n"
 
 // stackEnv is the environment that points the stack's tools at the private instances.
 func (s *suite) stackEnv() []string {
-	return append(os.Environ(), "DEVSTACK_PG_PORT="+strconv.Itoa(s.pg.port), "DEVSTACK_REDIS_PORT="+strconv.Itoa(s.redis.port))
+	env := append(os.Environ(), "DEVSTACK_PG_PORT="+strconv.Itoa(s.pg.port), "DEVSTACK_REDIS_PORT="+strconv.Itoa(s.redis.port))
+	return append(env, s.extraEnv...)
 }
 
 // start makes fresh private instances, runs make up REPLICAS=2 on them, signs in as the growth
 // demo account and subscribes the receiver for new_lead.
 func (s *suite) start(ctx context.Context) error {
-	if err := os.RemoveAll(s.dir); err != nil {
-		return err
+	// Prometheus starts empty too: alerts and windows see only this run.
+	for _, dir := range []string{s.dir, filepath.Join(s.root, ".devstack", "monitoring")} {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
 	}
 	s.say("private PostgreSQL on 127.0.0.1:%d and Redis on 127.0.0.1:%d (%s)", s.pg.port, s.redis.port, s.dir)
 	if err := s.pg.create(ctx); err != nil {
@@ -72,14 +94,28 @@ func (s *suite) start(ctx context.Context) error {
 	if err := s.redis.start(ctx); err != nil {
 		return err
 	}
-	s.say("make up REPLICAS=2 on them (log: %s)", filepath.Join(s.dir, "up.log"))
-	if err := s.make(ctx, "up.log", "up", "REPLICAS=2"); err != nil {
+	s.mon = newMonitor()
+	alertURL, closeAlerts, err := s.mon.serveReceiver()
+	if err != nil {
 		return err
 	}
+	s.closeAlerts = closeAlerts
+	s.say("make up REPLICAS=2 MONITORING=1 on them, Alertmanager to %s, %s after %s (log: %s)", alertURL, firedAlert, firedAlertFor, filepath.Join(s.dir, "up.log"))
+	s.extraEnv = []string{"DEVSTACK_ALERT_WEBHOOK=" + alertURL, "DEVSTACK_ALERT_FOR=" + firedAlert + "=" + firedAlertFor}
+	if err := s.make(ctx, "up.log", "up", "REPLICAS=2", "MONITORING=1"); err != nil {
+		return err
+	}
+	s.started = time.Now()
 	env, err := devenv.Load(filepath.Join(s.root, ".devstack", "env"))
 	if err != nil {
 		return err
 	}
+	if err := s.mon.connect(env["PROMETHEUS_URL"]); err != nil {
+		return err
+	}
+	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopWatch = stopWatch
+	go s.mon.watch(wctx)
 	// The bench source address is exempt from the per-IP API limit, so the load is never 429.
 	tr, err := devenv.Transport(env["CA_CERT"], env["BENCH_SOURCE_IP"])
 	if err != nil {
@@ -92,6 +128,18 @@ func (s *suite) start(ctx context.Context) error {
 	}
 	s.c = &stackClient{hc: hc, base: env["BASE_URL"], extSecret: env["EXT_SECRET"], runID: s.runID,
 		api: webhook.API{HC: hc, Base: env["BASE_URL"], Token: token}}
+	for ip, api := range map[string]*webhook.API{clientSourceIP: &s.c.client, overLimitSourceIP: &s.overLimitClient} {
+		tr, err := devenv.Transport(env["CA_CERT"], ip)
+		if err != nil {
+			return err
+		}
+		*api = webhook.API{HC: &http.Client{Transport: tr, Timeout: 15 * time.Second}, Base: env["BASE_URL"], Token: token}
+	}
+	fullToken, err := login(ctx, hc, env["BASE_URL"], env["DEMO_FULL_STACK_EMAIL"], env["DEMO_PASSWORD"])
+	if err != nil {
+		return err
+	}
+	s.full = webhook.API{HC: hc, Base: env["BASE_URL"], Token: fullToken}
 	if s.receiver, err = webhook.NewReceiver("127.0.0.1:0", s.hooks.handle); err != nil {
 		return err
 	}
@@ -128,6 +176,12 @@ func (s *suite) cleanup() {
 	s.say("stopping the stack (make down) and the private PostgreSQL and Redis")
 	if s.receiver != nil {
 		_ = s.receiver.Close()
+	}
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
+	if s.closeAlerts != nil {
+		s.closeAlerts()
 	}
 	if err := s.make(ctx, "down.log", "down"); err != nil {
 		fmt.Fprintf(os.Stderr, "faults: %v\n", err)

@@ -27,7 +27,7 @@ kube-prometheus-stack), then the object's own .labels, which win. (dict "ctx" $ 
 {{/* The spec of a PrometheusRule: the groups of the chart files .files, in order, then .extra
 (groups from values). Every alert gets annotations.runbook_url = <runbookBaseUrl>/<alert>.md
 unless it sets its own; docs/runbooks/ has one page per shipped alert (tools/kube checks it).
-(dict "ctx" $ "files" (list ...) "extra" <list>) */}}
+(dict "ctx" $ "files" (list ...) "extra" <list> "for" <alert name: its for, replacing the file's>) */}}
 {{- define "bizassist-lib.ruleSpec" -}}
 {{- $base := dig "monitoring" "runbookBaseUrl" "https://github.com/bizassist/bizassist/blob/main/docs/runbooks" (.ctx.Values.global | default dict) | trimSuffix "/" -}}
 {{- $groups := list -}}
@@ -43,6 +43,9 @@ unless it sets its own; docs/runbooks/ has one page per shipped alert (tools/kub
 {{- $_ := set $ann "runbook_url" (printf "%s/%s.md" $base $r.alert) -}}
 {{- end -}}
 {{- $_ := set $r "annotations" $ann -}}
+{{- with index ($.for | default dict) $r.alert -}}
+{{- $_ := set $r "for" . -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
