@@ -25,7 +25,7 @@ type stackClient struct {
 	// its requests go through the rate limiter, the rest of the load's do not.
 	client webhook.API
 	seq    atomic.Int64
-	runID     string
+	runID  string
 }
 
 // outcome is one request's result: its status, or "conn" for a transport error.

@@ -45,7 +45,7 @@ type suite struct {
 	full        webhook.API
 	// overLimitClient is the growth account from overLimitSourceIP.
 	overLimitClient webhook.API
-	started     time.Time
+	started         time.Time
 }
 
 func newSuite(pgPort, redisPort int) (*suite, error) {
