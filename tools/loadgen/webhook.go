@@ -55,8 +55,9 @@ type WebhookResult struct {
 	Rejected      int // arrivals that failed signature checks or named no lead of this run
 	// Elapsed runs from the first inbound request to the last delivery.
 	Elapsed time.Duration
-	// Latencies run from the start of an inbound request to the first arrival of each delivery it
-	// caused, sorted.
+	// Latencies run from the intended send time of an inbound request (its place on the
+	// schedule, not when it went out: a request sent late because the offer fell behind counts
+	// the delay) to the first arrival of each delivery it caused, sorted.
 	Latencies []time.Duration
 	CPU       CPUSample
 	// Failover is set when the scenario killed a Redis master.
@@ -83,7 +84,7 @@ func (r WebhookResult) Percentile(p float64) time.Duration {
 // subscription, for a lead this run sent, with its latency from the inbound request.
 type receiver struct {
 	*webhook.Receiver
-	sent *sync.Map // lead email -> time its inbound request started
+	sent *sync.Map // lead email -> its inbound request's intended send time
 
 	mu        sync.Mutex
 	seen      map[string]bool
@@ -202,6 +203,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
 			time.Sleep(d)
 		}
+		due := start.Add(time.Duration(i) * interval) // latency counts from here (coordinated omission)
 		inflight <- struct{}{}
 		res.Offered++
 		email := fmt.Sprintf("wh-%s-%d@example.com", hex.EncodeToString(runID), i)
@@ -210,7 +212,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 			defer wg.Done()
 			defer func() { <-inflight }()
 			body, _ := json.Marshal(map[string]string{"event": "new_lead", "name": "Load " + strconv.Itoa(i), "email": email})
-			sent.Store(email, time.Now())
+			sent.Store(email, due)
 			status, err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
 			mu.Lock()
 			defer mu.Unlock()
