@@ -98,6 +98,11 @@ func run() error {
 		failed   []string
 	)
 	logins := &Logins{}
+	idle, err := meter.RSS()
+	if err != nil {
+		return err
+	}
+	rss := []rssColumn{{"idle", idle, rssAimIdle}}
 	for _, sc := range scenarios {
 		if !match.MatchString(sc.Name) {
 			continue
@@ -125,7 +130,10 @@ func run() error {
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
 			var res WebhookResult
-			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)}); err == nil {
+			stopRSS := meter.PeakRSS()
+			res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)})
+			rss = append(rss, rssColumn{"peak, " + sc.Name, stopRSS(), rssAimLoaded})
+			if err == nil {
 				webhooks = append(webhooks, res)
 				unit, units = "delivery", res.Delivered
 			}
@@ -178,6 +186,9 @@ func run() error {
 		return err
 	}
 	if err := reportCounts(os.Stdout, counts); err != nil {
+		return err
+	}
+	if err := reportRSS(os.Stdout, rss); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
