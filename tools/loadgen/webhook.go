@@ -80,11 +80,16 @@ func (r WebhookResult) Percentile(p float64) time.Duration {
 	return Result{Latencies: r.Latencies}.Percentile(p)
 }
 
+// subsPerHost is how many subscriptions one receiver host takes: integrations allows an account
+// 20 subscriptions to one host, so a wider fan-out listens on more loopback addresses
+// (127.0.0.1, 127.0.0.2, ...).
+const subsPerHost = 20
+
 // receiver counts the verified deliveries of one run: the first arrival of each webhook-id per
 // subscription, for a lead this run sent, with its latency from the inbound request.
 type receiver struct {
-	*webhook.Receiver
-	sent *sync.Map // lead email -> its inbound request's intended send time
+	hosts []*webhook.Receiver
+	sent  *sync.Map // lead email -> its inbound request's intended send time
 
 	mu        sync.Mutex
 	seen      map[string]bool
@@ -94,17 +99,37 @@ type receiver struct {
 	delivered atomic.Int64
 }
 
-func newReceiver(sent *sync.Map) (*receiver, error) {
+// newReceiver listens on enough loopback addresses for subs subscriptions.
+func newReceiver(sent *sync.Map, subs int) (*receiver, error) {
 	rc := &receiver{sent: sent, seen: map[string]bool{}}
-	wr, err := webhook.NewReceiver("127.0.0.1:0", rc.serve)
-	if err != nil {
-		return nil, err
+	for h := range (subs + subsPerHost - 1) / subsPerHost {
+		wr, err := webhook.NewReceiver(fmt.Sprintf("127.0.0.%d:0", h+1), func(d webhook.Delivery) int { return rc.serve(h, d) })
+		if err != nil {
+			rc.Close()
+			return nil, err
+		}
+		rc.hosts = append(rc.hosts, wr)
 	}
-	rc.Receiver = wr
 	return rc, nil
 }
 
-func (rc *receiver) serve(d webhook.Delivery) int {
+// Close stops every host's receiver.
+func (rc *receiver) Close() {
+	for _, h := range rc.hosts {
+		_ = h.Close()
+	}
+}
+
+// Rejected is how many arrivals failed verification at any host.
+func (rc *receiver) Rejected() int {
+	n := 0
+	for _, h := range rc.hosts {
+		n += h.Rejected()
+	}
+	return n
+}
+
+func (rc *receiver) serve(host int, d webhook.Delivery) int {
 	var lead struct {
 		Email string `json:"email"`
 	}
@@ -120,7 +145,7 @@ func (rc *receiver) serve(d webhook.Delivery) int {
 		return http.StatusBadRequest
 	}
 	// A retry or replay keeps its webhook-id: count the first arrival once per subscription.
-	key := strconv.Itoa(d.Sub) + " " + d.ID
+	key := strconv.Itoa(host) + " " + strconv.Itoa(d.Sub) + " " + d.ID
 	if rc.seen[key] {
 		rc.dup++
 	} else {
@@ -141,7 +166,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		return WebhookResult{}, err
 	}
 	sent := &sync.Map{}
-	rc, err := newReceiver(sent)
+	rc, err := newReceiver(sent, wl.Subscriptions)
 	if err != nil {
 		return WebhookResult{}, err
 	}
@@ -158,8 +183,8 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 			}
 		}
 	}()
-	for range wl.Subscriptions {
-		sub, err := api.Subscribe(ctx, rc.Receiver, "new_lead")
+	for i := range wl.Subscriptions {
+		sub, err := api.Subscribe(ctx, rc.hosts[i/subsPerHost], "new_lead")
 		if err != nil {
 			return WebhookResult{}, err
 		}
