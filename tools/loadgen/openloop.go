@@ -152,6 +152,20 @@ func FindCapacity(seed, maxRate, maxSteps int, probe func(rate int) bool) int {
 	return held
 }
 
+// A p99 needs a few hundred requests to be more than the slowest one, a p99.9 a thousand or
+// more: at low rates a run is held longer, up to maxRunLength.
+const (
+	minProbeSamples   = 200
+	minMeasureSamples = 2000
+	maxRunLength      = 20 * time.Second
+)
+
+// long is d, or long enough for samples requests at rate, at most maxRunLength.
+func long(d time.Duration, rate, samples int) time.Duration {
+	need := time.Duration(samples) * time.Second / time.Duration(max(rate, 1))
+	return max(d, min(need, maxRunLength))
+}
+
 // RunOpenLoop finds sc's capacity within its aim, seeded by the closed loop's throughput, and
 // measures the latencies at 50% and 80% of it.
 func RunOpenLoop(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, seed int, o OpenLoopOptions) (OpenLoopResult, error) {
@@ -175,7 +189,7 @@ func RunOpenLoop(ctx context.Context, hc *http.Client, base string, sc Scenario,
 		if ctx.Err() != nil {
 			return false
 		}
-		run := Attack(ctx, hc, tgt, sc.Expect, rate, o.Probe, o.MaxWorkers)
+		run := Attack(ctx, hc, tgt, sc.Expect, rate, long(o.Probe, rate, minProbeSamples), o.MaxWorkers)
 		res.Steps = append(res.Steps, run)
 		return run.Held(sc.Aim)
 	})
@@ -183,8 +197,9 @@ func RunOpenLoop(ctx context.Context, hc *http.Client, base string, sc Scenario,
 		return res, ctx.Err()
 	}
 	if res.Capacity > 0 {
-		res.At50 = Attack(ctx, hc, tgt, sc.Expect, max(res.Capacity/2, 1), o.Measure, o.MaxWorkers)
-		res.At80 = Attack(ctx, hc, tgt, sc.Expect, max(res.Capacity*4/5, 1), o.Measure, o.MaxWorkers)
+		at50, at80 := max(res.Capacity/2, 1), max(res.Capacity*4/5, 1)
+		res.At50 = Attack(ctx, hc, tgt, sc.Expect, at50, long(o.Measure, at50, minMeasureSamples), o.MaxWorkers)
+		res.At80 = Attack(ctx, hc, tgt, sc.Expect, at80, long(o.Measure, at80, minMeasureSamples), o.MaxWorkers)
 	}
 	return res, ctx.Err()
 }

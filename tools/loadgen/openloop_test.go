@@ -150,3 +150,11 @@ func TestASlippedScheduleCountsInTheLatencies(t *testing.T) {
 	require.GreaterOrEqual(t, run.Latencies[1], 18*time.Second/rate, "the second request counts its wait behind the first")
 	require.InDelta(t, 0.6, run.ErrorRate(), 1e-9, "unsent requests count as failures")
 }
+
+// At low rates a run is held long enough for its percentiles to mean something, within a bound.
+func TestLowRatesAreHeldLongerForTheirPercentiles(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 2*time.Second, long(2*time.Second, 1000, minProbeSamples))
+	require.Equal(t, 4*time.Second, long(2*time.Second, 50, minProbeSamples))
+	require.Equal(t, maxRunLength, long(2*time.Second, 1, minProbeSamples))
+}

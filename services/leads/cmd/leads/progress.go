@@ -32,6 +32,7 @@ type progressBar struct {
 	now      func() time.Time
 	terminal bool
 	last     time.Time
+	lastRows int // the rows of the last line written
 }
 
 const (
@@ -48,10 +49,10 @@ func newProgressBar(w *os.File, size int64, read func() int64) *progressBar {
 // update draws the bar after rows rows (final: the import ended).
 func (p *progressBar) update(rows int, final bool) {
 	now := p.now()
-	if !p.terminal && !final && now.Sub(p.last) < logEvery {
-		return
+	if !p.terminal && ((!final && now.Sub(p.last) < logEvery) || (final && rows == p.lastRows && !p.last.IsZero())) {
+		return // not yet, or the last line said it already
 	}
-	p.last = now
+	p.last, p.lastRows = now, rows
 	line := p.line(rows, now.Sub(p.start))
 	switch {
 	case p.terminal && final:

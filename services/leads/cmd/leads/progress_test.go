@@ -31,4 +31,6 @@ func TestTheProgressBarLogsSparselyOutsideATerminal(t *testing.T) {
 	require.Equal(t, 1, bytes.Count(out.Bytes(), []byte("\n")), "the first update, then none within logEvery")
 	p.update(20, true)
 	require.Equal(t, 2, bytes.Count(out.Bytes(), []byte("\n")))
+	p.update(20, true)
+	require.Equal(t, 2, bytes.Count(out.Bytes(), []byte("\n")), "the end is not written twice")
 }
