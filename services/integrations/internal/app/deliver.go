@@ -39,13 +39,13 @@ type AttemptRecord struct {
 // Kind) and what its workers hand to Deliver. Jobs queued by earlier versions decode into it, so
 // its JSON names never change; one queued before the account was carried has none.
 type DeliveryJob struct {
-	DeliveryID string    `json:"deliveryId"`
-	AccountID  string    `json:"accountId,omitempty"` // whose share of the workers the attempt uses
+	DeliveryID string `json:"deliveryId"`
+	AccountID  string `json:"accountId,omitempty"` // whose share of the workers the attempt uses
 	// SubscriptionID bounds the subscription's part of that share (ports.AccountSlots); one queued
 	// before it was carried has none, and such jobs share one part of their account's.
-	SubscriptionID string `json:"subscriptionId,omitempty"`
-	Failures   int       `json:"failures,omitempty"`  // failed attempts so far, which the job's backoff continues from
-	At         time.Time `json:"-"`                   // when it is due; the zero time is now
+	SubscriptionID string    `json:"subscriptionId,omitempty"`
+	Failures       int       `json:"failures,omitempty"` // failed attempts so far, which the job's backoff continues from
+	At             time.Time `json:"-"`                  // when it is due; the zero time is now
 }
 
 // Kind names delivery jobs in the queue (River's job kind).
