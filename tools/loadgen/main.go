@@ -129,13 +129,13 @@ func run() error {
 		}
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
-			var res WebhookResult
+			var res []WebhookResult
 			stopRSS := meter.PeakRSS()
-			res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)})
+			res, err = RunWebhookWithQuiet(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)})
 			rss = append(rss, rssColumn{"peak, " + sc.Name, stopRSS(), rssAimLoaded})
 			if err == nil {
-				webhooks = append(webhooks, res)
-				unit, units = "delivery", res.Delivered
+				webhooks = append(webhooks, res...)
+				unit, units = "delivery", res[0].Delivered
 			}
 		} else {
 			fmt.Printf("    %s: %s %s, %d workers for %s\n", sc.Name, sc.Method, sc.Path, sc.Concurrency, sc.Duration)
@@ -252,7 +252,9 @@ func report(w io.Writer, results []Result, opens []OpenLoopResult, webhooks []We
 		for _, r := range webhooks {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n", r.Name, r.Rate, r.Subs, r.Accepted, r.PerSecond(),
 				round(r.Percentile(50)), round(r.Percentile(99)), round(r.Percentile(100)), r.Undelivered(), r.Duplicates, r.Rejected, r.InboundErrors)
-			cpu = append(cpu, cpuRow{r.Name, "delivery", r.Delivered, r.CPU})
+			if !r.Quiet {
+				cpu = append(cpu, cpuRow{r.Name, "delivery", r.Delivered, r.CPU})
+			}
 		}
 		if err := tw.Flush(); err != nil {
 			return err

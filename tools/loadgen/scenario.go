@@ -119,6 +119,10 @@ func (s *Scenario) expand(env map[string]string) error {
 	if s.Login != nil {
 		s.Login.Email, s.Login.Password = exp(s.Login.Email), exp(s.Login.Password)
 	}
+	if s.Webhook != nil && s.Webhook.Quiet != nil {
+		q := &s.Webhook.Quiet.Login
+		q.Email, q.Password = exp(q.Email), exp(q.Password)
+	}
 	s.Body = expandAny(s.Body, exp)
 	if len(missing) > 0 {
 		return fmt.Errorf("unknown variables %s (not in the env file)", strings.Join(missing, ", "))
@@ -201,6 +205,9 @@ func (s *Scenario) normalizeWebhook() error {
 		return errors.New("webhook: rate must be between 1 and 10000 events per second")
 	case w.Subscriptions < 1 || w.Subscriptions > 100:
 		return errors.New("webhook: subscriptions must be between 1 and 100 (an account's limit)")
+	case w.Quiet != nil && (w.Quiet.Rate < 1 || w.Quiet.Rate > 10_000 || w.Quiet.Subscriptions < 1 || w.Quiet.Subscriptions > 100 ||
+		w.Quiet.Login.Email == "" || w.Quiet.Login.Password == ""):
+		return errors.New("webhook: quiet needs a login, a rate of 1 to 10000 and 1 to 100 subscriptions")
 	case w.Drain < 0 || w.MaxInFlight < 0 || w.KillRedisMasterAfter < 0:
 		return errors.New("webhook: drain, maxInFlight and killRedisMasterAfter must not be negative")
 	case w.KillRedisMasterAfter >= s.Duration && w.KillRedisMasterAfter > 0:

@@ -37,6 +37,17 @@ type WebhookLoad struct {
 	// RestartRedisNode is the command (its last argument the port is added to) that restarts the
 	// killed node, as an orchestrator would restart the process.
 	RestartRedisNode []string `yaml:"restartRedisNode"`
+	// Quiet, when set, is another account sending at a low rate to its own subscriptions while
+	// this scenario's account fans out: its row shows what one account's load does to another's
+	// latency (per-account fairness). Its inbound secret is rotated at the start, through the API.
+	Quiet *QuietLoad `yaml:"quiet"`
+}
+
+// QuietLoad is the quiet account of a fairness measurement.
+type QuietLoad struct {
+	Login         Login `yaml:"login"`
+	Rate          int   `yaml:"rate"`
+	Subscriptions int   `yaml:"subscriptions"`
 }
 
 // WebhookResult is what one webhook scenario measured.
@@ -60,6 +71,9 @@ type WebhookResult struct {
 	// the delay) to the first arrival of each delivery it caused, sorted.
 	Latencies []time.Duration
 	CPU       CPUSample
+	// Quiet marks the row of a scenario's quiet account, measured alongside it (its CPU is the
+	// same run's, not its own).
+	Quiet bool
 	// Failover is set when the scenario killed a Redis master.
 	Failover *Failover
 }
@@ -280,6 +294,54 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		res.Elapsed = rc.last.Sub(start)
 	}
 	return res, nil
+}
+
+// RunWebhookWithQuiet is RunWebhook, with the scenario's quiet account (if any) sending to its
+// own subscriptions at the same time; the quiet account's result comes second.
+func RunWebhookWithQuiet(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter, st Stack) ([]WebhookResult, error) {
+	q := sc.Webhook.Quiet
+	if q == nil {
+		res, err := RunWebhook(ctx, hc, base, sc, logins, meter, st)
+		return []WebhookResult{res}, err
+	}
+	token, err := logins.Token(ctx, hc, base, q.Login)
+	if err != nil {
+		return nil, err
+	}
+	var rotated struct {
+		Secret string `json:"secret"`
+	}
+	if err := (webhook.API{HC: hc, Base: base, Token: token}).Do(ctx, http.MethodPost, "/api/ext-webhook/secret/rotate", nil, &rotated); err != nil {
+		return nil, fmt.Errorf("quiet account's inbound secret: %w", err)
+	}
+	quiet := sc
+	quiet.Name = sc.Name + "/quiet"
+	quiet.Login = &q.Login
+	quiet.Headers = map[string]string{}
+	for k, v := range sc.Headers {
+		quiet.Headers[k] = v
+	}
+	quiet.Headers["X-Ext-Secret"] = rotated.Secret
+	wl := *sc.Webhook
+	wl.Rate, wl.Subscriptions, wl.Quiet, wl.KillRedisMasterAfter = q.Rate, q.Subscriptions, nil, 0
+	quiet.Webhook = &wl
+	var (
+		wg   sync.WaitGroup
+		qres WebhookResult
+		qerr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		qres, qerr = RunWebhook(ctx, hc, base, quiet, logins, meter, st)
+		qres.Quiet = true
+	}()
+	res, err := RunWebhook(ctx, hc, base, sc, logins, meter, st)
+	wg.Wait()
+	if err == nil {
+		err = qerr
+	}
+	return []WebhookResult{res, qres}, err
 }
 
 // inbound posts one inbound event and returns the answer's status (0 when there was none).
