@@ -188,6 +188,10 @@ bench: up ## Every benchmark: load scenarios through the ingress (BENCH_ARGS="-r
 	@go run ./tools/loadgen -env .devstack/env -scenarios tools/loadgen/scenarios -vacuum $(BENCH_ARGS)
 	@$(MAKE) --no-print-directory bench-inprocess
 
+.PHONY: bench-scale
+bench-scale: up ## Scale curves (not in make test; about an hour): catalog at 1M and 10M businesses, health recompute at 100k and 1M accounts, usage at 1M events, webhook fan-out to 1/10/100 subscriptions (tools/loadgen/bench-scale.sh)
+	@tools/loadgen/bench-scale.sh
+
 .PHONY: bench-inprocess
 bench-inprocess: deps ## Benchmarks that need no stack: libs, analytics writer and recompute, integrations delivery
 	@echo "==> libs: token verification, rate limiter, outbox relay"

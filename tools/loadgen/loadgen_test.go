@@ -134,3 +134,29 @@ func TestRunCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1), logins.Load())
 }
+
+func TestAQuietAccountIsExpandedAndChecked(t *testing.T) {
+	e := map[string]string{"DEMO_GROWTH_EMAIL": "g@x.io", "DEMO_FULL_STACK_EMAIL": "f@x.io", "DEMO_PASSWORD": "pw"}
+	list, err := Parse([]byte(`
+scenarios:
+  - name: fair
+    method: POST
+    path: /api/ext-webhook
+    login: {email: "${DEMO_GROWTH_EMAIL}", password: "${DEMO_PASSWORD}"}
+    webhook:
+      rate: 10
+      subscriptions: 100
+      quiet: {login: {email: "${DEMO_FULL_STACK_EMAIL}", password: "${DEMO_PASSWORD}"}, rate: 10, subscriptions: 1}
+`), e)
+	require.NoError(t, err)
+	require.Equal(t, Login{Email: "f@x.io", Password: "pw"}, list[0].Webhook.Quiet.Login)
+	_, err = Parse([]byte(`
+scenarios:
+  - name: fair
+    method: POST
+    path: /api/ext-webhook
+    login: {email: "${DEMO_GROWTH_EMAIL}", password: "${DEMO_PASSWORD}"}
+    webhook: {rate: 10, subscriptions: 1, quiet: {rate: 10, subscriptions: 1}}
+`), e)
+	require.ErrorContains(t, err, "quiet needs a login")
+}

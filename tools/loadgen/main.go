@@ -47,6 +47,10 @@ func run() error {
 	http1 := flag.Bool("http1", false, "use HTTP/1.1 (one connection per worker) instead of HTTP/2")
 	strict := flag.Bool("strict", false, "fail when a webhook scenario leaves an accepted event undelivered or an inbound request gets a 5xx other than 503 (the fault cases of make test-scale)")
 	vacuum := flag.Bool("vacuum", false, "VACUUM (ANALYZE) the stack's database before each scenario, as pgbench does (the local PostgreSQL runs without autovacuum); make bench sets it")
+	open := flag.Bool("open", true, "after each route's closed loop, find its open-loop capacity and measure p50/p99/p99.9 at 50% and 80% of it (openloop.go)")
+	probe := flag.Duration("probe", DefaultOpenLoop.Probe, "open loop: how long each rate of the capacity search is held")
+	measure := flag.Duration("open-duration", DefaultOpenLoop.Measure, "open loop: how long the 50% and 80% rates are held")
+	maxRate := flag.Int("max-rate", DefaultOpenLoop.MaxRate, "open loop: the highest rate the capacity search offers")
 	profileDir := flag.String("profile", "", "also write each service's CPU profile per scenario to this directory (<scenario>.<service>.pprof)")
 	flag.Parse()
 
@@ -88,11 +92,17 @@ func run() error {
 	}
 	var (
 		results  []Result
+		opens    []OpenLoopResult
 		webhooks []WebhookResult
 		counts   []countRow
 		failed   []string
 	)
 	logins := &Logins{}
+	idle, err := meter.RSS()
+	if err != nil {
+		return err
+	}
+	rss := []rssColumn{{"idle", idle, rssAimIdle}}
 	for _, sc := range scenarios {
 		if !match.MatchString(sc.Name) {
 			continue
@@ -119,10 +129,13 @@ func run() error {
 		}
 		if sc.Webhook != nil {
 			fmt.Printf("    %s: %d inbound new_lead/s for %s to %s, %d subscriptions\n", sc.Name, sc.Webhook.Rate, sc.Duration, sc.Path, sc.Webhook.Subscriptions)
-			var res WebhookResult
-			if res, err = RunWebhook(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)}); err == nil {
-				webhooks = append(webhooks, res)
-				unit, units = "delivery", res.Delivered
+			var res []WebhookResult
+			stopRSS := meter.PeakRSS()
+			res, err = RunWebhookWithQuiet(ctx, hc, env["BASE_URL"], sc, logins, meter, Stack{Env: env, Dir: filepath.Dir(*envPath)})
+			rss = append(rss, rssColumn{"peak, " + sc.Name, stopRSS(), rssAimLoaded})
+			if err == nil {
+				webhooks = append(webhooks, res...)
+				unit, units = "delivery", res[0].Delivered
 			}
 		} else {
 			fmt.Printf("    %s: %s %s, %d workers for %s\n", sc.Name, sc.Method, sc.Path, sc.Concurrency, sc.Duration)
@@ -148,6 +161,19 @@ func run() error {
 			failed = append(failed, sc.Name)
 			continue
 		}
+		if *open && sc.Webhook == nil && ctx.Err() == nil {
+			last := results[len(results)-1]
+			o := DefaultOpenLoop
+			o.Probe, o.Measure, o.MaxRate = *probe, *measure, *maxRate
+			fmt.Printf("    %s: open loop, capacity within p99 %s from %.0f/s\n", sc.Name, sc.Aim, last.RPS())
+			res, err := RunOpenLoop(ctx, hc, env["BASE_URL"], sc, logins, int(last.RPS()), o)
+			if err != nil && ctx.Err() == nil {
+				fmt.Printf("    %s: open loop: %v\n", sc.Name, err)
+				failed = append(failed, sc.Name+" (open loop)")
+			} else {
+				opens = append(opens, res)
+			}
+		}
 		tr.CloseIdleConnections()
 		if ctx.Err() != nil {
 			break
@@ -156,10 +182,13 @@ func run() error {
 	if len(results)+len(webhooks) == 0 && len(failed) == 0 {
 		return fmt.Errorf("no scenario matches -run %q", *filter)
 	}
-	if err := report(os.Stdout, results, webhooks); err != nil {
+	if err := report(os.Stdout, results, opens, webhooks); err != nil {
 		return err
 	}
 	if err := reportCounts(os.Stdout, counts); err != nil {
+		return err
+	}
+	if err := reportRSS(os.Stdout, rss); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
@@ -199,7 +228,7 @@ func checkWebhooks(webhooks []WebhookResult) error {
 	return nil
 }
 
-func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
+func report(w io.Writer, results []Result, opens []OpenLoopResult, webhooks []WebhookResult) error {
 	var cpu []cpuRow
 	if len(results) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -213,6 +242,9 @@ func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
 			return err
 		}
 	}
+	if err := reportOpenLoop(w, results, opens); err != nil {
+		return err
+	}
 	if len(webhooks) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -220,7 +252,9 @@ func report(w io.Writer, results []Result, webhooks []WebhookResult) error {
 		for _, r := range webhooks {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n", r.Name, r.Rate, r.Subs, r.Accepted, r.PerSecond(),
 				round(r.Percentile(50)), round(r.Percentile(99)), round(r.Percentile(100)), r.Undelivered(), r.Duplicates, r.Rejected, r.InboundErrors)
-			cpu = append(cpu, cpuRow{r.Name, "delivery", r.Delivered, r.CPU})
+			if !r.Quiet {
+				cpu = append(cpu, cpuRow{r.Name, "delivery", r.Delivered, r.CPU})
+			}
 		}
 		if err := tw.Flush(); err != nil {
 			return err

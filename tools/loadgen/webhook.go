@@ -37,6 +37,17 @@ type WebhookLoad struct {
 	// RestartRedisNode is the command (its last argument the port is added to) that restarts the
 	// killed node, as an orchestrator would restart the process.
 	RestartRedisNode []string `yaml:"restartRedisNode"`
+	// Quiet, when set, is another account sending at a low rate to its own subscriptions while
+	// this scenario's account fans out: its row shows what one account's load does to another's
+	// latency (per-account fairness). Its inbound secret is rotated at the start, through the API.
+	Quiet *QuietLoad `yaml:"quiet"`
+}
+
+// QuietLoad is the quiet account of a fairness measurement.
+type QuietLoad struct {
+	Login         Login `yaml:"login"`
+	Rate          int   `yaml:"rate"`
+	Subscriptions int   `yaml:"subscriptions"`
 }
 
 // WebhookResult is what one webhook scenario measured.
@@ -55,10 +66,14 @@ type WebhookResult struct {
 	Rejected      int // arrivals that failed signature checks or named no lead of this run
 	// Elapsed runs from the first inbound request to the last delivery.
 	Elapsed time.Duration
-	// Latencies run from the start of an inbound request to the first arrival of each delivery it
-	// caused, sorted.
+	// Latencies run from the intended send time of an inbound request (its place on the
+	// schedule, not when it went out: a request sent late because the offer fell behind counts
+	// the delay) to the first arrival of each delivery it caused, sorted.
 	Latencies []time.Duration
 	CPU       CPUSample
+	// Quiet marks the row of a scenario's quiet account, measured alongside it (its CPU is the
+	// same run's, not its own).
+	Quiet bool
 	// Failover is set when the scenario killed a Redis master.
 	Failover *Failover
 }
@@ -79,11 +94,16 @@ func (r WebhookResult) Percentile(p float64) time.Duration {
 	return Result{Latencies: r.Latencies}.Percentile(p)
 }
 
+// subsPerHost is how many subscriptions one receiver host takes: integrations allows an account
+// 20 subscriptions to one host, so a wider fan-out listens on more loopback addresses
+// (127.0.0.1, 127.0.0.2, ...).
+const subsPerHost = 20
+
 // receiver counts the verified deliveries of one run: the first arrival of each webhook-id per
 // subscription, for a lead this run sent, with its latency from the inbound request.
 type receiver struct {
-	*webhook.Receiver
-	sent *sync.Map // lead email -> time its inbound request started
+	hosts []*webhook.Receiver
+	sent  *sync.Map // lead email -> its inbound request's intended send time
 
 	mu        sync.Mutex
 	seen      map[string]bool
@@ -93,17 +113,37 @@ type receiver struct {
 	delivered atomic.Int64
 }
 
-func newReceiver(sent *sync.Map) (*receiver, error) {
+// newReceiver listens on enough loopback addresses for subs subscriptions.
+func newReceiver(sent *sync.Map, subs int) (*receiver, error) {
 	rc := &receiver{sent: sent, seen: map[string]bool{}}
-	wr, err := webhook.NewReceiver("127.0.0.1:0", rc.serve)
-	if err != nil {
-		return nil, err
+	for h := range (subs + subsPerHost - 1) / subsPerHost {
+		wr, err := webhook.NewReceiver(fmt.Sprintf("127.0.0.%d:0", h+1), func(d webhook.Delivery) int { return rc.serve(h, d) })
+		if err != nil {
+			rc.Close()
+			return nil, err
+		}
+		rc.hosts = append(rc.hosts, wr)
 	}
-	rc.Receiver = wr
 	return rc, nil
 }
 
-func (rc *receiver) serve(d webhook.Delivery) int {
+// Close stops every host's receiver.
+func (rc *receiver) Close() {
+	for _, h := range rc.hosts {
+		_ = h.Close()
+	}
+}
+
+// Rejected is how many arrivals failed verification at any host.
+func (rc *receiver) Rejected() int {
+	n := 0
+	for _, h := range rc.hosts {
+		n += h.Rejected()
+	}
+	return n
+}
+
+func (rc *receiver) serve(host int, d webhook.Delivery) int {
 	var lead struct {
 		Email string `json:"email"`
 	}
@@ -119,7 +159,7 @@ func (rc *receiver) serve(d webhook.Delivery) int {
 		return http.StatusBadRequest
 	}
 	// A retry or replay keeps its webhook-id: count the first arrival once per subscription.
-	key := strconv.Itoa(d.Sub) + " " + d.ID
+	key := strconv.Itoa(host) + " " + strconv.Itoa(d.Sub) + " " + d.ID
 	if rc.seen[key] {
 		rc.dup++
 	} else {
@@ -140,7 +180,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		return WebhookResult{}, err
 	}
 	sent := &sync.Map{}
-	rc, err := newReceiver(sent)
+	rc, err := newReceiver(sent, wl.Subscriptions)
 	if err != nil {
 		return WebhookResult{}, err
 	}
@@ -157,8 +197,8 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 			}
 		}
 	}()
-	for range wl.Subscriptions {
-		sub, err := api.Subscribe(ctx, rc.Receiver, "new_lead")
+	for i := range wl.Subscriptions {
+		sub, err := api.Subscribe(ctx, rc.hosts[i/subsPerHost], "new_lead")
 		if err != nil {
 			return WebhookResult{}, err
 		}
@@ -202,6 +242,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
 			time.Sleep(d)
 		}
+		due := start.Add(time.Duration(i) * interval) // latency counts from here (coordinated omission)
 		inflight <- struct{}{}
 		res.Offered++
 		email := fmt.Sprintf("wh-%s-%d@example.com", hex.EncodeToString(runID), i)
@@ -210,7 +251,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 			defer wg.Done()
 			defer func() { <-inflight }()
 			body, _ := json.Marshal(map[string]string{"event": "new_lead", "name": "Load " + strconv.Itoa(i), "email": email})
-			sent.Store(email, time.Now())
+			sent.Store(email, due)
 			status, err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
 			mu.Lock()
 			defer mu.Unlock()
@@ -253,6 +294,54 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		res.Elapsed = rc.last.Sub(start)
 	}
 	return res, nil
+}
+
+// RunWebhookWithQuiet is RunWebhook, with the scenario's quiet account (if any) sending to its
+// own subscriptions at the same time; the quiet account's result comes second.
+func RunWebhookWithQuiet(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter, st Stack) ([]WebhookResult, error) {
+	q := sc.Webhook.Quiet
+	if q == nil {
+		res, err := RunWebhook(ctx, hc, base, sc, logins, meter, st)
+		return []WebhookResult{res}, err
+	}
+	token, err := logins.Token(ctx, hc, base, q.Login)
+	if err != nil {
+		return nil, err
+	}
+	var rotated struct {
+		Secret string `json:"secret"`
+	}
+	if err := (webhook.API{HC: hc, Base: base, Token: token}).Do(ctx, http.MethodPost, "/api/ext-webhook/secret/rotate", nil, &rotated); err != nil {
+		return nil, fmt.Errorf("quiet account's inbound secret: %w", err)
+	}
+	quiet := sc
+	quiet.Name = sc.Name + "/quiet"
+	quiet.Login = &q.Login
+	quiet.Headers = map[string]string{}
+	for k, v := range sc.Headers {
+		quiet.Headers[k] = v
+	}
+	quiet.Headers["X-Ext-Secret"] = rotated.Secret
+	wl := *sc.Webhook
+	wl.Rate, wl.Subscriptions, wl.Quiet, wl.KillRedisMasterAfter = q.Rate, q.Subscriptions, nil, 0
+	quiet.Webhook = &wl
+	var (
+		wg   sync.WaitGroup
+		qres WebhookResult
+		qerr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		qres, qerr = RunWebhook(ctx, hc, base, quiet, logins, meter, st)
+		qres.Quiet = true
+	}()
+	res, err := RunWebhook(ctx, hc, base, sc, logins, meter, st)
+	wg.Wait()
+	if err == nil {
+		err = qerr
+	}
+	return []WebhookResult{res, qres}, err
 }
 
 // inbound posts one inbound event and returns the answer's status (0 when there was none).

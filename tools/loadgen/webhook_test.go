@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -185,4 +186,21 @@ scenarios:
 		_, err := Parse([]byte(doc), env)
 		require.Error(t, err, name)
 	}
+}
+
+// An account may subscribe 20 URLs of one host, so a fan-out wider than that listens on more
+// loopback addresses.
+func TestAWideFanOutListensOnSeveralHosts(t *testing.T) {
+	t.Parallel()
+	rc, err := newReceiver(&sync.Map{}, 45)
+	require.NoError(t, err)
+	t.Cleanup(rc.Close)
+	require.Len(t, rc.hosts, 3)
+	hosts := map[string]bool{}
+	for _, h := range rc.hosts {
+		host, _, err := net.SplitHostPort(h.Addr())
+		require.NoError(t, err)
+		hosts[host] = true
+	}
+	require.Equal(t, map[string]bool{"127.0.0.1": true, "127.0.0.2": true, "127.0.0.3": true}, hosts)
 }

@@ -39,10 +39,13 @@ type AttemptRecord struct {
 // Kind) and what its workers hand to Deliver. Jobs queued by earlier versions decode into it, so
 // its JSON names never change; one queued before the account was carried has none.
 type DeliveryJob struct {
-	DeliveryID string    `json:"deliveryId"`
-	AccountID  string    `json:"accountId,omitempty"` // whose share of the workers the attempt uses
-	Failures   int       `json:"failures,omitempty"`  // failed attempts so far, which the job's backoff continues from
-	At         time.Time `json:"-"`                   // when it is due; the zero time is now
+	DeliveryID string `json:"deliveryId"`
+	AccountID  string `json:"accountId,omitempty"` // whose share of the workers the attempt uses
+	// SubscriptionID bounds the subscription's part of that share (ports.AccountSlots); one queued
+	// before it was carried has none, and such jobs share one part of their account's.
+	SubscriptionID string    `json:"subscriptionId,omitempty"`
+	Failures       int       `json:"failures,omitempty"` // failed attempts so far, which the job's backoff continues from
+	At             time.Time `json:"-"`                  // when it is due; the zero time is now
 }
 
 // Kind names delivery jobs in the queue (River's job kind).
@@ -160,7 +163,7 @@ func (h Deliver) attempt(ctx context.Context, t DeliveryTarget, unqueued bool, a
 // firstRetry is the job a failed first attempt queues: after Retry-After when the receiver asked
 // for a pause (as a queued job is snoozed, it counts no failure), else after the first backoff.
 func (h Deliver) firstRetry(t DeliveryTarget, outcome domain.Outcome, retryAfter time.Duration, now time.Time) *DeliveryJob {
-	job := &DeliveryJob{DeliveryID: t.DeliveryID, AccountID: t.Subscription.AccountID(), At: now.Add(retryAfter)}
+	job := &DeliveryJob{DeliveryID: t.DeliveryID, AccountID: t.Subscription.AccountID(), SubscriptionID: t.Subscription.ID(), At: now.Add(retryAfter)}
 	if outcome != domain.Throttled {
 		job.At, job.Failures = now.Add(h.Policy.Backoff(1)), 1
 	}

@@ -157,7 +157,7 @@ func TestADispatchedAttemptQueuesItsRetry(t *testing.T) {
 			continue
 		}
 		require.NotNil(t, job, name)
-		require.Equal(t, app.DeliveryJob{DeliveryID: "msg_1", AccountID: "acc_1", At: job.At, Failures: tc.failures}, *job, name)
+		require.Equal(t, app.DeliveryJob{DeliveryID: "msg_1", AccountID: "acc_1", SubscriptionID: tc.target.Subscription.ID(), At: job.At, Failures: tc.failures}, *job, name)
 		require.GreaterOrEqual(t, job.At.Sub(now), tc.after[0], name)
 		require.LessOrEqual(t, job.At.Sub(now), tc.after[1], name)
 	}

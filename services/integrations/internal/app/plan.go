@@ -84,7 +84,7 @@ func (h PlanDeliveries) Plan(ctx context.Context, accountID string, msg domain.M
 			}
 			jobs := make([]DeliveryJob, len(targets))
 			for i, t := range targets {
-				jobs[i] = DeliveryJob{DeliveryID: t.DeliveryID, AccountID: accountID}
+				jobs[i] = DeliveryJob{DeliveryID: t.DeliveryID, AccountID: accountID, SubscriptionID: t.Subscription.ID()}
 			}
 			return h.Jobs.Enqueue(ctx, jobs...)
 		}

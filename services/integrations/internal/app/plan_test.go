@@ -176,8 +176,9 @@ func TestPlanningDecidesWhoMakesTheFirstAttempt(t *testing.T) {
 			}
 			require.Zero(t, add.claim, "not claimed: a job owns it")
 			require.Empty(t, d.dispatched)
-			require.Equal(t, []app.DeliveryJob{{DeliveryID: add.targets[0].DeliveryID, AccountID: "acc_1"},
-				{DeliveryID: add.targets[1].DeliveryID, AccountID: "acc_1"}}, jobs.queued)
+			require.Equal(t, []app.DeliveryJob{
+				{DeliveryID: add.targets[0].DeliveryID, AccountID: "acc_1", SubscriptionID: add.targets[0].Subscription.ID()},
+				{DeliveryID: add.targets[1].DeliveryID, AccountID: "acc_1", SubscriptionID: add.targets[1].Subscription.ID()}}, jobs.queued)
 		})
 	}
 }

@@ -148,7 +148,7 @@ func (d *Dispatcher) attempt(ctx context.Context, item dispatched) {
 		d.handOver(item.target.DeliveryID, "claim_ending")
 		return
 	}
-	release, _ := d.cfg.Slots.acquire(ctx, item.target.Subscription.AccountID(), 1)
+	release, _ := d.cfg.Slots.acquire(ctx, item.target.Subscription.AccountID(), item.target.Subscription.ID(), 1)
 	if release == nil {
 		d.handOver(item.target.DeliveryID, "account_share")
 		return

@@ -95,7 +95,7 @@ type deliveryWorker struct {
 
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[app.DeliveryJob]) error {
 	// Runs that logged no error were snoozes: this job's deferrals so far, plus one.
-	release, wait := w.slots.acquire(ctx, job.Args.AccountID, job.Attempt-len(job.Errors))
+	release, wait := w.slots.acquire(ctx, job.Args.AccountID, job.Args.SubscriptionID, job.Attempt-len(job.Errors))
 	if release == nil {
 		deferrals.Inc()
 		return river.JobSnooze(wait)

@@ -29,7 +29,8 @@ type Config struct {
 	DeliveryTimeout     time.Duration `env:"INTEGRATIONS_DELIVERY_TIMEOUT" envDefault:"15s"`
 	DeliveryConcurrency int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"100"`
 	// DeliveryAccountConcurrency is one account's share of the workers: a receiver that hangs
-	// holds at most this many of them, whatever its backlog.
+	// holds at most this many of them, whatever its backlog; within it one subscription holds at
+	// most half (rounded up), and the slow ones together at most half (ports.AccountSlots).
 	DeliveryAccountConcurrency int           `env:"INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY" envDefault:"10"`
 	DeliveryPollInterval       time.Duration `env:"INTEGRATIONS_DELIVERY_POLL_INTERVAL" envDefault:"1s"`
 	DeliveryCooldown           time.Duration `env:"INTEGRATIONS_DELIVERY_FETCH_COOLDOWN" envDefault:"20ms"`

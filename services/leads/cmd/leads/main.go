@@ -46,7 +46,13 @@ func catalogCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer f.Close()
-	rows, err := catalogfile.Open(f, *format)
+	var size int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	counted := &countingReader{r: f}
+	bar := newProgressBar(os.Stderr, size, counted.n.Load)
+	rows, err := catalogfile.Open(counted, *format)
 	if err != nil {
 		return svc.Usagef("%v", err)
 	}
@@ -55,10 +61,8 @@ func catalogCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	rep, err := service.ImportCatalog(ctx, pool, rows, func(r app.ImportReport) {
-		fmt.Fprintf(os.Stderr, "catalog import: %d rows read, %d inserted, %d updated, %d rejected\n",
-			r.Read, r.Inserted, r.Updated, r.RejectedCount)
-	})
+	rep, err := service.ImportCatalog(ctx, pool, rows, func(r app.ImportReport) { bar.update(r.Read, false) })
+	bar.update(rep.Read, true)
 	for _, bad := range rep.Rejected {
 		fmt.Fprintf(os.Stderr, "%s:%d: %s\n", path, bad.Line, bad.Reason)
 	}

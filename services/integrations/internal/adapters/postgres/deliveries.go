@@ -199,13 +199,13 @@ func (s *Deliveries) EndExpiredClaims(ctx context.Context, limit int) ([]app.Del
 func (s *Deliveries) endClaims(ctx context.Context, match string, arg any) ([]app.DeliveryJob, error) {
 	rows, err := pgkit.Q(ctx, s.pool).Query(ctx, `UPDATE deliveries d SET claimed_until = NULL FROM subscriptions s
 		WHERE `+match+` AND d.claimed_until IS NOT NULL AND d.status = 'pending' AND s.id = d.subscription_id
-		RETURNING d.id, s.account_id`, arg)
+		RETURNING d.id, s.account_id, s.id`, arg)
 	if err != nil {
 		return nil, wrap("end claims", err)
 	}
 	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (app.DeliveryJob, error) {
 		var j app.DeliveryJob
-		return j, r.Scan(&j.DeliveryID, &j.AccountID)
+		return j, r.Scan(&j.DeliveryID, &j.AccountID, &j.SubscriptionID)
 	})
 	return jobs, wrap("end claims", err)
 }
@@ -238,9 +238,9 @@ func (s *Deliveries) Attempts(ctx context.Context, accountID, subscriptionID str
 // Reopen implements app.DeliveryLog.
 func (s *Deliveries) Reopen(ctx context.Context, accountID, deliveryID string) (app.DeliveryJob, error) {
 	db := pgkit.Q(ctx, s.pool)
-	var status string
-	err := db.QueryRow(ctx, `SELECT d.status FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id
-		WHERE d.id = $1 AND s.account_id = $2 AND s.status = 'active' FOR UPDATE OF d`, deliveryID, accountID).Scan(&status)
+	var status, subscriptionID string
+	err := db.QueryRow(ctx, `SELECT d.status, d.subscription_id FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id
+		WHERE d.id = $1 AND s.account_id = $2 AND s.status = 'active' FOR UPDATE OF d`, deliveryID, accountID).Scan(&status, &subscriptionID)
 	if err != nil {
 		return app.DeliveryJob{}, wrap("find delivery", notFound(err))
 	}
@@ -250,5 +250,5 @@ func (s *Deliveries) Reopen(ctx context.Context, accountID, deliveryID string) (
 	if _, err := db.Exec(ctx, `UPDATE deliveries SET status = 'pending', created_at = now() WHERE id = $1`, deliveryID); err != nil {
 		return app.DeliveryJob{}, wrap("reopen delivery", err)
 	}
-	return app.DeliveryJob{DeliveryID: deliveryID, AccountID: accountID}, nil
+	return app.DeliveryJob{DeliveryID: deliveryID, AccountID: accountID, SubscriptionID: subscriptionID}, nil
 }

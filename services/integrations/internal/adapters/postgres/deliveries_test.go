@@ -112,7 +112,7 @@ func TestClaimsEndOnceAndExpiredOnesOnlyWhenRunOut(t *testing.T) {
 		jobs, err = f.store.EndClaims(ctx, []string{claimed[0], unclaimed})
 		return err
 	}))
-	require.Equal(t, []app.DeliveryJob{{DeliveryID: claimed[0], AccountID: "acc_1"}}, jobs, "only a claimed delivery is handed over")
+	require.Equal(t, []app.DeliveryJob{{DeliveryID: claimed[0], AccountID: "acc_1", SubscriptionID: sub.ID()}}, jobs, "only a claimed delivery is handed over")
 	require.NoError(t, f.inTx(func(ctx context.Context) (err error) {
 		jobs, err = f.store.EndClaims(ctx, []string{claimed[0]})
 		return err
@@ -130,7 +130,7 @@ func TestClaimsEndOnceAndExpiredOnesOnlyWhenRunOut(t *testing.T) {
 		jobs, err = f.store.EndExpiredClaims(ctx, 10)
 		return err
 	}))
-	require.Equal(t, []app.DeliveryJob{{DeliveryID: claimed[1], AccountID: "acc_1"}}, jobs, "an expired claim of a pending delivery")
+	require.Equal(t, []app.DeliveryJob{{DeliveryID: claimed[1], AccountID: "acc_1", SubscriptionID: sub.ID()}}, jobs, "an expired claim of a pending delivery")
 	require.Equal(t, 4, f.sqlInt(`SELECT count(*) FROM deliveries WHERE claimed_until IS NULL OR status <> 'pending'`))
 }
 
@@ -156,7 +156,7 @@ func TestReopenIsForTheAccountsFinishedDeliveries(t *testing.T) {
 	require.ErrorIs(t, err, app.ErrNotFound)
 	job, err := reopen("acc_1")
 	require.NoError(t, err)
-	require.Equal(t, app.DeliveryJob{DeliveryID: id, AccountID: "acc_1"}, job)
+	require.Equal(t, app.DeliveryJob{DeliveryID: id, AccountID: "acc_1", SubscriptionID: sub.ID()}, job)
 	require.Equal(t, 1, f.sqlInt(`SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'pending' AND created_at > now() - interval '1 minute'`, id),
 		"pending again, its retry window starting over")
 	f.sqlInt(`UPDATE deliveries SET status = 'delivered' WHERE id = $1`, id)
