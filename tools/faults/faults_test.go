@@ -24,7 +24,7 @@ func TestSelectFaults(t *testing.T) {
 	require.Len(t, all, len(faults))
 	two, err := selectFaults("pg-restart, kill-9")
 	require.NoError(t, err)
-	require.Equal(t, []string{"postgres restart", "kill -9 integrations"}, []string{two[0].name, two[1].name})
+	require.Equal(t, []string{"postgres down 10s", "kill -9 integrations"}, []string{two[0].name, two[1].name})
 	_, err = selectFaults("nope")
 	require.ErrorContains(t, err, "redis-down")
 }
