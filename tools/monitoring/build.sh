@@ -9,6 +9,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 key=$(cat "$here/go.mod" "$here/go.sum" "$0" | sha256sum | cut -c1-16)
 bin=${BIZASSIST_CACHE:-$HOME/.cache/bizassist}/monitoring-$key
+mkdir -p "$(dirname "$bin")"
+# One build at a time (.ci/run starts one early, in the background): a second waits, then finds it.
+exec 9>"$bin.lock"
+flock 9
 if [ ! -x "$bin/prometheus" ] || [ ! -x "$bin/alertmanager" ]; then
   start=$(date +%s)
   mkdir -p "$bin"
@@ -16,6 +20,6 @@ if [ ! -x "$bin/prometheus" ] || [ ! -x "$bin/alertmanager" ]; then
     github.com/prometheus/prometheus/cmd/prometheus github.com/prometheus/alertmanager/cmd/alertmanager)
   echo "tools/monitoring: built prometheus and alertmanager in $(($(date +%s) - start))s" >&2
   # Binaries built for earlier pins are never used again.
-  find "$(dirname "$bin")" -maxdepth 1 -type d -regex '.*/monitoring-[0-9a-f]\{16\}' ! -name "monitoring-$key" -exec rm -rf {} +
+  find "$(dirname "$bin")" -maxdepth 1 -regex '.*/monitoring-[0-9a-f]\{16\}\(\.lock\)?' ! -name "monitoring-$key*" -exec rm -rf {} +
 fi
 echo "$bin"
