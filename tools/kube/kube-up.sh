@@ -96,13 +96,18 @@ up() {
   "${K[@]}" create namespace "$ns" >/dev/null
   sed -e "s|@GW@|$gw|g" -e "s|@PG@|$pg_relay|g" -e "s|@REDIS@|$redis_relay|g" "$root/k8s/node/external-databases.yaml" |
     "${K[@]}" -n "$ns" apply -f - >/dev/null
-  local key
+  local key admin stripe
+  admin=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') stripe=whsec_$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  printf 'ADMIN_SECRET=%s\nSTRIPE_WEBHOOK_SECRET=%s\nDEMO_PASSWORD=demo-%s\n' "$admin" "$stripe" \
+    "$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$state/secrets.env"
   for s in "${services[@]}"; do
     local extra=()
     if [ "$s" = identity ] || [ "$s" = integrations ]; then
       key=$(head -c 32 /dev/urandom | base64)
       extra=(--from-literal "ENCRYPTION_KEYS=node1:$key" --from-literal ENCRYPTION_KEY_ID=node1)
     fi
+    [ "$s" = assistant ] && extra+=(--from-literal "AGENT_ADMIN_SECRET=$admin")
+    [ "$s" = integrations ] && extra+=(--from-literal "STRIPE_WEBHOOK_SECRET=$stripe")
     "${K[@]}" -n "$ns" create secret generic "bizassist-$s-secrets" \
       --from-literal "DATABASE_URL=postgres://postgres@bizassist-postgresql:5432/$db?sslmode=disable" \
       --from-literal "REDIS_URL=redis://bizassist-redis:6379/$redis_db" "${extra[@]}" >/dev/null
@@ -117,6 +122,41 @@ up() {
     --namespace "$ns" --values "$root/charts/bizassist/values-node.yaml" --set "global.image.tag=$tag" \
     --wait --timeout 5m || { diagnose; return 1; }
   edge
+  seed
+}
+
+# seed: the demo accounts, as an operator makes accounts in an install (the service's own
+# commands, run in its pod), and the settings file the e2e suite reads (BIZASSIST_E2E_ENV): the
+# same keys as make up's .devstack/env.
+seed() {
+  local pass email plan business ext
+  pass=$(sed -n 's/^DEMO_PASSWORD=//p' "$state/secrets.env")
+  while read -r email plan business; do
+    printf '%s\n' "$pass" | "${K[@]}" -n "$ns" exec -i deploy/bizassist-identity -- identity accounts create \
+      --email "$email" --plan "$plan" --business "$business" --if-missing >/dev/null
+  done <<'ACCOUNTS'
+demo-free@bizassist.local free Demo Free Bakery
+demo-growth@bizassist.local growth Demo Growth Plumbing
+demo-fullstack@bizassist.local full_stack Demo Full Stack Dental
+ACCOUNTS
+  "${K[@]}" -n "$ns" exec deploy/bizassist-analytics -- analytics demo seed >/dev/null
+  ext=$("${K[@]}" -n "$ns" exec deploy/bizassist-integrations -- integrations secrets rotate \
+    --email demo-growth@bizassist.local --wait 60s)
+  {
+    echo "# Written by make kube-up: the single-node install, for people and BIZASSIST_E2E_ENV."
+    echo "BASE_URL=https://127.0.0.1:$https_port"
+    echo "HTTP_URL=http://127.0.0.1:$http_port"
+    echo "CONSOLE_URL=https://127.0.0.1:$https_port/"
+    echo "CA_CERT=$state/tls.crt"
+    echo "REDIS_URL=redis://127.0.0.1:6379/$redis_db"
+    cat "$state/secrets.env"
+    echo "DEMO_FREE_EMAIL=demo-free@bizassist.local"
+    echo "DEMO_GROWTH_EMAIL=demo-growth@bizassist.local"
+    echo "DEMO_FULL_STACK_EMAIL=demo-fullstack@bizassist.local"
+    echo "BENCH_SOURCE_IP=127.0.0.9"
+    echo "EXT_SECRET=$ext"
+    echo "KUBECONFIG=$state/node/kubeconfig"
+  } >"$state/env"
 }
 
 down() {
