@@ -52,7 +52,7 @@ test-kube-node: images kube-node-tools ## The single-node cluster: install, pods
 
 .PHONY: k8s-golden
 k8s-golden: ## Rewrite tools/kube/testdata/golden from the charts (review the diff!)
-	@export KUBE_BIN=$$(tools/kube/build.sh helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' ./... -update
+	@export KUBE_BIN=$$(tools/kube/build.sh helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' . -update
 
 .PHONY: kind-up
 kind-up: images ## Create a kind cluster, load the images, install ingress-nginx, cert-manager and the chart (HTTPS, self-signed); prints the URL
