@@ -68,7 +68,9 @@ down() { "$here/kube-up.sh" down "$state" "$bin" >/dev/null 2>&1; }
 trap down EXIT
 
 stage "upgrade images" 600 restamp
-if stage "node up + install" 900 "$here/kube-up.sh" up "$state" "$bin" "$images" "$tag" "${services[@]/#/$upgrade/}"; then
+restamped=()
+for s in "${services[@]}"; do restamped+=("$upgrade/$s.tar"); done
+if stage "node up + install" 900 "$here/kube-up.sh" up "$state" "$bin" "$images" "$tag" "${restamped[@]}"; then
   K=(--kubectl "$bin/kubectl" --kubeconfig "$state/node/kubeconfig")
   stage "pods Ready" 300 "$state/nodecheck" ready "${K[@]}" -summary "$summary"
   stage "e2e suite" 600 e2e
