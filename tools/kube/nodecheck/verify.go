@@ -336,8 +336,11 @@ func (k kube) rollingUpgrade(tag string, helmArgs []string, want int) (string, e
 // all its replicas Ready again.
 func (k kube) deleteOne(service string, want int) (time.Duration, error) {
 	ps, err := k.pods(servers + ",app.kubernetes.io/name=" + service)
-	if err != nil || len(ps) == 0 {
-		return 0, fmt.Errorf("no pod: %v", err)
+	if err != nil {
+		return 0, err
+	}
+	if len(ps) == 0 {
+		return 0, errors.New("no server pod")
 	}
 	victim := ps[0].Metadata.Name
 	start := time.Now()
