@@ -53,8 +53,9 @@ func (c counts) String() string {
 	return s
 }
 
-// loader sends the mix at a steady rate from several loopback source addresses (each client
-// address has its own rate and connection budgets at the edge and in the services).
+// loader sends the mix at a steady rate from many loopback source addresses: each client
+// address has its own rate budget in the services, which eight addresses at 20 requests a second
+// exhausted after two minutes (429s that are the limiter's doing, not the rollout's).
 type loader struct {
 	base    string
 	clients []*http.Client

@@ -204,7 +204,7 @@ func verifyCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := newLoader(*base, *ca, *rate, 8)
+	l, err := newLoader(*base, *ca, *rate, 64)
 	if err != nil {
 		return err
 	}
