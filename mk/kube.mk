@@ -44,11 +44,15 @@ test-charts: ## helm lint, golden renders, schema refusals, promtool, and instal
 	cd tools/kube && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...
 
 .PHONY: test-k8s
-test-k8s: test-charts images-test ## Every Kubernetes check that runs without a container engine
+test-k8s: test-charts images-test ## Every Kubernetes check that runs without a container engine (the single-node cluster's: make test-kube-node, not yet part of it)
+
+.PHONY: test-kube-node
+test-kube-node: images kube-node-tools ## The single-node cluster: install, pods Ready, e2e through its edge, rolling upgrade, pod deletes and a drain under load, teardown (root; hold the stack lock)
+	@tools/kube/node-test.sh $(KUBE_NODE_STATE) $$(tools/kube/build.sh helm node) $(IMAGES_DIR) $(IMAGE_TAG) $(IMAGES_DIR)/restamped
 
 .PHONY: k8s-golden
 k8s-golden: ## Rewrite tools/kube/testdata/golden from the charts (review the diff!)
-	@export KUBE_BIN=$$(tools/kube/build.sh helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' ./... -update
+	@export KUBE_BIN=$$(tools/kube/build.sh helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' . -update
 
 .PHONY: kind-up
 kind-up: images ## Create a kind cluster, load the images, install ingress-nginx, cert-manager and the chart (HTTPS, self-signed); prints the URL
@@ -76,7 +80,9 @@ KUBE_NODE_STATE := $(KUBE_CACHE)/kube-node
 kube-up: images ## A single-node Kubernetes on this machine (no container engine) with the chart installed; prints the URL
 	@start=$$(date +%s); bin=$$(tools/kube/build.sh helm node); \
 	tools/kube/kube-up.sh up $(KUBE_NODE_STATE) $$bin $(IMAGES_DIR) $(IMAGE_TAG) || { tools/kube/kube-up.sh down $(KUBE_NODE_STATE) $$bin; exit 1; }; \
-	echo "bizassist is up on a single-node cluster in $$(($$(date +%s) - start))s (KUBECONFIG=$(KUBE_NODE_STATE)/node/kubeconfig $$bin/kubectl -n bizassist get pods)"
+	echo "bizassist is up on a single-node cluster in $$(($$(date +%s) - start))s: https://127.0.0.1:9443/ (CA: $(KUBE_NODE_STATE)/tls.crt; demo accounts and secrets in $(KUBE_NODE_STATE)/env)"; \
+	echo "  curl --cacert $(KUBE_NODE_STATE)/tls.crt https://127.0.0.1:9443/api/auth/jwks.json"; \
+	echo "  KUBECONFIG=$(KUBE_NODE_STATE)/node/kubeconfig $$bin/kubectl -n bizassist get pods"
 
 .PHONY: kube-down
 kube-down: ## Remove the single-node cluster and everything it made (processes, bridge, netns, mounts, iptables chains, its database)

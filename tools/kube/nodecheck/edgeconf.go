@@ -1,0 +1,136 @@
+package main
+
+// edgeConf is the host nginx in front of the single-node cluster: the bounds, headers and error
+// envelopes of the local stack's edge (tools/devstack/nginx.conf.tmpl) and of the chart's
+// ingress-nginx annotations, with the upstreams on the bridge address (NodePorts).
+const edgeConf = `# Written by tools/kube/nodecheck edge from the installed Ingress objects. Do not edit.
+worker_processes 1;
+pid {{.Vars.Dir}}/nginx.pid;
+error_log {{.Vars.Dir}}/error.log warn;
+
+events {
+    worker_connections 1024;
+}
+
+http {
+    server_tokens off;
+    charset utf-8;
+    default_type application/json;
+    keepalive_timeout 65s;
+    client_body_temp_path {{.Vars.Dir}}/tmp/body;
+    proxy_temp_path {{.Vars.Dir}}/tmp/proxy;
+    fastcgi_temp_path {{.Vars.Dir}}/tmp/fastcgi;
+    uwsgi_temp_path {{.Vars.Dir}}/tmp/uwsgi;
+    scgi_temp_path {{.Vars.Dir}}/tmp/scgi;
+
+    gzip on;
+    gzip_comp_level 5;
+    gzip_min_length 1024;
+    gzip_proxied any;
+    gzip_vary on;
+    gzip_types application/json application/problem+json text/csv application/javascript text/css;
+
+    client_max_body_size 1m;
+    client_body_buffer_size 1m;
+    client_header_timeout 10s;
+    client_body_timeout 10s;
+
+    # nginx.ingress.kubernetes.io/limit-connections of the chart's Ingress.
+    limit_conn_zone $binary_remote_addr zone=per_address:1m;
+    limit_conn_status 429;
+    limit_conn_log_level warn;
+
+    map $http_x_request_id $req_id {
+        default $request_id;
+        "~^[A-Za-z0-9._:-]{1,64}$" $http_x_request_id;
+    }
+    log_format json escape=json '{"time":"$time_iso8601","request_id":"$req_id","remote_addr":"$remote_addr",'
+        '"method":"$request_method","path":"$uri","status":$status,"duration":$request_time,'
+        '"upstream":"$upstream_addr","upstream_status":"$upstream_status"}';
+    access_log {{.Vars.Dir}}/access.log json;
+
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header Host $host;
+    proxy_set_header X-Forwarded-For $remote_addr;
+    proxy_set_header X-Real-IP $remote_addr;
+    proxy_set_header X-Forwarded-Proto https;
+    proxy_set_header X-Request-Id $req_id;
+    proxy_connect_timeout 2s;
+    proxy_send_timeout 60s;
+    proxy_read_timeout 120s;
+    proxy_max_temp_file_size 0;
+    proxy_hide_header Strict-Transport-Security;
+    # A refused or reset connection (a pod kube-proxy has not yet forgotten) goes to the next
+    # try, which kube-proxy balances again; idle upstream connections close before a draining
+    # pod closes them (HTTP_DRAIN_DELAY), so a request is never sent on a closing connection.
+    proxy_next_upstream error timeout;
+    proxy_next_upstream_tries 3;
+    proxy_next_upstream_timeout 10s;
+{{range $svc, $port := .Upstreams}}
+    upstream {{$svc}} {
+        server {{$.BridgeAddr}}:{{$port}} max_fails=0;
+        server {{$.BridgeAddr}}:{{$port}} max_fails=0 backup;
+        keepalive 16;
+        keepalive_timeout 500ms;
+    }
+{{- end}}
+
+    server {
+        listen {{.Vars.HTTPAddr}} default_server;
+        server_name _;
+        location / {
+            return 308 https://$host:{{.Vars.HTTPSPort}}$request_uri;
+        }
+    }
+
+    server {
+        listen {{.Vars.HTTPSAddr}} ssl http2 default_server;
+        server_name _;
+        ssl_certificate {{.Vars.Cert}};
+        ssl_certificate_key {{.Vars.Key}};
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:TLS:1m;
+
+        add_header Strict-Transport-Security "max-age=31536000; includeSubDomains" always;
+        add_header X-Request-Id $req_id always;
+        limit_conn per_address {{.ConnLimit}};
+
+        error_page 413 @body_too_large;
+        error_page 429 @too_many_connections;
+        error_page 502 503 @unavailable;
+        error_page 504 @timeout;
+        location @body_too_large {
+            return 413 '{"ok":false,"error":"request body exceeds 1 MiB","code":"body_too_large"}\n';
+        }
+        location @too_many_connections {
+            return 429 '{"ok":false,"error":"too many connections from this address","code":"too_many_connections"}\n';
+        }
+        location @unavailable {
+            return 502 '{"ok":false,"error":"service unavailable","code":"unavailable"}\n';
+        }
+        location @timeout {
+            return 504 '{"ok":false,"error":"service timed out","code":"unavailable"}\n';
+        }
+        # The e2e suite's readiness check of the edge itself.
+        location = /api/_ingress {
+            return 200 '{"ok":true}\n';
+        }
+{{range .Locations}}
+        location {{.Match}} {
+            proxy_pass http://{{.Upstream}}{{.URI}};
+        }
+{{- end}}
+        location /api/ {
+            return 404 '{"ok":false,"error":"no route","code":"not_found"}\n';
+        }
+        location / {
+{{- if .Root}}
+            proxy_pass http://{{.Root}};
+{{- else}}
+            return 404 '{"ok":false,"error":"no route","code":"not_found"}\n';
+{{- end}}
+        }
+    }
+}
+`
