@@ -291,8 +291,10 @@ func rollingRestart(ctx context.Context, s *suite) result {
 	return res
 }
 
-// receiverDown has the integrator's receiver answer 503 for 40 s under load (long enough that its failures are over a quarter of five minutes of attempts, which the delivery-failure alert watches; 15 s was not always): every delivery
-// arrives once it is back, under the webhook-id its failed attempts carried.
+// receiverDown has the integrator's receiver answer 503 for 40 s under load: every delivery
+// arrives once it is back, under the webhook-id its failed attempts carried. Forty seconds of
+// failures are well over a quarter of five minutes of attempts, which the delivery-failure alert
+// watches; fifteen were not always.
 func receiverDown(ctx context.Context, s *suite) result {
 	var res result
 	load := s.startLoad(ctx, false)
