@@ -169,19 +169,9 @@ func long(d time.Duration, rate, samples int) time.Duration {
 // RunOpenLoop finds sc's capacity within its aim, seeded by the closed loop's throughput, and
 // measures the latencies at 50% and 80% of it.
 func RunOpenLoop(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, seed int, o OpenLoopOptions) (OpenLoopResult, error) {
-	headers := http.Header{}
-	for k, v := range sc.Headers {
-		headers.Set(k, v)
-	}
-	if len(sc.body) > 0 && headers.Get("Content-Type") == "" {
-		headers.Set("Content-Type", "application/json")
-	}
-	if sc.Login != nil {
-		tok, err := logins.Token(ctx, hc, base, *sc.Login)
-		if err != nil {
-			return OpenLoopResult{}, err
-		}
-		headers.Set("Authorization", "Bearer "+tok)
+	headers, err := requestHeaders(ctx, hc, base, sc, logins)
+	if err != nil {
+		return OpenLoopResult{}, err
 	}
 	tgt := vegeta.Target{Method: sc.Method, URL: base + sc.Path, Body: sc.body, Header: headers}
 	res := OpenLoopResult{Name: sc.Name, Aim: sc.Aim}

@@ -74,19 +74,9 @@ func (ls *Logins) Token(ctx context.Context, hc *http.Client, base string, l Log
 // Run sends sc's request from sc.Concurrency workers until sc.Duration has passed or maxRequests
 // have been sent, whichever comes first.
 func Run(ctx context.Context, hc *http.Client, base string, sc Scenario, maxRequests int, logins *Logins, meter *CPUMeter) (Result, error) {
-	headers := http.Header{}
-	for k, v := range sc.Headers {
-		headers.Set(k, v)
-	}
-	if len(sc.body) > 0 && headers.Get("Content-Type") == "" {
-		headers.Set("Content-Type", "application/json")
-	}
-	if sc.Login != nil {
-		tok, err := logins.Token(ctx, hc, base, *sc.Login)
-		if err != nil {
-			return Result{}, err
-		}
-		headers.Set("Authorization", "Bearer "+tok)
+	headers, err := requestHeaders(ctx, hc, base, sc, logins)
+	if err != nil {
+		return Result{}, err
 	}
 
 	before, err := meter.Sample()
@@ -192,4 +182,24 @@ func login(ctx context.Context, hc *http.Client, base string, l Login) (string, 
 		return "", fmt.Errorf("login %s: status %d %s", l.Email, resp.StatusCode, out.Error)
 	}
 	return out.Token, nil
+}
+
+// requestHeaders are the headers of sc's request: its own, a JSON Content-Type for a body, and
+// the bearer token of its login.
+func requestHeaders(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins) (http.Header, error) {
+	headers := http.Header{}
+	for k, v := range sc.Headers {
+		headers.Set(k, v)
+	}
+	if len(sc.body) > 0 && headers.Get("Content-Type") == "" {
+		headers.Set("Content-Type", "application/json")
+	}
+	if sc.Login != nil {
+		tok, err := logins.Token(ctx, hc, base, *sc.Login)
+		if err != nil {
+			return nil, err
+		}
+		headers.Set("Authorization", "Bearer "+tok)
+	}
+	return headers, nil
 }
