@@ -44,8 +44,10 @@ type JobConfig struct {
 
 // RescueMargin is how long past its job timeout a running job may go before the leader's
 // rescuer takes it for the job of a dead worker (kill -9, OOM) and retries it. A live worker has
-// given up on the job by then: River cancels a job's context at its timeout.
-const RescueMargin = 10 * time.Second
+// given up on the job by then: River cancels a job's context at its timeout. It spans two samples
+// of the stuck-jobs gauge (delivery.DepthEvery), so a dead worker's jobs are counted before they
+// are retried, not only when the rescue fails.
+const RescueMargin = 30 * time.Second
 
 // JobTimeout is how long one delivery job may run: the sender's timeout and a little more to
 // record the attempt.

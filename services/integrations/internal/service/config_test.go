@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/svc"
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
+	"github.com/bizassist/bizassist/services/integrations/internal/ports"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
 )
 
@@ -64,4 +66,10 @@ func TestDefaultsAndDevelopmentTargets(t *testing.T) {
 	policy, err = dev.TargetPolicy()
 	require.NoError(t, err)
 	require.Equal(t, domain.TargetPolicy{AllowHTTP: true, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, policy)
+}
+
+// A dead worker's jobs are past their timeout for RescueMargin before the rescue retries them:
+// the stuck-jobs gauge, sampled every DepthEvery, must see them at least once in that span.
+func TestStuckJobsAreSampledBeforeTheRescue(t *testing.T) {
+	require.GreaterOrEqual(t, ports.RescueMargin, 2*delivery.DepthEvery)
 }
