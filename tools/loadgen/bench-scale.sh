@@ -12,7 +12,9 @@
 #   usage      the usage writer's p99 at an empty and a 1M-event table (analytics benchmark), and
 #              analytics-log-usage through the ingress before and after 1M events are added to the
 #              stack's table
-#   fan-out    one account's events to 1, 10 and 100 subscriptions (tools/loadgen/scale)
+#   fan-out    one account's events to 1, 10 and 100 subscriptions, and 100 growth accounts' events
+#              to 10 subscriptions each (tools/loadgen/scale; the accounts are made once with
+#              identity's own command and kept, like the demo accounts)
 # Designed to finish within an hour on the 2-core development machine; the 10M catalog is the long
 # pole. The copies and the events added are removed at the end (SCALE_KEEP=1 keeps them), so make
 # bench afterwards runs on the 1M catalog again. SCALE_STEPS picks steps (default "catalog recompute
@@ -38,6 +40,7 @@ envfile() { # the settings of one service of the running stack
 }
 envfile leads LEADS_ENV
 envfile analytics ANALYTICS_ENV
+envfile identity IDENTITY_ENV
 leads_sql() { env -i "${LEADS_ENV[@]}" bash -c 'PGOPTIONS="-c search_path=$DATABASE_SCHEMA" psql -X -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -tA "$@"' psql "$@"; }
 analytics_sql() { env -i "${ANALYTICS_ENV[@]}" bash -c 'PGOPTIONS="-c search_path=$DATABASE_SCHEMA" psql -X -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -tA "$@"' psql "$@"; }
 now() { date +%s.%N; }
@@ -147,7 +150,12 @@ if [[ $STEPS == *" usage "* ]]; then
 fi
 
 if [[ $STEPS == *" fanout "* ]]; then
-  echo "==> fan-out: one account's events to 1, 10 and 100 subscriptions (tools/loadgen/scale)"
+  echo "==> fan-out: one account's events to 1, 10 and 100 subscriptions, 100 accounts to 10 each (tools/loadgen/scale)"
+  password=$(sed -n 's/^DEMO_PASSWORD=//p' .devstack/env)
+  for n in $(seq 1 100); do # scale-fanout-NNN: fanout-100x10's accounts
+    printf '%s\n' "$password" | env -i "${IDENTITY_ENV[@]}" .devstack/bin/identity accounts create --if-missing \
+      --email "$(printf 'scale-fanout-%03d@bizassist.local' "$n")" --plan growth --business "Scale Fanout $n" >/dev/null
+  done
   "${LOADGEN[@]}" -scenarios tools/loadgen/scale -open=false
 fi
 

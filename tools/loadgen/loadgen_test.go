@@ -74,16 +74,19 @@ func TestLoadDirRejectsDuplicateNames(t *testing.T) {
 	require.ErrorContains(t, err, `scenario "same" is also in`)
 }
 
-// The shipped scenario files parse against the keys make up writes.
+// The shipped scenario files (make bench's and make bench-scale's) parse against the keys make
+// up writes.
 func TestShippedScenariosParse(t *testing.T) {
 	stackEnv := map[string]string{}
 	for _, k := range []string{"DEMO_PASSWORD", "DEMO_FREE_EMAIL", "DEMO_GROWTH_EMAIL", "DEMO_FULL_STACK_EMAIL",
 		"EXT_SECRET", "ADMIN_SECRET", "STRIPE_WEBHOOK_SECRET", "CONSOLE_BENCH_COOKIE", "DEMO_API_KEY"} {
 		stackEnv[k] = "x"
 	}
-	list, err := LoadDir("scenarios", stackEnv)
-	require.NoError(t, err)
-	require.NotEmpty(t, list)
+	for _, dir := range []string{"scenarios", "scale"} {
+		list, err := LoadDir(dir, stackEnv)
+		require.NoError(t, err, dir)
+		require.NotEmpty(t, list, dir)
+	}
 }
 
 func TestPercentileNearestRank(t *testing.T) {

@@ -274,6 +274,10 @@ func report(w io.Writer, results []Result, opens []OpenLoopResult, webhooks []We
 			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d; afterwards %d of %d statistics requests over the limit refused (in-process fallback: %t)\n",
 				r.Name, f.Node, round(f.Window), round(f.Rejoined), r.Unavailable, r.ServerErrors, f.RateLimited, rateProbes, f.FallbackActive)
 		}
+		if n := len(r.AccountP99s); n > 0 {
+			fmt.Fprintf(w, "%s: %d accounts delivered to; their p99s: best %s, median %s, worst %s\n",
+				r.Name, n, round(r.AccountP99s[0]), round(r.AccountP99s[n/2]), round(r.AccountP99s[n-1]))
+		}
 		if r.FirstError != "" {
 			fmt.Fprintf(w, "%s: first inbound error: %s\n", r.Name, r.FirstError)
 		}

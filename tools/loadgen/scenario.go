@@ -123,6 +123,10 @@ func (s *Scenario) expand(env map[string]string) error {
 		q := &s.Webhook.Quiet.Login
 		q.Email, q.Password = exp(q.Email), exp(q.Password)
 	}
+	if s.Webhook != nil && s.Webhook.Accounts != nil {
+		a := s.Webhook.Accounts
+		a.Email, a.Password = exp(a.Email), exp(a.Password)
+	}
 	s.Body = expandAny(s.Body, exp)
 	if len(missing) > 0 {
 		return fmt.Errorf("unknown variables %s (not in the env file)", strings.Join(missing, ", "))
@@ -194,9 +198,15 @@ func (s *Scenario) normalize() error {
 
 func (s *Scenario) normalizeWebhook() error {
 	w := s.Webhook
+	a := w.Accounts
 	switch {
-	case s.Login == nil:
-		return errors.New("webhook: login is required (it subscribes the receivers)")
+	case s.Login == nil && a == nil:
+		return errors.New("webhook: login is required (it subscribes the receivers), or accounts")
+	case a != nil && (a.Count < 2 || a.Count > 1000 || a.Password == "" || strings.Count(a.Email, "%") != 1 ||
+		strings.Contains(fmt.Sprintf(a.Email, 1), "%!")):
+		return errors.New("webhook: accounts needs a count of 2 to 1000, a password and an email pattern with one number verb (%d)")
+	case a != nil && w.Quiet != nil:
+		return errors.New("webhook: accounts and quiet do not go together (each account's p99 is the fairness figure)")
 	case s.Body != nil:
 		return errors.New("webhook: body is generated (one new lead per event); remove it")
 	case s.Method != http.MethodPost:

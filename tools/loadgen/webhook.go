@@ -41,6 +41,17 @@ type WebhookLoad struct {
 	// this scenario's account fans out: its row shows what one account's load does to another's
 	// latency (per-account fairness). Its inbound secret is rotated at the start, through the API.
 	Quiet *QuietLoad `yaml:"quiet"`
+	// Accounts, when set, spreads the events over many accounts instead of the scenario's login:
+	// each has Subscriptions receivers of its own and its inbound secret rotated at the start.
+	Accounts *AccountsLoad `yaml:"accounts"`
+}
+
+// AccountsLoad names the accounts of a many-account run: Email is a pattern with one %d, the
+// accounts numbered 1 to Count (make bench-scale seeds them).
+type AccountsLoad struct {
+	Count    int    `yaml:"count"`
+	Email    string `yaml:"email"`
+	Password string `yaml:"password"`
 }
 
 // QuietLoad is the quiet account of a fairness measurement.
@@ -76,6 +87,9 @@ type WebhookResult struct {
 	Quiet bool
 	// Failover is set when the scenario killed a Redis master.
 	Failover *Failover
+	// AccountP99s are the p99s of each sending account's deliveries, sorted, when there were
+	// several: the spread is the per-account fairness of a many-account run.
+	AccountP99s []time.Duration
 }
 
 // PerSecond is deliveries per second over Elapsed.
@@ -99,23 +113,30 @@ func (r WebhookResult) Percentile(p float64) time.Duration {
 // (127.0.0.1, 127.0.0.2, ...).
 const subsPerHost = 20
 
+// sentEvent is one inbound event of a run: its intended send time and the account it was sent for.
+type sentEvent struct {
+	due     time.Time
+	account int
+}
+
 // receiver counts the verified deliveries of one run: the first arrival of each webhook-id per
 // subscription, for a lead this run sent, with its latency from the inbound request.
 type receiver struct {
 	hosts []*webhook.Receiver
-	sent  *sync.Map // lead email -> its inbound request's intended send time
+	sent  *sync.Map // lead email -> sentEvent
 
 	mu        sync.Mutex
 	seen      map[string]bool
 	latencies []time.Duration
+	byAccount map[int][]time.Duration
 	last      time.Time
 	dup, bad  int
 	delivered atomic.Int64
 }
 
-// newReceiver listens on enough loopback addresses for subs subscriptions.
+// newReceiver listens on enough loopback addresses for subs subscriptions of each account.
 func newReceiver(sent *sync.Map, subs int) (*receiver, error) {
-	rc := &receiver{sent: sent, seen: map[string]bool{}}
+	rc := &receiver{sent: sent, seen: map[string]bool{}, byAccount: map[int][]time.Duration{}}
 	for h := range (subs + subsPerHost - 1) / subsPerHost {
 		wr, err := webhook.NewReceiver(fmt.Sprintf("127.0.0.%d:0", h+1), func(d webhook.Delivery) int { return rc.serve(h, d) })
 		if err != nil {
@@ -149,10 +170,10 @@ func (rc *receiver) serve(host int, d webhook.Delivery) int {
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	var start any
+	var sent any
 	ok := json.Unmarshal(d.Body, &lead) == nil
 	if ok {
-		start, ok = rc.sent.Load(lead.Email)
+		sent, ok = rc.sent.Load(lead.Email)
 	}
 	if !ok {
 		rc.bad++
@@ -164,18 +185,78 @@ func (rc *receiver) serve(host int, d webhook.Delivery) int {
 		rc.dup++
 	} else {
 		rc.seen[key] = true
-		rc.latencies = append(rc.latencies, d.Arrived.Sub(start.(time.Time)))
+		ev := sent.(sentEvent)
+		latency := d.Arrived.Sub(ev.due)
+		rc.latencies = append(rc.latencies, latency)
+		rc.byAccount[ev.account] = append(rc.byAccount[ev.account], latency)
 		rc.last = d.Arrived
 		rc.delivered.Add(1)
 	}
 	return http.StatusNoContent
 }
 
-// RunWebhook subscribes wl.Subscriptions receivers for new_lead (with the scenario's login), posts
-// inbound new_lead events to sc.Path with sc.Headers, waits for the deliveries and unsubscribes.
+// sender is one account whose inbound events a run posts: its API for the receivers'
+// subscriptions and its inbound request headers.
+type sender struct {
+	api     webhook.API
+	headers map[string]string
+}
+
+// senders signs in the accounts a run sends for: the scenario's login with its headers, or each
+// account of wl.Accounts with an inbound secret rotated through the API.
+func senders(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins) ([]sender, error) {
+	wl := sc.Webhook
+	if wl.Accounts == nil {
+		token, err := logins.Token(ctx, hc, base, *sc.Login)
+		if err != nil {
+			return nil, err
+		}
+		return []sender{{api: webhook.API{HC: hc, Base: base, Token: token}, headers: sc.Headers}}, nil
+	}
+	out := make([]sender, 0, wl.Accounts.Count)
+	for n := 1; n <= wl.Accounts.Count; n++ {
+		email := fmt.Sprintf(wl.Accounts.Email, n)
+		token, err := logins.Token(ctx, hc, base, Login{Email: email, Password: wl.Accounts.Password})
+		if err != nil {
+			return nil, fmt.Errorf("account %s: %w", email, err)
+		}
+		api := webhook.API{HC: hc, Base: base, Token: token}
+		secret, err := rotateSecret(ctx, api)
+		if err != nil {
+			return nil, fmt.Errorf("account %s: %w", email, err)
+		}
+		out = append(out, sender{api: api, headers: withHeader(sc.Headers, "X-Ext-Secret", secret)})
+	}
+	return out, nil
+}
+
+// rotateSecret issues the account a new inbound secret and returns it.
+func rotateSecret(ctx context.Context, api webhook.API) (string, error) {
+	var rotated struct {
+		Secret string `json:"secret"`
+	}
+	if err := api.Do(ctx, http.MethodPost, "/api/ext-webhook/secret/rotate", nil, &rotated); err != nil {
+		return "", fmt.Errorf("rotate the inbound secret: %w", err)
+	}
+	return rotated.Secret, nil
+}
+
+// withHeader is a copy of h with k set to v.
+func withHeader(h map[string]string, k, v string) map[string]string {
+	out := make(map[string]string, len(h)+1)
+	for hk, hv := range h {
+		out[hk] = hv
+	}
+	out[k] = v
+	return out
+}
+
+// RunWebhook subscribes wl.Subscriptions receivers for new_lead for each sending account (the
+// scenario's login, or wl.Accounts), posts inbound new_lead events to sc.Path with each account's
+// headers in turn, waits for the deliveries and unsubscribes.
 func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, logins *Logins, meter *CPUMeter, st Stack) (WebhookResult, error) {
 	wl := *sc.Webhook
-	token, err := logins.Token(ctx, hc, base, *sc.Login)
+	from, err := senders(ctx, hc, base, sc, logins)
 	if err != nil {
 		return WebhookResult{}, err
 	}
@@ -185,24 +266,29 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		return WebhookResult{}, err
 	}
 	defer rc.Close()
-	api := webhook.API{HC: hc, Base: base, Token: token}
-	var subs []string
+	type subscription struct {
+		api webhook.API
+		id  string
+	}
+	var subs []subscription
 	defer func() {
 		// Detached: a run cut short by ^C must still leave no subscription behind.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		for _, id := range subs {
-			if err := api.Unsubscribe(dctx, id); err != nil {
-				fmt.Printf("    %s: unsubscribe %s: %v\n", sc.Name, id, err)
+		for _, sub := range subs {
+			if err := sub.api.Unsubscribe(dctx, sub.id); err != nil {
+				fmt.Printf("    %s: unsubscribe %s: %v\n", sc.Name, sub.id, err)
 			}
 		}
 	}()
-	for i := range wl.Subscriptions {
-		sub, err := api.Subscribe(ctx, rc.hosts[i/subsPerHost], "new_lead")
-		if err != nil {
-			return WebhookResult{}, err
+	for _, s := range from {
+		for i := range wl.Subscriptions {
+			sub, err := s.api.Subscribe(ctx, rc.hosts[i/subsPerHost], "new_lead")
+			if err != nil {
+				return WebhookResult{}, err
+			}
+			subs = append(subs, subscription{s.api, sub.ID})
 		}
-		subs = append(subs, sub.ID)
 	}
 
 	runID := make([]byte, 4)
@@ -246,13 +332,14 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		inflight <- struct{}{}
 		res.Offered++
 		email := fmt.Sprintf("wh-%s-%d@example.com", hex.EncodeToString(runID), i)
+		account := i % len(from)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-inflight }()
 			body, _ := json.Marshal(map[string]string{"event": "new_lead", "name": "Load " + strconv.Itoa(i), "email": email})
-			sent.Store(email, due)
-			status, err := inbound(ctx, hc, base+sc.Path, sc.Headers, body)
+			sent.Store(email, sentEvent{due: due, account: account})
+			status, err := inbound(ctx, hc, base+sc.Path, from[account].headers, body)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -290,6 +377,14 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 	res.Delivered, res.Duplicates, res.Rejected = len(rc.latencies), rc.dup, rc.bad+rc.Rejected()
 	res.Latencies = slices.Clone(rc.latencies)
 	slices.Sort(res.Latencies)
+	if len(from) > 1 {
+		for _, ls := range rc.byAccount {
+			ls = slices.Clone(ls)
+			slices.Sort(ls)
+			res.AccountP99s = append(res.AccountP99s, Result{Latencies: ls}.Percentile(99))
+		}
+		slices.Sort(res.AccountP99s)
+	}
 	if !rc.last.IsZero() {
 		res.Elapsed = rc.last.Sub(start)
 	}
@@ -308,22 +403,16 @@ func RunWebhookWithQuiet(ctx context.Context, hc *http.Client, base string, sc S
 	if err != nil {
 		return nil, err
 	}
-	var rotated struct {
-		Secret string `json:"secret"`
-	}
-	if err := (webhook.API{HC: hc, Base: base, Token: token}).Do(ctx, http.MethodPost, "/api/ext-webhook/secret/rotate", nil, &rotated); err != nil {
-		return nil, fmt.Errorf("quiet account's inbound secret: %w", err)
+	secret, err := rotateSecret(ctx, webhook.API{HC: hc, Base: base, Token: token})
+	if err != nil {
+		return nil, fmt.Errorf("quiet account: %w", err)
 	}
 	quiet := sc
 	quiet.Name = sc.Name + "/quiet"
 	quiet.Login = &q.Login
-	quiet.Headers = map[string]string{}
-	for k, v := range sc.Headers {
-		quiet.Headers[k] = v
-	}
-	quiet.Headers["X-Ext-Secret"] = rotated.Secret
+	quiet.Headers = withHeader(sc.Headers, "X-Ext-Secret", secret)
 	wl := *sc.Webhook
-	wl.Rate, wl.Subscriptions, wl.Quiet, wl.KillRedisMasterAfter = q.Rate, q.Subscriptions, nil, 0
+	wl.Rate, wl.Subscriptions, wl.Quiet, wl.Accounts, wl.KillRedisMasterAfter = q.Rate, q.Subscriptions, nil, nil, 0
 	quiet.Webhook = &wl
 	var (
 		wg   sync.WaitGroup

@@ -7,9 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,25 +22,35 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeHooks is the integrations API as the webhook scenario sees it: subscribe, inbound and
-// unsubscribe. Each inbound lead is delivered, signed, to every subscriber; lead 3 is delivered
-// twice to every subscriber, lead 5 never to the second, and one forged delivery is sent.
+// fakeHooks is the integrations API as the webhook scenario sees it: sign-in, subscribe, secret
+// rotation, inbound and unsubscribe. Each inbound lead is delivered, signed, to every subscriber
+// of the account whose secret came with it. For account "a" (inbound secret "s3cret"), lead 3 is
+// delivered twice to every subscriber, lead 5 never to the second, and one forged delivery is
+// sent; any other account's secret is "sec:" and its email, from a rotation.
 type fakeHooks struct {
 	t  *testing.T
 	mu sync.Mutex
-	// id -> hook URL and signer
-	subs    map[string]string
-	signers map[string]*standardwebhooks.Webhook
-	deleted []string
-	wg      sync.WaitGroup
-	seq     atomic.Int64
+	// id -> hook URL, signer and account
+	subs     map[string]string
+	signers  map[string]*standardwebhooks.Webhook
+	accounts map[string]string
+	deleted  []string
+	wg       sync.WaitGroup
+	seq      atomic.Int64
+}
+
+func newFakeHooks(t *testing.T) *fakeHooks {
+	return &fakeHooks{t: t, subs: map[string]string{}, signers: map[string]*standardwebhooks.Webhook{}, accounts: map[string]string{}}
 }
 
 func (f *fakeHooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	account, signedIn := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer tok:")
 	switch {
 	case r.URL.Path == "/api/auth":
-		_, _ = w.Write([]byte(`{"ok":true,"token":"tok"}`))
-	case r.Header.Get("Authorization") != "Bearer tok" && r.URL.Path != "/api/ext-webhook":
+		var in struct{ Email string }
+		require.NoError(f.t, json.NewDecoder(r.Body).Decode(&in))
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "token": "tok:" + in.Email})
+	case !signedIn && r.URL.Path != "/api/ext-webhook":
 		w.WriteHeader(http.StatusUnauthorized)
 	case r.URL.Path == "/api/ext-webhook/subscribe":
 		var in struct{ HookURL, Event string }
@@ -50,37 +62,48 @@ func (f *fakeHooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		require.NoError(f.t, err)
 		f.mu.Lock()
 		id := fmt.Sprintf("hook_%d", len(f.subs))
-		f.subs[id], f.signers[id] = in.HookURL, wh
+		f.subs[id], f.signers[id], f.accounts[id] = in.HookURL, wh, account
 		f.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(map[string]string{"id": id, "secret": secret})
+	case r.URL.Path == "/api/ext-webhook/secret/rotate":
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "secret": "sec:" + account, "rotatedAt": time.Now()})
 	case strings.HasPrefix(r.URL.Path, "/api/ext-webhook/subscriptions/") && r.Method == http.MethodDelete:
 		f.mu.Lock()
 		f.deleted = append(f.deleted, strings.TrimPrefix(r.URL.Path, "/api/ext-webhook/subscriptions/"))
 		f.mu.Unlock()
 		_, _ = w.Write([]byte(`{"ok":true}`))
 	case r.URL.Path == "/api/ext-webhook":
-		if r.Header.Get("X-Ext-Secret") != "s3cret" {
+		secret := r.Header.Get("X-Ext-Secret")
+		from, rotated := strings.CutPrefix(secret, "sec:")
+		if secret == "s3cret" {
+			from, rotated = "a", true
+		}
+		if !rotated {
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(`{"ok":false,"error":"invalid_secret"}`))
 			return
 		}
 		var lead map[string]string
 		require.NoError(f.t, json.NewDecoder(r.Body).Decode(&lead))
-		f.deliver(lead["email"])
+		f.deliver(lead["email"], from)
 		_, _ = w.Write([]byte(`{"ok":true,"processed":true}`))
 	default:
 		w.WriteHeader(http.StatusNotFound)
 	}
 }
 
-func (f *fakeHooks) deliver(email string) {
+func (f *fakeHooks) deliver(email, account string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	payload, _ := json.Marshal(map[string]string{"event": "new_lead", "email": email})
 	for id, url := range f.subs {
+		if f.accounts[id] != account {
+			continue
+		}
 		copies := 1
 		switch {
+		case account != "a":
 		case strings.HasSuffix(email, "-3@example.com"):
 			copies = 2
 		case strings.HasSuffix(email, "-5@example.com") && id == "hook_1":
@@ -94,7 +117,7 @@ func (f *fakeHooks) deliver(email string) {
 			for range copies {
 				f.post(url, msgID, payload, signed)
 			}
-			if copies == 1 && strings.HasSuffix(email, "-7@example.com") && id == "hook_0" {
+			if copies == 1 && account == "a" && strings.HasSuffix(email, "-7@example.com") && id == "hook_0" {
 				forger, _ := standardwebhooks.NewWebhook("whsec_" + base64.StdEncoding.EncodeToString([]byte("not the subscription's key!!")))
 				f.post(url, "msg_forged", payload, forger)
 			}
@@ -117,7 +140,7 @@ func (f *fakeHooks) post(url, msgID string, payload []byte, wh *standardwebhooks
 }
 
 func TestRunWebhookCountsDeliveriesDuplicatesAndForgeries(t *testing.T) {
-	fake := &fakeHooks{t: t, subs: map[string]string{}, signers: map[string]*standardwebhooks.Webhook{}}
+	fake := newFakeHooks(t)
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 
@@ -146,8 +169,36 @@ func TestRunWebhookCountsDeliveriesDuplicatesAndForgeries(t *testing.T) {
 	require.ElementsMatch(t, []string{"hook_0", "hook_1"}, fake.deleted, "the receivers are unsubscribed")
 }
 
+// Many accounts: each event goes out under one account's own secret, reaches that account's
+// receivers only, and each account's p99 is reported.
+func TestRunWebhookSpreadsEventsOverAccounts(t *testing.T) {
+	fake := newFakeHooks(t)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	sc := Scenario{
+		Name: "wh", Method: http.MethodPost, Path: "/api/ext-webhook", Duration: 200 * time.Millisecond,
+		Webhook: &WebhookLoad{Rate: 60, Subscriptions: 2, Drain: time.Second,
+			Accounts: &AccountsLoad{Count: 3, Email: "scale-%02d@example.com", Password: "pw"}},
+	}
+	require.NoError(t, sc.normalize())
+	res, err := RunWebhook(context.Background(), srv.Client(), srv.URL, sc, &Logins{}, selfMeter(t), Stack{})
+	require.NoError(t, err)
+	fake.wg.Wait()
+
+	require.Equal(t, 12, res.Accepted, "every account's secret was taken")
+	require.Equal(t, 24, res.Expected, "each event to its own account's two receivers")
+	require.Equal(t, 24, res.Delivered)
+	require.Zero(t, res.Rejected+res.Duplicates)
+	require.Len(t, res.AccountP99s, 3)
+	require.True(t, slices.IsSorted(res.AccountP99s))
+	require.Positive(t, res.AccountP99s[0])
+	require.ElementsMatch(t, []string{"scale-01@example.com", "scale-02@example.com", "scale-03@example.com"},
+		slices.Compact(slices.Sorted(maps.Values(fake.accounts))))
+	require.Len(t, fake.deleted, 6, "every account's receivers are unsubscribed")
+}
+
 func TestRunWebhookReportsInboundErrors(t *testing.T) {
-	fake := &fakeHooks{t: t, subs: map[string]string{}, signers: map[string]*standardwebhooks.Webhook{}}
+	fake := newFakeHooks(t)
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	sc := Scenario{
@@ -182,6 +233,9 @@ scenarios:
 		"GET":           "scenarios: [{name: a, path: /x, login: {email: a, password: b}, webhook: {rate: 1, subscriptions: 1}}]",
 		"no rate":       "scenarios: [{name: a, method: POST, path: /x, login: {email: a, password: b}, webhook: {subscriptions: 1}}]",
 		"too many subs": "scenarios: [{name: a, method: POST, path: /x, login: {email: a, password: b}, webhook: {rate: 1, subscriptions: 101}}]",
+		"one account":   "scenarios: [{name: a, method: POST, path: /x, webhook: {rate: 1, subscriptions: 1, accounts: {count: 1, email: 'a%d@x', password: b}}}]",
+		"no number":     "scenarios: [{name: a, method: POST, path: /x, webhook: {rate: 1, subscriptions: 1, accounts: {count: 5, email: a@x, password: b}}}]",
+		"a string verb": "scenarios: [{name: a, method: POST, path: /x, webhook: {rate: 1, subscriptions: 1, accounts: {count: 5, email: 'a%s@x', password: b}}}]",
 	} {
 		_, err := Parse([]byte(doc), env)
 		require.Error(t, err, name)
