@@ -39,7 +39,7 @@ func TestAssistantTakesAStatementAsInformation(t *testing.T) {
 	// full_stack: chat is unlimited there, so other suites cannot have spent the chat allowance.
 	tok := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
 
-	rc := newHookReceiver(t)
+	rc := newHookReceiver(t, s)
 	sub := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", tok,
 		map[string]string{"hookUrl": rc.srv.URL + "/understanding", "event": "new_lead"}).Expect(t, http.StatusCreated)
 	hookID, _ := sub.JSON["id"].(string)

@@ -3,17 +3,11 @@ package e2e
 import (
 	"bytes"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
 // Credentials (issue 12): API keys, revocation, sign-up, invitations. Source addresses: 127.0.7.x.
@@ -115,13 +109,10 @@ func TestAPIKeyWorksOnEveryServiceAndDiesWithinSeconds(t *testing.T) {
 	requireRefusedEverywhere(t, s, key, false, 30, deleted)
 	requireRefusedEverywhere(t, s, key, true, 40, deleted)
 
-	logs, err := filepath.Glob(filepath.Join(s.Root, ".devstack", "logs", "*.log"))
-	require.NoError(t, err)
+	logs := s.serviceLogs(t)
 	require.NotEmpty(t, logs)
-	for _, path := range logs {
-		raw, err := os.ReadFile(path)
-		require.NoError(t, err)
-		require.False(t, bytes.Contains(raw, []byte(key)), "%s contains the API key", path)
+	for process, raw := range logs {
+		require.False(t, bytes.Contains(raw, []byte(key)), "%s's log contains the API key", process)
 	}
 }
 
@@ -141,18 +132,10 @@ func TestPasswordChangeRefusesTheOldTokenEverywhere(t *testing.T) {
 	c.Do(t, http.MethodGet, "/api/pql-check", fresh, nil).Expect(t, http.StatusOK)
 }
 
-// identityCLI runs the stack's identity binary with the stack's identity settings.
+// identityCLI runs identity's own command where the install runs it.
 func identityCLI(t *testing.T, s *Stack, args ...string) string {
 	t.Helper()
-	env, err := devenv.Load(filepath.Join(s.Root, ".devstack", "run", "identity.env"))
-	require.NoError(t, err)
-	cmd := exec.Command(filepath.Join(s.Root, ".devstack", "bin", "identity"), args...)
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "identity %s: %s", strings.Join(args, " "), out)
-	return string(out)
+	return s.serviceCommand(t, "identity", args...)
 }
 
 func TestDisabledAccountIsRefusedEverywhere(t *testing.T) {
@@ -200,7 +183,7 @@ func TestInvitedClientActsForItselfAndAQuietOneAlertsOnce(t *testing.T) {
 	c := s.Client(t, "127.0.7.5")
 	owner := c.Login(t, ownerEmail, "e2e owner password")
 
-	rc := newHookReceiver(t)
+	rc := newHookReceiver(t, s)
 	sub := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", owner,
 		map[string]string{"hookUrl": rc.srv.URL + "/critical", "event": "health_score.critical"}).Expect(t, http.StatusCreated)
 	rc.trust(t, sub.JSON["secret"].(string))

@@ -121,7 +121,7 @@ func TestFidelityOneLeadOneID(t *testing.T) {
 	token := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
 	secret := extSecret(s.Get(t, "EXT_SECRET"))
 
-	rc := newHookReceiver(t)
+	rc := newHookReceiver(t, s)
 	sub := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", token,
 		map[string]string{"hookUrl": rc.srv.URL + "/fidelity", "event": "new_lead"}).Expect(t, http.StatusCreated)
 	hookID := sub.JSON["id"].(string)
@@ -173,7 +173,7 @@ func TestFidelityPaymentEventsAreForwardedInTheProcessorsShape(t *testing.T) {
 	token := s.Token(t, email)
 	whsec := s.Get(t, "STRIPE_WEBHOOK_SECRET")
 
-	rc := newHookReceiver(t)
+	rc := newHookReceiver(t, s)
 	sub := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", token,
 		map[string]string{"hookUrl": rc.srv.URL + "/payments", "event": "customer.subscription.deleted"}).Expect(t, http.StatusCreated)
 	hookID := sub.JSON["id"].(string)

@@ -43,9 +43,9 @@ type hookReceiver struct {
 	headers []http.Header
 }
 
-func newHookReceiver(t *testing.T) *hookReceiver {
+func newHookReceiver(t *testing.T, s *Stack) *hookReceiver {
 	rc := &hookReceiver{t: t}
-	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		payload, err := io.ReadAll(r.Body)
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
@@ -66,6 +66,8 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 		rc.headers = append(rc.headers, r.Header.Clone())
 		w.WriteHeader(http.StatusNoContent)
 	}))
+	rc.srv.Listener = s.hookListener(t)
+	rc.srv.Start()
 	t.Cleanup(rc.srv.Close)
 	return rc
 }
@@ -119,7 +121,7 @@ func TestInboundLeadReachesTheSheetAndASignedSubscriber(t *testing.T) {
 	c := s.Client(t, "127.0.5.1")
 	token := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
 
-	rc := newHookReceiver(t)
+	rc := newHookReceiver(t, s)
 	sub := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", token,
 		map[string]string{"hookUrl": rc.srv.URL + "/bizassist", "event": "new_lead"}).Expect(t, http.StatusCreated)
 	hookID, _ := sub.JSON["id"].(string)

@@ -167,7 +167,7 @@ func TestOperationsDashboardsUseExportedMetrics(t *testing.T) {
 	// A webhook delivery: an inbound lead of the growth account, forwarded to its subscriber on
 	// loopback.
 	growth := s.Token(t, s.Get(t, "DEMO_GROWTH_EMAIL"))
-	rc := newHookReceiver(t)
+	rc := newHookReceiver(t, s)
 	sub := c.Do(t, http.MethodPost, "/api/ext-webhook/subscribe", growth,
 		map[string]string{"hookUrl": rc.srv.URL + "/operations", "event": "new_lead"}).Expect(t, http.StatusCreated)
 	hookID, _ := sub.JSON["id"].(string)
@@ -182,7 +182,7 @@ func TestOperationsDashboardsUseExportedMetrics(t *testing.T) {
 	var missing []string
 	if within(30*time.Second, time.Second, func() bool {
 		var exported map[string]bool
-		if exported, err = scrapeAll(hc); err != nil {
+		if exported, err = scrapeAll(hc, s); err != nil {
 			return false
 		}
 		missing = unexported(used, exported)
@@ -194,12 +194,16 @@ func TestOperationsDashboardsUseExportedMetrics(t *testing.T) {
 	t.Fatalf("queried by the dashboards or alerts but exported by no service:\n%s", strings.Join(missing, "\n"))
 }
 
-// scrapeAll reads every service's /metrics.
-func scrapeAll(hc *http.Client) (map[string]bool, error) {
+// scrapeAll reads every service replica's /metrics.
+func scrapeAll(hc *http.Client, s *Stack) (map[string]bool, error) {
+	urls, err := s.metricsURLs(metricsPorts)
+	if err != nil {
+		return nil, err
+	}
 	exported := map[string]bool{}
-	for svc, port := range metricsPorts {
-		if err := scrape(hc, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), exported); err != nil {
-			return nil, fmt.Errorf("%s: %w", svc, err)
+	for replica, url := range urls {
+		if err := scrape(hc, url, exported); err != nil {
+			return nil, fmt.Errorf("%s: %w", replica, err)
 		}
 	}
 	return exported, nil

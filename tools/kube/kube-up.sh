@@ -140,6 +140,10 @@ demo-growth@bizassist.local growth Demo Growth Plumbing
 demo-fullstack@bizassist.local full_stack Demo Full Stack Dental
 ACCOUNTS
   "${K[@]}" -n "$ns" exec deploy/bizassist-analytics -- analytics demo seed >/dev/null
+  # The demo catalog of make up (services/leads/dev-seed.sh), streamed to the import in the pod.
+  (cd "$root" && go run ./tools/catalog-gen -n 20000 -seed 42 -o "$state/demo-catalog.ndjson")
+  "${K[@]}" -n "$ns" exec -i deploy/bizassist-leads -- leads catalog import -format ndjson /dev/stdin \
+    <"$state/demo-catalog.ndjson" >/dev/null
   ext=$("${K[@]}" -n "$ns" exec deploy/bizassist-integrations -- integrations secrets rotate \
     --email demo-growth@bizassist.local --wait 60s)
   {
@@ -156,6 +160,8 @@ ACCOUNTS
     echo "BENCH_SOURCE_IP=127.0.0.9"
     echo "EXT_SECRET=$ext"
     echo "KUBECONFIG=$state/node/kubeconfig"
+    echo "KUBECTL=$bin/kubectl"
+    echo "KUBE_NAMESPACE=$ns"
   } >"$state/env"
 }
 

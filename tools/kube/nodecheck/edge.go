@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/netip"
 	"sort"
 	"strings"
 	"text/template"
@@ -65,6 +66,7 @@ type edgeData struct {
 	Locations  []location
 	Root       string // the Service behind "/", or ""
 	ConnLimit  string
+	Exempt     []string // limit-whitelist: addresses the connection bound does not count
 	Vars       map[string]string
 	BridgeAddr string
 	ForceHTTPS bool
@@ -100,6 +102,14 @@ func renderEdge(w io.Writer, ingresses, services []byte, vars map[string]string)
 		a := ing.Metadata.Annotations
 		if v := a["nginx.ingress.kubernetes.io/limit-connections"]; v != "" {
 			d.ConnLimit = v
+		}
+		if v := a["nginx.ingress.kubernetes.io/limit-whitelist"]; v != "" {
+			for _, cidr := range strings.Split(v, ",") {
+				if _, err := netip.ParsePrefix(strings.TrimSpace(cidr)); err != nil {
+					return fmt.Errorf("ingress %s: limit-whitelist: %w", ing.Metadata.Name, err)
+				}
+				d.Exempt = append(d.Exempt, strings.TrimSpace(cidr))
+			}
 		}
 		if a["nginx.ingress.kubernetes.io/force-ssl-redirect"] == "true" {
 			d.ForceHTTPS = true

@@ -10,7 +10,7 @@ import (
 
 const ingressesJSON = `{"items": [
  {"metadata": {"name": "bizassist", "annotations": {"nginx.ingress.kubernetes.io/limit-connections": "64",
-   "nginx.ingress.kubernetes.io/force-ssl-redirect": "true"}},
+   "nginx.ingress.kubernetes.io/limit-whitelist": "127.0.0.9/32,10.1.0.0/16", "nginx.ingress.kubernetes.io/force-ssl-redirect": "true"}},
   "spec": {"rules": [{"http": {"paths": [
    {"path": "/api/auth", "pathType": "Prefix", "backend": {"service": {"name": "bizassist-identity"}}},
    {"path": "/api/chat", "pathType": "Exact", "backend": {"service": {"name": "bizassist-assistant"}}},
@@ -42,6 +42,9 @@ func TestEdgeServesTheIngressPaths(t *testing.T) {
 		"location = /livez {\n            proxy_pass http://bizassist-console/api/unrouted;",
 		"location / {\n            proxy_pass http://bizassist-console;",
 		"limit_conn per_address 64;",
+		// The limit-whitelist's addresses are not counted.
+		"127.0.0.9/32 1;\n        10.1.0.0/16 1;\n    }",
+		"limit_conn_zone $conn_limit_key zone=per_address:1m;",
 		"listen 127.0.0.1:9443 ssl http2 default_server;",
 		"return 308 https://$host:9443$request_uri;",
 	} {
@@ -54,4 +57,10 @@ func TestEdgeRefusesABackendWithoutNodePort(t *testing.T) {
 	svcs := strings.Replace(servicesJSON, `"bizassist-assistant-edge"`, `"bizassist-assistant-other"`, 1)
 	err := renderEdge(&bytes.Buffer{}, []byte(ingressesJSON), []byte(svcs), edgeVars)
 	require.ErrorContains(t, err, "bizassist-assistant has no NodePort Service")
+}
+
+func TestEdgeRefusesAMalformedLimitWhitelist(t *testing.T) {
+	ings := strings.Replace(ingressesJSON, "127.0.0.9/32,", "127.0.0.9/33,", 1)
+	err := renderEdge(&bytes.Buffer{}, []byte(ings), []byte(servicesJSON), edgeVars)
+	require.ErrorContains(t, err, "limit-whitelist")
 }

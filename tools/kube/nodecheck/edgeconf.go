@@ -35,8 +35,19 @@ http {
     client_header_timeout 10s;
     client_body_timeout 10s;
 
-    # nginx.ingress.kubernetes.io/limit-connections of the chart's Ingress.
-    limit_conn_zone $binary_remote_addr zone=per_address:1m;
+    # nginx.ingress.kubernetes.io/limit-connections of the chart's Ingress; the addresses of its
+    # limit-whitelist are not counted (an empty key).
+    geo $conn_limit_exempt {
+        default 0;
+{{- range .Exempt}}
+        {{.}} 1;
+{{- end}}
+    }
+    map $conn_limit_exempt $conn_limit_key {
+        0 $binary_remote_addr;
+        1 "";
+    }
+    limit_conn_zone $conn_limit_key zone=per_address:1m;
     limit_conn_status 429;
     limit_conn_log_level warn;
 
