@@ -47,6 +47,8 @@ e2e() {
   local rc=$? p f
   p=$(grep -c '^--- PASS' "$out") f=$(grep -c '^--- FAIL' "$out")
   echo "k8s e2e: $p passed, $f failed" >>"$summary"
+  # Skipped on the node, each with its reason (the tests that need webhook deliveries).
+  grep -A1 '^--- SKIP' "$out" | grep -v '^--$' | paste - - | sed 's/^--- SKIP: /skipped: /; s/ *	 */: /' | head -20
   grep -E '^--- FAIL|^FAIL|^ok' "$out" | head -40
   [ "$rc" = 0 ]
 }
