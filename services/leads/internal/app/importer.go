@@ -53,24 +53,49 @@ type ImportCatalog struct {
 }
 
 // Handle validates every row, upserts the valid ones in chunks and calls progress after each chunk.
+// A chunk is written while the next one is read and validated, so the file's decoding and
+// validation overlap the database's work instead of adding to it; chunks are still written one at
+// a time and in order, so a failure loses at most one.
 func (h ImportCatalog) Handle(ctx context.Context, rows CatalogRows, progress func(ImportReport)) (ImportReport, error) {
 	var (
-		rep   ImportReport
-		chunk = make([]catalog.Business, 0, importChunk)
-		now   = h.Now()
+		rep     ImportReport
+		chunk   = make([]catalog.Business, 0, importChunk)
+		spare   = make([]catalog.Business, 0, importChunk)
+		now     = h.Now()
+		pending chan chunkWrite // the chunk being written, nil when none is
 	)
-	flush := func() error {
-		if len(chunk) == 0 {
+	// wait takes the in-flight chunk's result; on failure the report is the one of that chunk's
+	// hand-over, as if reading had stopped there.
+	wait := func() error {
+		if pending == nil {
 			return nil
 		}
-		ins, upd, err := h.Store.Upsert(ctx, chunk)
-		if err != nil {
-			return fmt.Errorf("write rows up to line %d: %w", rep.Read, err)
+		w := <-pending
+		pending = nil
+		if w.err != nil {
+			w.at.Inserted, w.at.Updated = rep.Inserted, rep.Updated
+			rep = w.at
+			return fmt.Errorf("write rows up to line %d: %w", w.at.Read, w.err)
 		}
-		rep.Inserted += ins
-		rep.Updated += upd
-		chunk = chunk[:0]
-		progress(rep)
+		rep.Inserted += w.inserted
+		rep.Updated += w.updated
+		w.at.Inserted, w.at.Updated = rep.Inserted, rep.Updated
+		progress(w.at)
+		spare = w.rows[:0]
+		return nil
+	}
+	flush := func() error {
+		if err := wait(); err != nil || len(chunk) == 0 {
+			return err
+		}
+		at := rep
+		at.Rejected = rep.Rejected[:len(rep.Rejected):len(rep.Rejected)]
+		pending = make(chan chunkWrite, 1)
+		go func(bs []catalog.Business, done chan<- chunkWrite) {
+			ins, upd, err := h.Store.Upsert(ctx, bs)
+			done <- chunkWrite{rows: bs, at: at, inserted: ins, updated: upd, err: err}
+		}(chunk, pending)
+		chunk, spare = spare, nil
 		return nil
 	}
 	seen := map[string]int{}
@@ -80,6 +105,9 @@ func (h ImportCatalog) Handle(ctx context.Context, rows CatalogRows, progress fu
 			break
 		}
 		if err != nil {
+			if werr := wait(); werr != nil {
+				return rep, werr
+			}
 			return rep, err
 		}
 		rep.Read++
@@ -106,5 +134,16 @@ func (h ImportCatalog) Handle(ctx context.Context, rows CatalogRows, progress fu
 			}
 		}
 	}
-	return rep, flush()
+	if err := flush(); err != nil {
+		return rep, err
+	}
+	return rep, wait()
+}
+
+// chunkWrite is the outcome of writing one chunk; at is the report as of the chunk's last row.
+type chunkWrite struct {
+	rows              []catalog.Business
+	at                ImportReport
+	inserted, updated int
+	err               error
 }

@@ -2,7 +2,10 @@ package app_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,4 +61,49 @@ func TestImportKeepsGoingPastBadRows(t *testing.T) {
 	}, rep.Rejected)
 	require.Len(t, store.written, 2)
 	require.Equal(t, 1, progress)
+}
+
+// failingStore fails its failOn-th upsert and records whether two upserts ever ran at once.
+type failingStore struct {
+	calls, failOn int
+	busy          atomic.Bool
+	overlapped    bool
+}
+
+func (f *failingStore) Upsert(_ context.Context, bs []catalog.Business) (int, int, error) {
+	if !f.busy.CompareAndSwap(false, true) {
+		f.overlapped = true
+	}
+	defer f.busy.Store(false)
+	time.Sleep(time.Millisecond) // long enough for the next chunk's reading to catch up
+	f.calls++
+	if f.calls == f.failOn {
+		return 0, 0, errors.New("connection lost")
+	}
+	return len(bs), 0, nil
+}
+
+// Chunks are written one at a time and in order while the next is read: a failed chunk ends the
+// import with the report as of that chunk, and nothing after it is written.
+func TestImportStopsAtTheFailedChunk(t *testing.T) {
+	t.Parallel()
+	const chunks = 4
+	var rows sliceRows
+	for i := range chunks * 5000 {
+		in := catalog.BusinessInput{ID: fmt.Sprintf("b%d", i), Name: "Acme", Vertical: "plumbing", City: "Austin", State: "TX"}
+		if i == 1 {
+			in.State = "ZZ"
+		}
+		rows.rows = append(rows.rows, app.CatalogRow{Line: i + 1, Input: in})
+	}
+	store := &failingStore{failOn: 2}
+	var progress []app.ImportReport
+	rep, err := app.ImportCatalog{Store: store, Now: time.Now}.Handle(context.Background(), &rows, func(r app.ImportReport) { progress = append(progress, r) })
+	require.EqualError(t, err, "write rows up to line 10001: connection lost")
+	require.Equal(t, 2, store.calls)
+	require.False(t, store.overlapped)
+	require.Equal(t, []app.ImportReport{{Read: 5001, Inserted: 5000, RejectedCount: 1,
+		Rejected: []app.RejectedRow{{Line: 2, Reason: "state: must be a US state code or name"}}}}, progress)
+	require.Equal(t, app.ImportReport{Read: 10001, Inserted: 5000, RejectedCount: 1,
+		Rejected: []app.RejectedRow{{Line: 2, Reason: "state: must be a US state code or name"}}}, rep)
 }
