@@ -41,16 +41,20 @@ func Parse(s string, regions ...string) (Number, error) {
 	for _, r := range candidateRegions(regions) {
 		// Each region's own prefixes decide: "0113 496 0000" is a Leeds number in GB and "011 …"
 		// is the international prefix in the US.
-		if num, err := phonenumbers.Parse(s, r); err == nil && phonenumbers.IsValidNumber(num) {
-			return numberOf(num), nil
+		if num, err := phonenumbers.Parse(s, r); err == nil {
+			if n, ok := valid(num); ok {
+				return n, nil
+			}
 		}
 	}
 	num, err := phonenumbers.ParseAndKeepRawInput(s, fallbackRegion)
-	if err != nil || num.GetCountryCodeSource() != phonenumbers.PhoneNumber_FROM_NUMBER_WITH_IDD ||
-		!phonenumbers.IsValidNumber(num) {
+	if err != nil || num.GetCountryCodeSource() != phonenumbers.PhoneNumber_FROM_NUMBER_WITH_IDD {
 		return Number{}, ErrInvalid
 	}
-	return numberOf(num), nil
+	if n, ok := valid(num); ok {
+		return n, nil
+	}
+	return Number{}, ErrInvalid
 }
 
 // candidateRegions keeps the known region codes among hints, in order and once, then US.
@@ -65,12 +69,14 @@ func candidateRegions(hints []string) []string {
 	return out
 }
 
-func numberOf(num *phonenumbers.PhoneNumber) Number {
-	return Number{
-		E164:      phonenumbers.Format(num, phonenumbers.E164),
-		Extension: num.GetExtension(),
-		Region:    phonenumbers.GetRegionCodeForNumber(num),
+// valid is phonenumbers.IsValidNumber keeping the region it finds: looking it up (for +1, a
+// match against each NANP region's patterns) is half the check's cost, so it is done once.
+func valid(num *phonenumbers.PhoneNumber) (Number, bool) {
+	region := phonenumbers.GetRegionCodeForNumber(num)
+	if !phonenumbers.IsValidNumberForRegion(num, region) {
+		return Number{}, false
 	}
+	return Number{E164: phonenumbers.Format(num, phonenumbers.E164), Extension: num.GetExtension(), Region: region}, true
 }
 
 // RegionHints are the regions an inbound lead's extra fields say its national numbers are from,

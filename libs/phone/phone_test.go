@@ -99,3 +99,12 @@ func TestRegionHintsReadTheAddressCountry(t *testing.T) {
 	require.ErrorIs(t, err, phone.ErrInvalid, "no hint: a German national number is not a US one")
 	require.Equal(t, []string{"GB"}, phone.RegionHints(map[string]string{"country": "GB", "address": "not json"}))
 }
+
+// BenchmarkParse: a catalog import parses one number a row, mostly E.164 NANP numbers.
+func BenchmarkParse(b *testing.B) {
+	for b.Loop() {
+		if _, err := phone.Parse("+18576984455"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
