@@ -23,10 +23,28 @@ func TestCatalogUpsertIsIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, [2]int{2, 0}, [2]int{ins, upd})
 
+	versions := func() map[string][2]string { // external id -> id and row version
+		rows, err := pool.Query(ctx, "SELECT external_id, id::text, xmin::text FROM businesses")
+		require.NoError(t, err)
+		out := map[string][2]string{}
+		for rows.Next() {
+			var ext, id, xmin string
+			require.NoError(t, rows.Scan(&ext, &id, &xmin))
+			out[ext] = [2]string{id, xmin}
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+	before := versions()
+
 	renamed := business(t, func(in *catalog.BusinessInput) { in.Name = "Acme Plumbing & Drains" })
 	ins, upd, err = w.Upsert(ctx, []catalog.Business{renamed, b})
 	require.NoError(t, err)
-	require.Equal(t, [2]int{0, 2}, [2]int{ins, upd})
+	require.Equal(t, [2]int{0, 2}, [2]int{ins, upd}, "an unchanged row counts as updated")
+	after := versions()
+	require.Equal(t, before["b1"][0], after["b1"][0], "an update keeps the id")
+	require.NotEqual(t, before["b1"][1], after["b1"][1], "a changed row is rewritten")
+	require.Equal(t, before["b2"], after["b2"], "an unchanged row is left as it was")
 
 	var total int
 	var name string
