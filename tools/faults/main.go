@@ -17,7 +17,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -40,7 +42,11 @@ func runSuite(only string, pgPort, redisPort int) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), suiteBound)
+	// ^C or SIGTERM ends the run through its context, so the clean-up below still stops the
+	// stack and the private PostgreSQL and Redis.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, suiteBound)
 	defer cancel()
 	s, err := newSuite(pgPort, redisPort)
 	if err != nil {
