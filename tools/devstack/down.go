@@ -112,8 +112,8 @@ func deleteRedisKeys(ctx context.Context, addr string, patterns ...string) error
 // prepareDatabase makes the database and, per service, a LOGIN role owning a schema of the same
 // name with no grant on the others'. CREATE on the database is there because migrations run
 // CREATE SCHEMA IF NOT EXISTS and CREATE EXTENSION (trusted ones, such as pg_trgm), which
-// PostgreSQL checks against it even when the object exists. No service makes temporary tables,
-// so TEMPORARY is revoked (also from roles an earlier version granted it).
+// PostgreSQL checks against it even when the object exists; TEMPORARY for the staging tables of
+// bulk imports.
 func (s *stack) prepareDatabase(ctx context.Context, services []string) error {
 	s.say("preparing database %s: one role and one schema per service", dbName)
 	out, err := s.psqlAdmin(ctx, "", "-d", "postgres", "-At", "-c", "SELECT 1 FROM pg_database WHERE datname = '"+dbName+"'")
@@ -138,8 +138,7 @@ func databaseSQL(services []string) string {
 		fmt.Fprintf(&b, `DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%[1]s') THEN CREATE ROLE "%[1]s" LOGIN; END IF;
 END $$;
-GRANT CONNECT, CREATE ON DATABASE %[2]s TO "%[1]s";
-REVOKE TEMPORARY ON DATABASE %[2]s FROM "%[1]s";
+GRANT CONNECT, CREATE, TEMPORARY ON DATABASE %[2]s TO "%[1]s";
 CREATE SCHEMA IF NOT EXISTS "%[1]s" AUTHORIZATION "%[1]s";
 `, svc, dbName)
 	}
