@@ -112,8 +112,8 @@ func deleteRedisKeys(ctx context.Context, addr string, patterns ...string) error
 // prepareDatabase makes the database and, per service, a LOGIN role owning a schema of the same
 // name with no grant on the others'. CREATE on the database is there because migrations run
 // CREATE SCHEMA IF NOT EXISTS and CREATE EXTENSION (trusted ones, such as pg_trgm), which
-// PostgreSQL checks against it even when the object exists; TEMPORARY for the staging tables of
-// bulk imports.
+// PostgreSQL checks against it even when the object exists; TEMPORARY for the throwaway pg_temp
+// functions of data migrations.
 func (s *stack) prepareDatabase(ctx context.Context, services []string) error {
 	s.say("preparing database %s: one role and one schema per service", dbName)
 	out, err := s.psqlAdmin(ctx, "", "-d", "postgres", "-At", "-c", "SELECT 1 FROM pg_database WHERE datname = '"+dbName+"'")
