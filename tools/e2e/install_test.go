@@ -81,6 +81,15 @@ func (s *Stack) serviceLogs(t *testing.T) map[string][]byte {
 	return logs
 }
 
+// accessLogPath is the ingress's access log: the local stack's nginx, or the node's edge
+// (ACCESS_LOG of its settings).
+func (s *Stack) accessLogPath() string {
+	if p := s.Env["ACCESS_LOG"]; p != "" {
+		return p
+	}
+	return filepath.Join(s.Root, ".devstack", "logs", "nginx-access.log")
+}
+
 // metricsURLs returns the /metrics URL of every replica of services, by replica: the stack's
 // metrics ports, or each Ready pod's address (reached over the node's bridge).
 func (s *Stack) metricsURLs(services map[string]int) (map[string]string, error) {

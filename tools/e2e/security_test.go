@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
 // Security of the local ingress (issue 10, item 8). Source addresses: 127.0.0.1 on purpose (the
@@ -44,9 +41,7 @@ func TestSecurityAccessLogKeepsNoQueryStrings(t *testing.T) {
 	c.Do(t, http.MethodGet, "/api/lead-qualify?email="+marker+"%40example.com&phone=%2B15125550199", token, nil,
 		http.Header{"X-Request-Id": {requestID}})
 
-	root, err := devenv.Root(".")
-	require.NoError(t, err)
-	logPath := filepath.Join(root, ".devstack", "logs", "nginx-access.log")
+	logPath := s.accessLogPath()
 	var line string
 	require.Eventually(t, func() bool {
 		line = findLine(t, logPath, requestID)

@@ -16,7 +16,7 @@ root=$(cd "$here/../.." && pwd)
 gw=10.244.0.1
 # The install's own database (never the local stack's) and Redis database number; both cleaned by down.
 db=${KUBE_NODE_DB:-bizassist_k8s} redis_db=${KUBE_NODE_REDIS_DB:-11}
-pg_relay=25432 redis_relay=26379
+pg_relay=25432 redis_relay=26379 dns_port=5354
 https_port=${KUBE_NODE_HTTPS_PORT:-9443} http_port=${KUBE_NODE_HTTP_PORT:-9080}
 ns=bizassist
 services=(identity leads assistant analytics integrations console)
@@ -26,6 +26,15 @@ K=("$bin/kubectl" --kubeconfig "$state/node/kubeconfig")
 relay() {
   socat "TCP-LISTEN:$2,bind=$gw,fork,reuseaddr" "TCP:$3" >"$state/$1.log" 2>&1 &
   echo $! >"$state/$1.pid"
+}
+
+# dns: the public DNS that lead-qualify asks for MX records, stood in for as on the local stack
+# (services/leads/dev.env): leads' own dns-serve on the bridge address, answering from the
+# install's catalog. The pods' resolver forwards nothing out of the cluster.
+dns() {
+  env -i DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable" DATABASE_SCHEMA=leads \
+    LEADS_DNS_SERVE_ADDR="$gw:$dns_port" "$1/bin/leads" dns-serve >"$state/dns.log" 2>&1 &
+  echo $! >"$state/dns.pid"
 }
 
 # node_images: the pause and CoreDNS images, packed from binaries like the services' (tools/images).
@@ -121,6 +130,7 @@ up() {
   "$bin/helm" upgrade --install bizassist "$root/charts/bizassist" --kubeconfig "$state/node/kubeconfig" \
     --namespace "$ns" --values "$root/charts/bizassist/values-node.yaml" --set "global.image.tag=$tag" \
     --wait --timeout 5m || { diagnose; return 1; }
+  dns "$images"
   edge
   seed
 }
@@ -152,6 +162,7 @@ ACCOUNTS
     echo "HTTP_URL=http://127.0.0.1:$http_port"
     echo "CONSOLE_URL=https://127.0.0.1:$https_port/"
     echo "CA_CERT=$state/tls.crt"
+    echo "ACCESS_LOG=$state/edge/access.log"
     echo "REDIS_URL=redis://127.0.0.1:6379/$redis_db"
     cat "$state/secrets.env"
     echo "DEMO_FREE_EMAIL=demo-free@bizassist.local"
@@ -173,7 +184,7 @@ down() {
     for _ in $(seq 40); do kill -0 "$p" 2>/dev/null || break; sleep 0.25; done
     kill -TERM "$p" 2>/dev/null
   fi
-  for p in pg-relay redis-relay; do
+  for p in pg-relay redis-relay dns; do
     [ -f "$state/$p.pid" ] && { kill "$(cat "$state/$p.pid")" 2>/dev/null; rm -f "$state/$p.pid"; }
   done
   "$here/node.sh" down "$state/node" "$bin"

@@ -48,7 +48,7 @@ e2e() {
   p=$(grep -c '^--- PASS' "$out") f=$(grep -c '^--- FAIL' "$out")
   echo "k8s e2e: $p passed, $f failed" >>"$summary"
   # Skipped on the node, each with its reason (the tests that need webhook deliveries).
-  grep -A1 '^--- SKIP' "$out" | grep -v '^--$' | paste - - | sed 's/^--- SKIP: /skipped: /; s/ *	 */: /' | head -20
+  awk '/^--- SKIP: / { sub(/^ +/, "", prev); print "skipped: " $3 ": " prev } { prev = $0 }' "$out" | head -20
   grep -E '^--- FAIL|^FAIL|^ok' "$out" | head -40
   [ "$rc" = 0 ]
 }
@@ -61,7 +61,7 @@ leftovers() {
   grep -qE " ($state|/var/lib/kubelet|/run/containerd)" /proc/mounts && { echo "left: mounts"; bad=1; }
   iptables-save 2>/dev/null | grep -qE '^:KUBE-|bzk8s0' && { echo "left: iptables chains or rules"; bad=1; }
   [ -d "$state" ] && { echo "left: $state"; bad=1; }
-  ss -ltn 2>/dev/null | grep -qE '10\.244\.0\.1:|127\.0\.0\.1:(9443|9080|22379|22380) ' && { echo "left: listeners"; bad=1; }
+  ss -ltun 2>/dev/null | grep -qE '10\.244\.0\.1:|127\.0\.0\.1:(9443|9080|22379|22380) ' && { echo "left: listeners"; bad=1; }
   return "$bad"
 }
 
