@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"text/template"
@@ -108,7 +109,9 @@ func renderEdge(w io.Writer, ingresses, services []byte, vars map[string]string)
 				if _, err := netip.ParsePrefix(strings.TrimSpace(cidr)); err != nil {
 					return fmt.Errorf("ingress %s: limit-whitelist: %w", ing.Metadata.Name, err)
 				}
-				d.Exempt = append(d.Exempt, strings.TrimSpace(cidr))
+				if cidr = strings.TrimSpace(cidr); !slices.Contains(d.Exempt, cidr) {
+					d.Exempt = append(d.Exempt, cidr) // each Ingress of the chart repeats it
+				}
 			}
 		}
 		if a["nginx.ingress.kubernetes.io/force-ssl-redirect"] == "true" {

@@ -15,7 +15,8 @@ const ingressesJSON = `{"items": [
    {"path": "/api/auth", "pathType": "Prefix", "backend": {"service": {"name": "bizassist-identity"}}},
    {"path": "/api/chat", "pathType": "Exact", "backend": {"service": {"name": "bizassist-assistant"}}},
    {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "bizassist-console"}}}]}}]}},
- {"metadata": {"name": "bizassist-unrouted", "annotations": {"nginx.ingress.kubernetes.io/rewrite-target": "/api/unrouted"}},
+ {"metadata": {"name": "bizassist-unrouted", "annotations": {"nginx.ingress.kubernetes.io/rewrite-target": "/api/unrouted",
+   "nginx.ingress.kubernetes.io/limit-whitelist": "127.0.0.9/32"}},
   "spec": {"rules": [{"http": {"paths": [
    {"path": "/livez", "pathType": "Exact", "backend": {"service": {"name": "bizassist-console"}}}]}}]}}]}`
 
@@ -42,8 +43,8 @@ func TestEdgeServesTheIngressPaths(t *testing.T) {
 		"location = /livez {\n            proxy_pass http://bizassist-console/api/unrouted;",
 		"location / {\n            proxy_pass http://bizassist-console;",
 		"limit_conn per_address 64;",
-		// The limit-whitelist's addresses are not counted.
-		"127.0.0.9/32 1;\n        10.1.0.0/16 1;\n    }",
+		// The limit-whitelist's addresses are not counted (once each, from every Ingress).
+		"default 0;\n        127.0.0.9/32 1;\n        10.1.0.0/16 1;\n    }",
 		"limit_conn_zone $conn_limit_key zone=per_address:1m;",
 		"listen 127.0.0.1:9443 ssl http2 default_server;",
 		"return 308 https://$host:9443$request_uri;",
