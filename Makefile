@@ -106,7 +106,7 @@ build: ## Compile every module
 	@for m in $(MODULES); do echo "==> go build $$m"; (cd $$m && go build ./...); done
 
 .PHONY: test
-test: test-unit test-apidocs test-e2e test-k8s test-faults test-scale ## Every test: unit and component, the OpenAPI lint, end-to-end through the ingress, chart checks against a real API server, the fault suite, the scale-out shape
+test: test-unit test-apidocs test-e2e test-k8s test-faults test-scale ## Every test: unit and component, the OpenAPI lint, end-to-end through the ingress, chart checks against a real API server and the single-node cluster, the fault suite, the scale-out shape
 
 .PHONY: test-unit
 test-unit: deps ## go test -race in every module (component tests use the local PostgreSQL and Redis)

@@ -10,6 +10,8 @@ KUBE_SERVICES := identity leads assistant analytics integrations console
 # install into the test API server; fetched once through the Go module proxy.
 PROM_OPERATOR := github.com/prometheus-operator/prometheus-operator@v0.79.2
 KIND_CLUSTER ?= bizassist
+# One build of the Kubernetes tools at a time (.ci/run starts one in the background).
+KUBE_BUILD := flock /tmp/bizassist-kube-build.lock tools/kube/build.sh
 INGRESS_NGINX_MANIFEST := https://raw.githubusercontent.com/kubernetes/ingress-nginx/controller-v1.12.1/deploy/static/provider/kind/deploy.yaml
 CERT_MANAGER_MANIFEST := https://github.com/cert-manager/cert-manager/releases/download/v1.16.2/cert-manager.yaml
 
@@ -33,30 +35,30 @@ images-test: images ## Check each image (entrypoint, non-root user, static binar
 
 .PHONY: k8s-tools
 k8s-tools: ## Build helm, kube-apiserver and promtool (pinned in tools/kube/go.mod) into the cache, install etcd
-	@tools/kube/build.sh >/dev/null
+	@$(KUBE_BUILD) >/dev/null
 
 .PHONY: test-charts
 test-charts: ## helm lint, golden renders, schema refusals, promtool, and install into a real kube-apiserver + etcd
-	@export KUBE_BIN=$$(tools/kube/build.sh) KUBECONFIG=$(KUBE_STATE)/kubeconfig; \
+	@export KUBE_BIN=$$($(KUBE_BUILD)) KUBECONFIG=$(KUBE_STATE)/kubeconfig; \
 	export PROM_OPERATOR_CRDS=$$(cd / && GOWORK=off GOFLAGS= go mod download -json $(PROM_OPERATOR) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p')/example/prometheus-operator-crd; \
 	tools/kube/apiserver.sh start $(KUBE_STATE) $$KUBE_BIN; \
 	trap '$(CURDIR)/tools/kube/apiserver.sh stop $(KUBE_STATE)' EXIT; \
 	cd tools/kube && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...
 
 .PHONY: test-k8s
-test-k8s: test-charts images-test ## Every Kubernetes check that runs without a container engine (the single-node cluster's: make test-kube-node, not yet part of it)
+test-k8s: test-charts images-test test-kube-node ## Every Kubernetes check that runs without a container engine: the charts against a real API server, the images, and the single-node cluster
 
 .PHONY: test-kube-node
-test-kube-node: images kube-node-tools ## The single-node cluster: install, pods Ready, e2e through its edge, rolling upgrade, pod deletes and a drain under load, teardown (root; hold the stack lock)
-	@tools/kube/node-test.sh $(KUBE_NODE_STATE) $$(tools/kube/build.sh helm node) $(IMAGES_DIR) $(IMAGE_TAG) $(IMAGES_DIR)/restamped
+test-kube-node: images kube-node-tools ## The single-node cluster: install, pods Ready, e2e through its edge, rolling upgrade, pod deletes and a drain under load, teardown (root). Takes the stack lock: do not wrap it in flock
+	@flock -o /tmp/bizassist-stack.lock tools/kube/node-test.sh $(KUBE_NODE_STATE) $$($(KUBE_BUILD) helm node) $(IMAGES_DIR) $(IMAGE_TAG) $(IMAGES_DIR)/restamped
 
 .PHONY: k8s-golden
 k8s-golden: ## Rewrite tools/kube/testdata/golden from the charts (review the diff!)
-	@export KUBE_BIN=$$(tools/kube/build.sh helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' . -update
+	@export KUBE_BIN=$$($(KUBE_BUILD) helm); cd tools/kube && GOWORK=off go test -count=1 -run 'TestGoldenRenders' . -update
 
 .PHONY: kind-up
 kind-up: images ## Create a kind cluster, load the images, install ingress-nginx, cert-manager and the chart (HTTPS, self-signed); prints the URL
-	@bin=$$(tools/kube/build.sh helm kind); ctx=kind-$(KIND_CLUSTER); \
+	@bin=$$($(KUBE_BUILD) helm kind); ctx=kind-$(KIND_CLUSTER); \
 	$$bin/kind get clusters | grep -qx $(KIND_CLUSTER) || $$bin/kind create cluster --name $(KIND_CLUSTER) --config k8s/kind/cluster.yaml; \
 	for s in $(KUBE_SERVICES); do $$bin/kind load image-archive --name $(KIND_CLUSTER) $(IMAGES_DIR)/$$s.tar; done; \
 	kubectl --context $$ctx apply -f $(INGRESS_NGINX_MANIFEST); \
@@ -72,13 +74,13 @@ kind-up: images ## Create a kind cluster, load the images, install ingress-nginx
 
 .PHONY: kube-node-tools
 kube-node-tools: ## Build the node's components (kubelet, controller-manager, scheduler, kube-proxy, kubectl, CoreDNS) into the cache; install containerd, runc, iptables, CNI plugins
-	@tools/kube/build.sh helm node >/dev/null
+	@$(KUBE_BUILD) helm node >/dev/null
 
 KUBE_NODE_STATE := $(KUBE_CACHE)/kube-node
 
 .PHONY: kube-up
 kube-up: images ## A single-node Kubernetes on this machine (no container engine) with the chart installed; prints the URL
-	@start=$$(date +%s); bin=$$(tools/kube/build.sh helm node); \
+	@start=$$(date +%s); bin=$$($(KUBE_BUILD) helm node); \
 	tools/kube/kube-up.sh up $(KUBE_NODE_STATE) $$bin $(IMAGES_DIR) $(IMAGE_TAG) || { tools/kube/kube-up.sh down $(KUBE_NODE_STATE) $$bin; exit 1; }; \
 	echo "bizassist is up on a single-node cluster in $$(($$(date +%s) - start))s: https://127.0.0.1:9443/ (CA: $(KUBE_NODE_STATE)/tls.crt; demo accounts and secrets in $(KUBE_NODE_STATE)/env)"; \
 	echo "  curl --cacert $(KUBE_NODE_STATE)/tls.crt https://127.0.0.1:9443/api/auth/jwks.json"; \
@@ -86,11 +88,11 @@ kube-up: images ## A single-node Kubernetes on this machine (no container engine
 
 .PHONY: kube-down
 kube-down: ## Remove the single-node cluster and everything it made (processes, bridge, netns, mounts, iptables chains, its database)
-	@tools/kube/kube-up.sh down $(KUBE_NODE_STATE) $$(tools/kube/build.sh helm node)
+	@tools/kube/kube-up.sh down $(KUBE_NODE_STATE) $$($(KUBE_BUILD) helm node)
 
 .PHONY: kind-down
 kind-down: ## Delete the kind cluster
-	@$$(tools/kube/build.sh kind)/kind delete cluster --name $(KIND_CLUSTER)
+	@$$($(KUBE_BUILD) kind)/kind delete cluster --name $(KIND_CLUSTER)
 
 # The chart repository: every chart packaged with its dependencies inside, and the index.yaml
 # that helm reads. Upload the directory as is (any static web server, GitHub Pages, an S3 bucket)
@@ -100,7 +102,7 @@ CHARTS_REPO_URL ?= https://charts.bizassist.example
 
 .PHONY: charts-package
 charts-package: ## Package every chart into dist/charts with its index.yaml: a Helm chart repository (CHARTS_REPO_URL=<where it is served>)
-	@helm=$$(tools/kube/build.sh helm)/helm; rm -rf $(CHARTS_DIST); mkdir -p $(CHARTS_DIST); \
+	@helm=$$($(KUBE_BUILD) helm)/helm; rm -rf $(CHARTS_DIST); mkdir -p $(CHARTS_DIST); \
 	for c in bizassist-lib $(KUBE_SERVICES) bizassist; do \
 	  if [ $$c != bizassist-lib ]; then $$helm dependency build --skip-refresh charts/$$c >/dev/null; fi; \
 	  $$helm package charts/$$c --destination $(CHARTS_DIST) >/dev/null || exit 1; done; \
