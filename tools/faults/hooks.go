@@ -106,19 +106,6 @@ func (h *hooks) refusedCount(emails []string) int {
 	return n
 }
 
-// deliveredCount is how many of emails have arrived.
-func (h *hooks) deliveredCount(emails []string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n := 0
-	for _, e := range emails {
-		if len(h.accepted[e]) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // waitDelivered waits until every one of emails has arrived, for at most bound, and returns
 // what the receiver saw then.
 func (h *hooks) waitDelivered(emails []string, bound time.Duration) check {
