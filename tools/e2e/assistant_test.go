@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -28,18 +29,28 @@ func TestAssistantQuotesTheAccountsOwnFigures(t *testing.T) {
 	// full_stack: chat is unlimited there, so other suites' load cannot spend the allowance.
 	tok := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
 
-	h := c.Do(t, http.MethodGet, "/api/health-score", tok, nil).Expect(t, http.StatusOK)
-	r := chatTurn(t, c, tok, map[string]any{"message": "How is my health score?"})
-	require.Contains(t, r.JSON["reply"], fmt.Sprintf("Your health score is %v/100", h.JSON["score"]))
-
-	// "why is that?" only makes sense after the first turn: it explains the weakest signal.
-	weakest := 101.0
-	for _, v := range h.JSON["signals"].(map[string]any) {
-		weakest = min(weakest, v.(float64))
+	// The score moves when analytics rescores the account (other suites' events make it dirty,
+	// and a fresh install rescores it soon after seeding): the turns are checked against a score
+	// that held still across them.
+	for attempt := 1; ; attempt++ {
+		h := c.Do(t, http.MethodGet, "/api/health-score", tok, nil).Expect(t, http.StatusOK)
+		r := chatTurn(t, c, tok, map[string]any{"message": "How is my health score?"})
+		// "why is that?" only makes sense after the first turn: it explains the weakest signal.
+		why := chatTurn(t, c, tok, map[string]any{"message": "why is that?", "sessionId": r.JSON["sessionId"]})
+		after := c.Do(t, http.MethodGet, "/api/health-score", tok, nil).Expect(t, http.StatusOK)
+		moved := h.JSON["score"] != after.JSON["score"] || !reflect.DeepEqual(h.JSON["signals"], after.JSON["signals"])
+		if moved && attempt < 3 {
+			continue
+		}
+		require.Contains(t, r.JSON["reply"], fmt.Sprintf("Your health score is %v/100", h.JSON["score"]))
+		weakest := 101.0
+		for _, v := range h.JSON["signals"].(map[string]any) {
+			weakest = min(weakest, v.(float64))
+		}
+		require.Equal(t, r.JSON["sessionId"], why.JSON["sessionId"])
+		require.Contains(t, why.JSON["reply"], fmt.Sprintf("is %v/100", weakest))
+		return
 	}
-	why := chatTurn(t, c, tok, map[string]any{"message": "why is that?", "sessionId": r.JSON["sessionId"]})
-	require.Equal(t, r.JSON["sessionId"], why.JSON["sessionId"])
-	require.Contains(t, why.JSON["reply"], fmt.Sprintf("is %v/100", weakest))
 }
 
 func TestAssistantResolvesFollowUpsFromTheSession(t *testing.T) {

@@ -45,11 +45,13 @@ e2e() {
   local out=$state/e2e.out
   (cd "$root" && BIZASSIST_E2E=1 BIZASSIST_E2E_ENV=$state/env go test -count=1 -p 1 -v -timeout 8m ./tools/e2e/ >"$out" 2>&1)
   local rc=$? p f
+  cp "$out" "${TMPDIR:-/tmp}/bizassist-k8s-e2e.out" # the state directory goes with the node
   p=$(grep -c '^--- PASS' "$out") f=$(grep -c '^--- FAIL' "$out")
   echo "k8s e2e: $p passed, $f failed" >>"$summary"
   # Skipped on the node, each with its reason (the tests that need webhook deliveries).
   awk '/^--- SKIP: / { sub(/^ +/, "", prev); print "skipped: " $3 ": " prev } { prev = $0 }' "$out" | head -20
   grep -E '^--- FAIL|^FAIL|^ok' "$out" | head -40
+  [ "$rc" = 0 ] || echo "the suite's output: ${TMPDIR:-/tmp}/bizassist-k8s-e2e.out"
   [ "$rc" = 0 ]
 }
 
