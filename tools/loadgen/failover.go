@@ -43,8 +43,10 @@ type Stack struct {
 // rateProbes exceeds the statistics policy (30 per minute, burst 30), so some must be refused.
 const rateProbes = 40
 
-// checkRateLimits sends rateProbes statistics requests from 127.0.0.1 (not the bench source, so
-// limited) and reads leads' fallback gauge: after a failover the limits hold, in Redis again.
+// checkRateLimits waits (up to fallbackBound) until no leads process limits in process any more,
+// then sends rateProbes statistics requests from 127.0.0.1 (not the bench source, so limited):
+// after a failover the limits hold, in Redis again. With two replicas each one's gauge counts:
+// one still on its own fallback budget lets the probes it gets through.
 func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool, err error) {
 	tr, err := devenv.Transport(st.Env["CA_CERT"], "")
 	if err != nil {
@@ -52,14 +54,22 @@ func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool,
 	}
 	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	defer tr.CloseIdleConnections()
+	for deadline := time.Now().Add(fallbackBound); ; time.Sleep(500 * time.Millisecond) {
+		if fallback, err = leadsFallback(ctx, hc, st); err != nil || !fallback || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		return 0, fallback, err
+	}
 	for range rateProbes {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.Env["BASE_URL"]+"/api/scout-stats", nil)
 		if err != nil {
-			return refused, false, err
+			return refused, fallback, err
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
-			return refused, false, err
+			return refused, fallback, err
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -67,24 +77,42 @@ func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool,
 			refused++
 		}
 	}
-	leads, err := devenv.Load(filepath.Join(st.Dir, "run", "leads.env"))
-	if err != nil {
-		return refused, false, err
+	return refused, fallback, nil
+}
+
+// fallbackBound is how long a leads process may stay on its in-process fallback after the
+// failover before the check counts it against the run.
+const fallbackBound = 30 * time.Second
+
+// leadsFallback reports whether any leads process of the stack limits in process now.
+func leadsFallback(ctx context.Context, hc *http.Client, st Stack) (bool, error) {
+	envs, err := filepath.Glob(filepath.Join(st.Dir, "run", "leads*.env"))
+	if err != nil || len(envs) == 0 {
+		return false, fmt.Errorf("no leads settings in %s: %v", filepath.Join(st.Dir, "run"), err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+leads["HTTP_ADDR"]+"/metrics", nil)
-	if err != nil {
-		return refused, false, err
+	for _, path := range envs {
+		leads, err := devenv.Load(path)
+		if err != nil {
+			return false, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+leads["HTTP_ADDR"]+"/metrics", nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return false, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return false, err
+		}
+		if strings.Contains(string(body), "\nbizassist_ratelimit_fallback_active 1") {
+			return true, nil
+		}
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return refused, false, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return refused, false, err
-	}
-	return refused, strings.Contains(string(body), "\nbizassist_ratelimit_fallback_active 1"), nil
+	return false, nil
 }
 
 // killMasterOf SIGKILLs the Redis Cluster master holding key (a local node of make up
