@@ -87,8 +87,11 @@ const fallbackBound = 30 * time.Second
 // leadsFallback reports whether any leads process of the stack limits in process now.
 func leadsFallback(ctx context.Context, hc *http.Client, st Stack) (bool, error) {
 	envs, err := filepath.Glob(filepath.Join(st.Dir, "run", "leads*.env"))
-	if err != nil || len(envs) == 0 {
-		return false, fmt.Errorf("no leads settings in %s: %v", filepath.Join(st.Dir, "run"), err)
+	if err != nil {
+		return false, err
+	}
+	if len(envs) == 0 {
+		return false, fmt.Errorf("no leads settings in %s", filepath.Join(st.Dir, "run"))
 	}
 	for _, path := range envs {
 		leads, err := devenv.Load(path)
