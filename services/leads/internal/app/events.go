@@ -35,6 +35,12 @@ func appendAndAnnounce(ctx context.Context, sh Sheet, outbox Outbox, accountID s
 	if err != nil {
 		return fmt.Errorf("append leads: %w", err)
 	}
+	return announce(ctx, outbox, added)
+}
+
+// announce publishes lead.written for each lead just added to a sheet, in the transaction ctx
+// carries.
+func announce(ctx context.Context, outbox Outbox, added []sheet.Lead) error {
 	evs := make([]contracts.Event, len(added))
 	for i, l := range added {
 		evs[i] = contracts.Event{Type: leadsevents.LeadWritten, AccountID: l.AccountID(), Data: leadsevents.LeadWrittenData{

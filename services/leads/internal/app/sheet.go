@@ -107,12 +107,22 @@ func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) e
 		return nil
 	}
 	return h.Tx.InTx(ctx, func(ctx context.Context) error {
+		// Insert first, then lock: an insert racing another consumer's of the same lead waits for
+		// it and does nothing, and the row it made is then there to merge into. Reading first let
+		// two consumers both see no row, and the second delivery's fields were lost.
+		added, err := h.Sheet.Append(ctx, cmd.AccountID, []sheet.Lead{l})
+		if err != nil {
+			return fmt.Errorf("append lead: %w", err)
+		}
+		if len(added) > 0 {
+			return announce(ctx, h.Outbox, added)
+		}
 		known, found, err := h.Sheet.Get(ctx, cmd.AccountID, l.ID())
 		if err != nil {
 			return err
 		}
 		if !found {
-			return appendAndAnnounce(ctx, h.Sheet, h.Outbox, cmd.AccountID, []sheet.Lead{l})
+			return fmt.Errorf("lead %s neither added nor on the sheet", l.ID())
 		}
 		if changed := known.Update(in, h.Now()); len(changed) > 0 {
 			slog.InfoContext(ctx, "inbound lead merged", "event", cmd.EventID, "lead", l.ID(), "changed", changed)

@@ -596,6 +596,36 @@ func TestInboundRepeatUpdatesTheLead(t *testing.T) {
 	require.ElementsMatch(t, []string{"phone", "notes", "source", "extras.tier"}, slices.Collect(maps.Keys(times)))
 }
 
+// CI's cluster-shape e2e lost a repeat's fields: two leads replicas consumed a lead's first and
+// second new_lead at once, both found no row, and the second's insert did nothing. Each of these
+// concurrent deliveries carries its own extra; every one must reach the one stored lead.
+func TestConcurrentInboundLeadsForOneEmailAllMerge(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.10")
+	ctx := context.Background()
+	owner := ids.New("acc")
+	const n = 16
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			<-start
+			errs <- h.svc.App.Inbound.Handle(ctx, app.InboundLeadCommand{EventID: fmt.Sprintf("evt_%d", i), AccountID: owner,
+				InboundID: ids.New("inb"), Name: "Ann", Email: "ann@concurrent.example", Extras: map[string]string{fmt.Sprintf("k%02d", i): "v"}})
+		}()
+	}
+	close(start)
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	var extras map[string]string
+	require.NoError(t, h.pool.QueryRow(ctx, `SELECT extras FROM sheet_leads WHERE account_id = $1`, owner).Scan(&extras))
+	require.Len(t, extras, n, "every delivery's extra is on the lead: %v", slices.Sorted(maps.Keys(extras)))
+	var written int
+	require.NoError(t, h.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE account_id = $1 AND type = $2`, owner, leadsevents.LeadWritten).Scan(&written))
+	require.Equal(t, 1, written, "lead.written once, for the delivery that added the lead")
+}
+
 func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "198.51.100.8")
