@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the named tools (helm, kube-apiserver, promtool, kind, the node's components: kubelet,
 # kube-controller-manager, kube-scheduler, kube-proxy, kubectl, coredns; `node` names all of those;
-# default helm, kube-apiserver and promtool) at the versions pinned in tools/kube/go.mod (the node's
-# Kubernetes components: tools/kube/node/go.mod, same version; CoreDNS: $COREDNS below), from the Go module proxy, into a cache directory keyed by go.mod, go.sum and this
+# default helm, kube-apiserver and promtool) at the versions pinned in tools/kube/go.mod (Kubernetes'
+# components: tools/kube/node/go.mod; CoreDNS: $COREDNS below), from the Go module proxy, into a cache directory keyed by go.mod, go.sum and this
 # script ($BIZASSIST_CACHE, default ~/.cache/bizassist), so a warm run only checks that they exist.
 # Kubernetes' binaries are stamped with the pinned version (kubectl version, Helm's kubeVersion).
 # Installs etcd from Debian when kube-apiserver is asked for and etcd is missing, and containerd,
@@ -14,7 +14,7 @@ key=$(cat "$here/go.mod" "$here/go.sum" "$here/node/go.mod" "$here/node/go.sum" 
 bin=${BIZASSIST_CACHE:-$HOME/.cache/bizassist}/kube-$key
 declare -A pkg=(
   [helm]=helm.sh/helm/v3/cmd/helm
-  [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
+  [kube-apiserver]=node:k8s.io/kubernetes/cmd/kube-apiserver
   [promtool]=github.com/prometheus/prometheus/cmd/promtool
   [kind]=sigs.k8s.io/kind
   [kubelet]=node:k8s.io/kubernetes/cmd/kubelet
@@ -23,8 +23,10 @@ declare -A pkg=(
   [kube-proxy]=node:k8s.io/kubernetes/cmd/kube-proxy
   [kubectl]=node:k8s.io/kubernetes/cmd/kubectl
 )
-# The node's components build from a module of their own (node/go.mod): the kubelet needs
-# containerd/errdefs v0.1.0 (errdefs.FromGRPC), which helm's requirements raise past.
+# Kubernetes' components build from a module of their own (node/go.mod): the kubelet needs
+# containerd/errdefs v0.1.0 (errdefs.FromGRPC), which helm's requirements raise past. All of them
+# in that one module graph compile Kubernetes' packages once (with kube-apiserver under Helm's
+# graph, every package was compiled twice: the two graphs select different x/net, otel, ...).
 # CoreDNS is built from its own module (its requirements would move Kubernetes' in go.mod).
 COREDNS=github.com/coredns/coredns@v1.11.3
 node=(kube-apiserver kubelet kube-controller-manager kube-scheduler kube-proxy kubectl coredns)
@@ -45,12 +47,14 @@ build() {
   shift
   start=$(date +%s)
   mkdir -p "$bin"
-  # Without the stamp the binaries report v0.0.0-master+$Format:%H$, which kubectl and Helm refuse to parse.
-  v=$(cd "$dir" && GOWORK=off go list -m -f '{{.Version}}' k8s.io/kubernetes)
-  major=${v#v}; minor=${major#*.}; major=${major%%.*}; minor=${minor%%.*}
-  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=$major -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
-  done
+  # Without the stamp Kubernetes' binaries report v0.0.0-master+$Format:%H$, which kubectl and Helm
+  # refuse to parse. Helm's module graph has no Kubernetes module and needs none.
+  if v=$(cd "$dir" && GOWORK=off go list -m -f '{{.Version}}' k8s.io/kubernetes 2>/dev/null); then
+    major=${v#v}; minor=${major#*.}; major=${major%%.*}; minor=${minor%%.*}
+    for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=$major -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+    done
+  fi
   (cd "$dir" && GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/" "$@")
   echo "tools/kube: built $* in $(($(date +%s) - start))s" >&2
 }

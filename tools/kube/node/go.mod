@@ -2,7 +2,7 @@ module github.com/bizassist/bizassist/tools/kube/node
 
 go 1.26
 
-// The Kubernetes module is only ever built as a whole program here (kube-apiserver); its staging
+// The Kubernetes module is only ever built as whole programs here (its components); its staging
 // modules are published separately, so the repo-relative replaces in its go.mod are redone
 // against the published versions.
 replace (
@@ -40,6 +40,7 @@ replace (
 )
 
 tool (
+	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kube-proxy
 	k8s.io/kubernetes/cmd/kube-scheduler
