@@ -83,6 +83,10 @@ func New(rdb redis.UniversalClient, cfg Config, opts ...Option) (*Limiter, error
 	}, nil
 }
 
+// Exempt reports whether ip is one of the clients RATELIMIT_EXEMPT_CIDRS says are never limited
+// per address; callers that limit by address outside the middleware ask it too.
+func (l *Limiter) Exempt(ip netip.Addr) bool { return containsAddr(l.exempt, ip) }
+
 // Allow takes one request from key's bucket under p. It fails only for an invalid policy or when
 // ctx ends first; a Redis failure is answered from the in-process limiter instead.
 func (l *Limiter) Allow(ctx context.Context, p Policy, key string) (Result, error) {

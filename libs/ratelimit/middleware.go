@@ -22,7 +22,7 @@ func (l *Limiter) Middleware(p Policy) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ip := l.ClientIP(r)
-			if containsAddr(l.exempt, ip) {
+			if l.Exempt(ip) {
 				next.ServeHTTP(w, r)
 				return
 			}

@@ -151,10 +151,14 @@ fi
 
 if [[ $STEPS == *" fanout "* ]]; then
   echo "==> fan-out: one account's events to 1, 10 and 100 subscriptions, 100 accounts to 10 each (tools/loadgen/scale)"
-  password=$(sed -n 's/^DEMO_PASSWORD=//p' .devstack/env)
+  # The env file is shell-quoted: read it as the shell does (sed kept the quotes in the password).
+  password=$(. .devstack/env && printf '%s' "$DEMO_PASSWORD")
   for n in $(seq 1 100); do # scale-fanout-NNN: fanout-100x10's accounts
+    email=$(printf 'scale-fanout-%03d@bizassist.local' "$n")
     printf '%s\n' "$password" | env -i "${IDENTITY_ENV[@]}" .devstack/bin/identity accounts create --if-missing \
-      --email "$(printf 'scale-fanout-%03d@bizassist.local' "$n")" --plan growth --business "Scale Fanout $n" >/dev/null
+      --email "$email" --plan growth --business "Scale Fanout $n" >/dev/null
+    # Kept accounts may hold another stack's demo password.
+    printf '%s\n' "$password" | env -i "${IDENTITY_ENV[@]}" .devstack/bin/identity accounts set-password "$email" >/dev/null
   done
   "${LOADGEN[@]}" -scenarios tools/loadgen/scale -open=false
 fi

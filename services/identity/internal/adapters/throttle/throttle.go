@@ -53,7 +53,9 @@ func NewLogin(l *ratelimit.Limiter, rdb redis.UniversalClient, prefix string, ti
 }
 
 func (t *Login) Admit(ctx context.Context, ip netip.Addr, email string) error {
-	if ip.IsValid() {
+	// An exempt address (RATELIMIT_EXEMPT_CIDRS) is spared the attempts limit, as the middleware
+	// spares it every other; its failures still count against the email below.
+	if ip.IsValid() && !t.limiter.Exempt(ip) {
 		res, err := t.limiter.Allow(ctx, ratelimit.Login, ratelimit.IPKey(ip))
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package throttle_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/netip"
 	"testing"
@@ -39,4 +40,31 @@ func TestSignInDoesNotWaitForAHangingRedis(t *testing.T) {
 	for i := range 5 {
 		require.Less(t, signIn(), timeout/2, "sign-in %d waited for Redis", i)
 	}
+}
+
+// make bench-scale signs in 100 accounts from the bench address, which RATELIMIT_EXEMPT_CIDRS
+// exempts: the 11th sign-in was refused by the per-address attempts limit, which ignored the
+// exemption. Another address is still held to it, and failures still count for the exempt one.
+func TestExemptAddressIsSparedTheAttemptsLimitOnly(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := redistest.New(t)
+	l, err := ratelimit.New(rdb, ratelimit.Config{ExemptCIDRs: []string{"127.0.0.9/32"}, KeyPrefix: prefix},
+		ratelimit.WithRegisterer(prometheus.NewRegistry()), ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	login := throttle.NewLogin(l, rdb, prefix, 0)
+	ctx := context.Background()
+	bench, other := netip.MustParseAddr("127.0.0.9"), netip.MustParseAddr("192.0.2.8")
+	for i := range ratelimit.Login.Rate + 5 {
+		require.NoError(t, login.Admit(ctx, bench, fmt.Sprintf("owner%d@example.com", i)), "sign-in %d from the exempt address", i)
+	}
+	for i := range ratelimit.Login.Rate {
+		require.NoError(t, login.Admit(ctx, other, fmt.Sprintf("owner%d@example.com", i)))
+	}
+	require.Error(t, login.Admit(ctx, other, "late@example.com"), "another address is still limited")
+
+	for range throttle.LoginFailures.Rate {
+		require.NoError(t, login.Admit(ctx, bench, "victim@example.com"))
+		require.NoError(t, login.Failed(ctx, bench, "victim@example.com"))
+	}
+	require.Error(t, login.Admit(ctx, bench, "victim@example.com"), "failures still count for the exempt address")
 }
