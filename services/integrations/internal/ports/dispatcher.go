@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,11 +52,99 @@ type Dispatcher struct {
 	mu      sync.RWMutex // handoff closes under it
 	handoff chan string
 	closed  bool
+
+	parked parking
+}
+
+// parking holds the deliveries of accounts that had their whole share in flight in this
+// dispatcher. Each of the account's attempts that ends here takes the next one, so a busy
+// account's backlog waits without holding a worker, and other accounts' deliveries queued behind
+// it go ahead. (Workers waiting in turn for one busy account's slots held every account's
+// deliveries behind it: a quiet account's p99 was 5-13 s beside one fanning out to 100.)
+type parking struct {
+	mu        sync.Mutex
+	byAccount map[string][]dispatched
+	inFlight  map[string]int // this dispatcher's attempts, by account
+	n, limit  int
+}
+
+// park keeps item for a later attempt of its account's, if one is in flight here and there is room.
+func (p *parking) park(accountID string, item dispatched) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inFlight[accountID] == 0 || p.n >= p.limit {
+		return false
+	}
+	p.byAccount[accountID] = append(p.byAccount[accountID], item)
+	p.n++
+	return true
+}
+
+func (p *parking) started(accountID string) {
+	p.mu.Lock()
+	p.inFlight[accountID]++
+	p.mu.Unlock()
+}
+
+// next gives the account's oldest parked delivery that a slot can be taken for now, with the slot,
+// counted in flight from then on (ended: an attempt of the account's has just ended here). When no attempt of the account's is
+// left in flight here, nothing would take the others: they are returned to be handed over.
+func (p *parking) next(accountID string, ended bool, take func(subscriptionID string) func()) (item dispatched, ok bool, stranded []dispatched) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ended {
+		if p.inFlight[accountID]--; p.inFlight[accountID] == 0 {
+			delete(p.inFlight, accountID)
+		}
+	}
+	waiting := p.byAccount[accountID]
+	for i, w := range waiting {
+		if slot := take(w.target.Subscription.ID()); slot != nil {
+			w.slot = slot
+			item, ok = w, true
+			waiting = slices.Delete(waiting, i, i+1)
+			p.n--
+			p.inFlight[accountID]++ // from its slot on: deliveries parked behind it wait for its end
+			break
+		}
+	}
+	if p.inFlight[accountID] == 0 && !ok {
+		stranded, waiting = waiting, nil
+		p.n -= len(stranded)
+	}
+	if len(waiting) == 0 {
+		delete(p.byAccount, accountID)
+	} else {
+		p.byAccount[accountID] = waiting
+	}
+	return item, ok, stranded
+}
+
+// all empties the parking.
+func (p *parking) all() []dispatched {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []dispatched
+	for accountID, waiting := range p.byAccount {
+		out = append(out, waiting...)
+		delete(p.byAccount, accountID)
+	}
+	p.n = 0
+	return out
 }
 
 type dispatched struct {
 	target app.DeliveryTarget
 	until  time.Time // the end of the claim
+	slot   func()    // a slot of its account's reserved for it when it left the parking, or nil
+}
+
+// drop hands item over to a queued job, giving back the slot it holds.
+func (d *Dispatcher) drop(item dispatched, reason string) {
+	if item.slot != nil {
+		item.slot()
+	}
+	d.handOver(item.target.DeliveryID, reason)
 }
 
 func NewDispatcher(deliver app.Deliver, handOver app.HandOver, cfg DispatchConfig) (*Dispatcher, error) {
@@ -63,7 +152,8 @@ func NewDispatcher(deliver app.Deliver, handOver app.HandOver, cfg DispatchConfi
 		return nil, errors.New("dispatcher: workers, backlog, attempt timeout and account slots must be set")
 	}
 	return &Dispatcher{deliver: deliver, jobs: handOver, cfg: cfg,
-		queue: make(chan dispatched, cfg.Backlog), handoff: make(chan string, cfg.Backlog)}, nil
+		queue: make(chan dispatched, cfg.Backlog), handoff: make(chan string, cfg.Backlog),
+		parked: parking{byAccount: map[string][]dispatched{}, inFlight: map[string]int{}, limit: cfg.Backlog}}, nil
 }
 
 // Accepting implements app.FirstAttempts.
@@ -116,7 +206,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 					return
 				case item := <-d.queue:
 					if ctx.Err() != nil {
-						d.handOver(item.target.DeliveryID, "stopping")
+						d.drop(item, "stopping")
 						return
 					}
 					d.attempt(context.WithoutCancel(ctx), item) // an attempt in flight finishes
@@ -129,12 +219,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	for drained := false; !drained; { // at once: other replicas can take them while attempts finish here
 		select {
 		case item := <-d.queue:
-			d.handOver(item.target.DeliveryID, "stopping")
+			d.drop(item, "stopping")
 		default:
 			drained = true
 		}
 	}
 	wg.Wait()
+	for _, item := range d.parked.all() {
+		d.drop(item, "stopping")
+	}
 	d.mu.Lock()
 	d.closed = true // a Dispatch racing the stop leaves its deliveries to the sweeper
 	close(d.handoff)
@@ -143,18 +236,83 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
+// attempt makes item's attempt, and goes on with the deliveries of its account's that it is
+// handed (try).
 func (d *Dispatcher) attempt(ctx context.Context, item dispatched) {
+	for ok := true; ok; {
+		item, ok = d.try(ctx, item)
+	}
+}
+
+// try attempts item, hands it over to a queued job, or parks it behind its account's attempts in
+// flight here. It returns a parked delivery of the account's, with a slot taken for it, for the
+// caller to go on with: when an attempt frees its slot (as its receiver answers) the slot goes to
+// the oldest parked delivery that can use it, back into the queue, or to this worker after the
+// record when the queue is full; a hand-over passes on its turn the same way.
+func (d *Dispatcher) try(ctx context.Context, item dispatched) (dispatched, bool) {
+	accountID, subscriptionID := item.target.Subscription.AccountID(), item.target.Subscription.ID()
+	reserved := item.slot != nil // and counted in flight
+	if d.stopping.Load() {
+		d.drop(item, "stopping")
+		return d.nextParked(accountID, reserved)
+	}
 	if time.Until(item.until) < d.cfg.AttemptTimeout+claimSlack/2 {
-		d.handOver(item.target.DeliveryID, "claim_ending")
-		return
+		d.drop(item, "claim_ending")
+		return d.nextParked(accountID, reserved)
 	}
-	release, _ := d.cfg.Slots.acquire(ctx, item.target.Subscription.AccountID(), item.target.Subscription.ID(), 1)
-	if release == nil {
-		d.handOver(item.target.DeliveryID, "account_share")
-		return
+	release := item.slot
+	if !reserved {
+		if release, _ = d.cfg.Slots.take(accountID, subscriptionID, 1); release == nil {
+			if d.parked.park(accountID, item) {
+				return dispatched{}, false
+			}
+			// Nothing of the account's in flight here (its share is with queued jobs): wait for a slot.
+			if release, _ = d.cfg.Slots.acquire(ctx, accountID, subscriptionID, 1); release == nil {
+				d.handOver(item.target.DeliveryID, "account_share")
+				return d.nextParked(accountID, false)
+			}
+		}
+		d.parked.started(accountID)
 	}
-	release = sync.OnceFunc(release)
+	var next dispatched
+	var mine bool
+	free := release
+	release = sync.OnceFunc(func() {
+		free()
+		if next, mine = d.nextParked(accountID, true); mine && d.requeue(next) {
+			mine = false
+		}
+	})
 	defer release()
+	d.deliverOne(ctx, item, release)
+	release()
+	return next, mine
+}
+
+// nextParked takes the account's next parked delivery that can have a slot now (ended: one of
+// its attempts has just ended here), and hands over those nothing here would take any more.
+func (d *Dispatcher) nextParked(accountID string, ended bool) (dispatched, bool) {
+	item, ok, stranded := d.parked.next(accountID, ended, func(subscriptionID string) func() {
+		release, _ := d.cfg.Slots.take(accountID, subscriptionID, 1)
+		return release
+	})
+	for _, s := range stranded {
+		d.handOver(s.target.DeliveryID, "account_share")
+	}
+	return item, ok
+}
+
+// requeue puts a parked delivery back at the end of the queue, if there is room.
+func (d *Dispatcher) requeue(item dispatched) bool {
+	select {
+	case d.queue <- item:
+		return true
+	default:
+		return false
+	}
+}
+
+func (d *Dispatcher) deliverOne(ctx context.Context, item dispatched, release func()) {
 	next, err := d.deliver.Attempt(ctx, item.target, release)
 	countOutcome(next, err)
 	if err != nil {
