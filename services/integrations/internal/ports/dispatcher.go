@@ -86,9 +86,10 @@ func (p *parking) started(accountID string) {
 	p.mu.Unlock()
 }
 
-// next gives the account's oldest parked delivery that a slot can be taken for now, with the slot,
-// counted in flight from then on (ended: an attempt of the account's has just ended here). When no attempt of the account's is
-// left in flight here, nothing would take the others: they are returned to be handed over.
+// next gives the account's oldest parked delivery that a slot can be taken for now, with the
+// slot, counted in flight from then on (ended: an attempt of the account's has just ended here).
+// When no attempt of the account's is left in flight here, nothing would take the others: they
+// are returned to be handed over.
 func (p *parking) next(accountID string, ended bool, take func(subscriptionID string) func()) (item dispatched, ok bool, stranded []dispatched) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
