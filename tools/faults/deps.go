@@ -72,7 +72,12 @@ func (pg *privatePG) create(ctx context.Context) error {
 // stops it cleanly, and its data is thrown away.
 func (pg *privatePG) start(ctx context.Context) error {
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off", pg.port, pg.dir)
-	return run(asPostgres(ctx, filepath.Join(pg.bin, "pg_ctl"), "-D", pg.dir, "-l", pg.log, "-w", "-t", "60", "-o", opts, "start"))
+	if err := run(asPostgres(ctx, filepath.Join(pg.bin, "pg_ctl"), "-D", pg.dir, "-l", pg.log, "-w", "-t", "60", "-o", opts, "start")); err != nil {
+		// pg_ctl says only "could not start server": the reason is in the server's log.
+		tail(pg.log, 10)
+		return err
+	}
+	return nil
 }
 
 // stop stops it with fast shutdown: sessions are terminated (SQLSTATE 57P01), as in a restart.

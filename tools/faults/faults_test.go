@@ -160,3 +160,21 @@ func TestDashboardVariables(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{`r:a{sli="latency",slo="auth"}`, `r:b{}`}, sels)
 }
+
+// A CI run's fault suite could not start its PostgreSQL: the Kubernetes stage before it had
+// left thousands of loopback connections in TIME_WAIT, and one held the private port.
+func TestPrivatePortsAreOutsideTheEphemeralRange(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skipf("no ephemeral port range to check against: %v", err)
+	}
+	var low, high int
+	if _, err := fmt.Sscan(string(b), &low, &high); err != nil {
+		t.Fatalf("ip_local_port_range %q: %v", b, err)
+	}
+	for name, port := range map[string]int{"PostgreSQL": defaultPGPort, "Redis": defaultRedisPort} {
+		if port >= low && port <= high {
+			t.Errorf("the private %s's port %d is inside the ephemeral range %d-%d", name, port, low, high)
+		}
+	}
+}

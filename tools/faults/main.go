@@ -26,10 +26,18 @@ import (
 // suiteBound bounds the whole run, the stack's start and clean-up included.
 const suiteBound = 22 * time.Minute
 
+// The private instances listen below the kernel's ephemeral port range (32768-60999 by
+// default): a client socket of an earlier stage, even one in TIME_WAIT, may hold a port inside
+// it for a minute, and the server's bind then fails.
+const (
+	defaultPGPort    = 15432
+	defaultRedisPort = 16379
+)
+
 func main() {
 	only := flag.String("only", "", "comma-separated faults to run (default: all): "+strings.Join(faultNames(), ","))
-	pgPort := flag.Int("pg-port", 55432, "the private PostgreSQL's port")
-	redisPort := flag.Int("redis-port", 56379, "the private Redis's port")
+	pgPort := flag.Int("pg-port", defaultPGPort, "the private PostgreSQL's port")
+	redisPort := flag.Int("redis-port", defaultRedisPort, "the private Redis's port")
 	flag.Parse()
 	if err := runSuite(*only, *pgPort, *redisPort); err != nil {
 		fmt.Fprintf(os.Stderr, "faults: %v\n", err)
