@@ -194,6 +194,8 @@ func (h *plainHasher) Verify(_ context.Context, p, hash string) (bool, error) {
 
 func (h *plainHasher) Outdated(hash string) bool { return !strings.HasPrefix(hash, "h:") }
 
+func (h *plainHasher) Unmatchable() (string, error) { return "unmatchable", nil }
+
 type fixedIssuer struct{}
 
 func (fixedIssuer) Issue(_ context.Context, a *account.Account, at time.Time) (app.IssuedToken, error) {
@@ -240,7 +242,7 @@ func setup(t *testing.T, refuse bool) fixture {
 	create := &app.CreateAccount{Tx: f.repo, Accounts: f.repo, Outbox: f.repo, Hasher: f.hasher, Now: clock}
 	_, err := create.Handle(context.Background(), app.CreateAccountCommand{Email: "a@example.com", Password: "a long password", Plan: "growth"})
 	require.NoError(t, err)
-	f.login, err = app.NewLogin(context.Background(), f.repo, f.repo, f.hasher, fixedIssuer{}, f.throttle, clock)
+	f.login, err = app.NewLogin(f.repo, f.repo, f.hasher, fixedIssuer{}, f.throttle, clock)
 	require.NoError(t, err)
 	f.hasher.verifies = 0
 	return f

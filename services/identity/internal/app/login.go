@@ -27,12 +27,11 @@ type Login struct {
 	dummyHash string
 }
 
-// NewLogin builds the use case and precomputes, with the current parameters, the hash used for
-// unknown emails.
-func NewLogin(ctx context.Context, accounts Accounts, outbox Outbox, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
-	dummy, err := hasher.Hash(ctx, "not-a-real-password-but-the-same-cost")
+// NewLogin builds the use case with the hash used for unknown emails, at the current parameters.
+func NewLogin(accounts Accounts, outbox Outbox, hasher PasswordHasher, tokens TokenIssuer, throttle LoginThrottle, now Clock) (*Login, error) {
+	dummy, err := hasher.Unmatchable()
 	if err != nil {
-		return nil, fmt.Errorf("precompute dummy hash: %w", err)
+		return nil, fmt.Errorf("dummy hash: %w", err)
 	}
 	return &Login{Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: tokens, Throttle: throttle, Now: now, dummyHash: dummy}, nil
 }

@@ -56,6 +56,8 @@ type PasswordHasher interface {
 	Verify(ctx context.Context, password, hash string) (bool, error)
 	// Outdated reports a hash made with other parameters than new hashes get.
 	Outdated(hash string) bool
+	// Unmatchable is a hash that no password matches and that costs as much to check as a new one.
+	Unmatchable() (string, error)
 }
 
 // ErrHashingBusy refuses a request that found no hashing capacity within the short wait: a burst

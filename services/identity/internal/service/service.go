@@ -61,7 +61,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	failures := throttle.NewLogin(rt.Limiter, rt.Redis, cfg.RateLimit.KeyPrefix, cfg.RateLimit.Timeout)
 
 	uow, outbox := pgkit.Transactor{DB: rt.Pool}, events.Outbox{}
-	login, err := app.NewLogin(ctx, accounts, outbox, hasher, tokens, failures, now)
+	login, err := app.NewLogin(accounts, outbox, hasher, tokens, failures, now)
 	if err != nil {
 		rt.Close()
 		return nil, err

@@ -4,10 +4,13 @@ package password
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"time"
 
 	"github.com/alexedwards/argon2id"
+	"golang.org/x/crypto/argon2"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/bizassist/bizassist/services/identity/internal/app"
@@ -83,6 +86,23 @@ func (h *Hasher) Verify(ctx context.Context, password, hash string) (bool, error
 	}
 	defer release()
 	return argon2id.ComparePasswordAndHash(password, hash)
+}
+
+// Unmatchable encodes the parameters new hashes get with a random salt and a random key instead
+// of a derived one, so checking a password against it costs what checking against a real hash
+// costs, and no password matches it. Nothing is hashed: a hash made at start-up held its argon2
+// memory in the idle process until the runtime's next collection.
+func (h *Hasher) Unmatchable() (string, error) {
+	salt, key := make([]byte, h.params.SaltLength), make([]byte, h.params.KeyLength)
+	if _, err := rand.Read(salt); err != nil {
+		return "", err
+	}
+	if _, err := rand.Read(key); err != nil {
+		return "", err
+	}
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version,
+		h.params.Memory, h.params.Iterations, h.params.Parallelism, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
 func (h *Hasher) Outdated(hash string) bool {
