@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func (e *UnknownPlaceError) Error() string {
 // Gazetteer resolves place names as people write them against real place data. It is read-only
 // after NewGazetteer and safe for concurrent use.
 type Gazetteer struct {
-	zips    map[string]ZIPCode
+	zips    []ZIPCode           // by code: a sorted slice is half a map's memory
 	byKey   map[string][]*Place // normalised city name → places, the ambiguity rule's choice first
 	byPair  map[string]*Place   // key + "|" + ST
 	keys    []string            // every key, for suggestions
@@ -146,15 +147,14 @@ func key(s string) string {
 // name; when several states have a place of the name, the one with the most ZIP codes is chosen
 // (ties: the state code first in the alphabet).
 func NewGazetteer(zips []ZIPCode) *Gazetteer {
-	g := &Gazetteer{zips: make(map[string]ZIPCode, len(zips)), byKey: map[string][]*Place{}, byPair: map[string]*Place{}}
+	g := &Gazetteer{zips: byCode(zips), byKey: map[string][]*Place{}, byPair: map[string]*Place{}}
 	type acc struct {
 		place    *Place
 		names    map[string]int
 		lat, lng float64
 	}
 	accs := map[string]*acc{}
-	for _, z := range zips {
-		g.zips[z.Code] = z
+	for _, z := range g.zips {
 		k := key(z.City)
 		pair := k + "|" + z.State
 		a := accs[pair]
@@ -215,10 +215,27 @@ func (g *Gazetteer) Lookup(city, state string) (Place, bool) {
 	return Place{}, false
 }
 
+// byCode is the ZIP codes sorted by code, the last row of a code kept.
+func byCode(zips []ZIPCode) []ZIPCode {
+	sorted := slices.Clone(zips)
+	slices.SortStableFunc(sorted, func(a, b ZIPCode) int { return strings.Compare(a.Code, b.Code) })
+	out := sorted[:0]
+	for i, z := range sorted {
+		if i+1 < len(sorted) && sorted[i+1].Code == z.Code {
+			continue
+		}
+		out = append(out, z)
+	}
+	return slices.Clip(out)
+}
+
 // ZIP finds a ZIP code.
 func (g *Gazetteer) ZIP(code string) (ZIPCode, bool) {
-	z, ok := g.zips[code]
-	return z, ok
+	i, ok := slices.BinarySearchFunc(g.zips, code, func(z ZIPCode, c string) int { return strings.Compare(z.Code, c) })
+	if !ok {
+		return ZIPCode{}, false
+	}
+	return g.zips[i], true
 }
 
 // Resolve understands a location as people write it: "Austin TX", "Austin, TX", "Austin, Texas",
@@ -252,7 +269,7 @@ func (g *Gazetteer) Resolve(s string) (Resolved, error) {
 	last := strings.Fields(parts[len(parts)-1])
 	if n := len(last); n > 0 {
 		if m := zipAny.FindStringSubmatch(last[n-1]); m != nil {
-			if z, ok := g.zips[m[1]]; ok {
+			if z, ok := g.ZIP(m[1]); ok {
 				p := Point{z.Lat, z.Lng}
 				return Resolved{Location: Location{ZIP: z.Code}, Name: z.Code + " (" + z.City + ", " + z.State + ")", Point: &p}, nil
 			}
@@ -424,22 +441,19 @@ func firstByte(s string) byte {
 	return s[0]
 }
 
-// nearZIPs suggests the known ZIP codes numerically nearest an unknown one.
+// nearZIPs suggests the known ZIP codes numerically nearest an unknown one: five-digit codes sort
+// as their numbers, so they are among the three on either side of where it would be.
 func (g *Gazetteer) nearZIPs(code string) []string {
-	type cand struct {
-		z string
-		d int
-	}
 	want, _ := strconv.Atoi(code) // five digits, checked by the caller
-	var cs []cand
-	for z := range g.zips {
-		n, _ := strconv.Atoi(z)
-		cs = append(cs, cand{z, abs(n - want)})
+	at, _ := slices.BinarySearchFunc(g.zips, code, func(z ZIPCode, c string) int { return strings.Compare(z.Code, c) })
+	near := slices.Clone(g.zips[max(at-3, 0):min(at+3, len(g.zips))])
+	distance := func(z ZIPCode) int {
+		n, _ := strconv.Atoi(z.Code)
+		return abs(n - want)
 	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].d < cs[j].d || (cs[i].d == cs[j].d && cs[i].z < cs[j].z) })
+	slices.SortStableFunc(near, func(a, b ZIPCode) int { return distance(a) - distance(b) })
 	out := []string{}
-	for i := 0; i < len(cs) && i < 3; i++ {
-		z := g.zips[cs[i].z]
+	for _, z := range near[:min(len(near), 3)] {
 		out = append(out, z.Code+" ("+z.City+", "+z.State+")")
 	}
 	return out
