@@ -67,7 +67,7 @@ func (e *UnknownPlaceError) Error() string {
 type Gazetteer struct {
 	zips    []ZIPCode           // by code: a sorted slice is half a map's memory
 	byKey   map[string][]*Place // normalised city name → places, the ambiguity rule's choice first
-	byPair  map[string]*Place   // key + "|" + ST
+	places  int                 // city and state pairs
 	keys    []string            // every key, for suggestions
 	byFirst map[byte][]string   // keys by first byte
 }
@@ -147,7 +147,7 @@ func key(s string) string {
 // name; when several states have a place of the name, the one with the most ZIP codes is chosen
 // (ties: the state code first in the alphabet).
 func NewGazetteer(zips []ZIPCode) *Gazetteer {
-	g := &Gazetteer{zips: byCode(zips), byKey: map[string][]*Place{}, byPair: map[string]*Place{}}
+	g := &Gazetteer{zips: byCode(zips), byKey: map[string][]*Place{}}
 	type acc struct {
 		place    *Place
 		names    map[string]int
@@ -161,7 +161,7 @@ func NewGazetteer(zips []ZIPCode) *Gazetteer {
 		if a == nil {
 			a = &acc{place: &Place{State: z.State}, names: map[string]int{}}
 			accs[pair] = a
-			g.byPair[pair] = a.place
+			g.places++
 			g.byKey[k] = append(g.byKey[k], a.place)
 		}
 		a.names[z.City]++
@@ -197,13 +197,24 @@ func NewGazetteer(zips []ZIPCode) *Gazetteer {
 }
 
 // Places returns how many places (city and state pairs) the gazetteer knows.
-func (g *Gazetteer) Places() int { return len(g.byPair) }
+func (g *Gazetteer) Places() int { return g.places }
+
+// inState is the place of a normalised city name in a state: among the few states that have a
+// place of the name, which costs less than a second index of every pair.
+func (g *Gazetteer) inState(k, state string) (*Place, bool) {
+	for _, p := range g.byKey[k] {
+		if p.State == state {
+			return p, true
+		}
+	}
+	return nil, false
+}
 
 // Lookup finds the place of a city in a state ("" for any state, by the ambiguity rule).
 func (g *Gazetteer) Lookup(city, state string) (Place, bool) {
 	k := key(city)
 	if state != "" {
-		p, ok := g.byPair[k+"|"+state]
+		p, ok := g.inState(k, state)
 		if !ok {
 			return Place{}, false
 		}
@@ -315,7 +326,7 @@ func (g *Gazetteer) Resolve(s string) (Resolved, error) {
 		for n := min(3, len(ws)-1); n >= 1; n-- {
 			if code, ok := stateCodeKey(strings.Join(ws[len(ws)-n:], " ")); ok {
 				c := key(strings.Join(ws[:len(ws)-n], " "))
-				if _, found := g.byPair[c+"|"+code]; found || aliasIn(c, code) {
+				if _, found := g.inState(c, code); found || aliasIn(c, code) {
 					city, state = c, code
 					break
 				}
@@ -329,7 +340,7 @@ func (g *Gazetteer) Resolve(s string) (Resolved, error) {
 		return g.city(a[0], a[1])
 	}
 	if state != "" {
-		if p, ok := g.byPair[city+"|"+state]; ok {
+		if p, ok := g.inState(city, state); ok {
 			return resolvedPlace(p), nil
 		}
 		return Resolved{}, g.unknown(s, city, state)
@@ -346,7 +357,7 @@ func aliasIn(city, state string) bool {
 }
 
 func (g *Gazetteer) city(name, state string) (Resolved, error) {
-	p, ok := g.byPair[key(name)+"|"+state]
+	p, ok := g.inState(key(name), state)
 	if !ok {
 		return Resolved{}, &UnknownPlaceError{Input: name + ", " + state}
 	}
