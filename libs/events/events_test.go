@@ -210,6 +210,12 @@ func TestRelayWakesOnNotify(t *testing.T) {
 		waitFor, 5*time.Millisecond)
 }
 
+// afterLingerWindow is a wait past a reader's first rate window. The window opens when the reader
+// records its first batch, after the commit and (for the relay) a check of its streams, so a
+// test that sees the batch handled and waits only lingerWindow can come back before the window
+// has closed (CI's cluster shape: two batches where one was meant).
+const afterLingerWindow = lingerWindow + 250*time.Millisecond
+
 // Under load, after a partial batch the relay pauses for Linger: rows committed one by one during
 // the pause go out in one batch (one transaction, so one published_at), not one batch per commit.
 func TestRelayLingerGathersCommitsIntoOneBatch(t *testing.T) {
@@ -222,7 +228,7 @@ func TestRelayLingerGathersCommitsIntoOneBatch(t *testing.T) {
 	// A pause long enough that three commits fit in it on a loaded machine (-race, CI's parallel tests).
 	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 5 * time.Second}).Run)
 	require.Eventually(t, func() bool { return published(burst) == 6 }, waitFor, 5*time.Millisecond)
-	time.Sleep(lingerWindow) // the relay measures the rate once a real-clock window has passed; nothing signals it
+	time.Sleep(afterLingerWindow) // the relay measures the rate once a real-clock window has passed; nothing signals it
 	first := enqueue(t, pool, "lead.written", 1)
 	require.Eventually(t, func() bool { return published(first) == 1 }, waitFor, 5*time.Millisecond)
 	later := enqueue(t, pool, "lead.written", 3) // three transactions, during the pause
@@ -594,7 +600,7 @@ func TestLingerGathersMessagesIntoOneBatch(t *testing.T) {
 	burst, _ = publish(t, pool, rdb, prefix, "lead.written", 6) // a rate worth lingering for
 	run(t, c.Run)
 	require.Eventually(t, func() bool { return count(t, pool, "SELECT count(*) FROM seen") == 6 }, waitFor, 5*time.Millisecond)
-	time.Sleep(lingerWindow) // the lane measures the rate once a real-clock window has passed; nothing signals it
+	time.Sleep(afterLingerWindow) // the lane measures the rate once a real-clock window has passed; nothing signals it
 	publish(t, pool, rdb, prefix, "lead.written", 1)
 	<-first // the lane now pauses for Linger
 	later := make([]string, 0, 3)
