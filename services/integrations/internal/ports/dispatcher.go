@@ -217,15 +217,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	<-ctx.Done()
 	d.stopping.Store(true)
-	for drained := false; !drained; { // at once: other replicas can take them while attempts finish here
-		select {
-		case item := <-d.queue:
-			d.drop(item, "stopping")
-		default:
-			drained = true
-		}
-	}
+	d.dropQueued() // at once: other replicas can take them while attempts finish here
 	wg.Wait()
+	// An attempt that ended meanwhile may have requeued a parked delivery after the first drain.
+	d.dropQueued()
 	for _, item := range d.parked.all() {
 		d.drop(item, "stopping")
 	}
@@ -235,6 +230,18 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	d.mu.Unlock()
 	<-handedOver
 	return nil
+}
+
+// dropQueued hands every queued delivery over to a queued job.
+func (d *Dispatcher) dropQueued() {
+	for {
+		select {
+		case item := <-d.queue:
+			d.drop(item, "stopping")
+		default:
+			return
+		}
+	}
 }
 
 // attempt makes item's attempt, and goes on with the deliveries of its account's that it is

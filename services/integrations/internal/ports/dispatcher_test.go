@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -222,4 +223,35 @@ func TestABusyAccountsBacklogWaitsWithoutHoldingOtherAccountsDeliveries(t *testi
 		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == backlog+1
 	}, 30*time.Second, 20*time.Millisecond, "the busy account's backlog is delivered once its attempts end")
 	require.Empty(t, f.jobArgs(), "by the dispatcher")
+}
+
+// An attempt that ends during a stop hands its slot to its account's parked delivery, which goes
+// back into the queue. The queue was drained only before the attempts in flight had finished, so
+// such a delivery could stay in it, claimed and owned by no one until its claim ran out.
+func TestAParkedDeliveryRequeuedDuringAStopGoesToAJob(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	hold := make(chan struct{})
+	addr := platformtest.ClosedAddr(t)
+	sub := f.subscribeFor("acc_stop", "http://"+addr+"/hook", domain.OutboundNewLead)
+	recv := newReceiver(t, sub.Secret(), func(string, int) int { <-hold; return http.StatusNoContent })
+	serveOn(t, addr, recv)
+	var once sync.Once
+	release := func() { once.Do(func() { close(hold) }) }
+	t.Cleanup(release)
+	cfg := f.dispatchConfig(2, 10, 1) // two workers; one slot for the account
+	cfg.AttemptTimeout = time.Minute
+	d, stop := f.startDispatcher(cfg)
+
+	f.planLeadsFor("acc_stop", 2)
+	require.Eventually(t, func() bool { return len(recv.sightings()) == 1 }, 30*time.Second, 10*time.Millisecond,
+		"one attempt in flight, the other delivery parked behind it")
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	require.Eventually(t, func() bool { return !d.Accepting() }, 10*time.Second, 10*time.Millisecond)
+	release() // the attempt ends during the stop; its slot goes to the parked delivery
+	<-stopped
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`))
+	require.Len(t, f.jobArgs(), 1, "the parked delivery is handed over to a job")
+	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`), "every delivery has one owner: a job or its record")
 }
