@@ -29,6 +29,9 @@ type Config struct {
 	// ProbeInterval is how often a background ping retries Redis while in fallback, and so about
 	// how long the fallback outlasts Redis's return. Zero means DefaultProbeInterval.
 	ProbeInterval time.Duration `env:"RATELIMIT_PROBE_INTERVAL" envDefault:"1s"`
+	// FallbackReplicas is how many processes share the limits: while Redis is away each allows
+	// 1/FallbackReplicas of every policy's rate, so together they stay within it. Zero means 1.
+	FallbackReplicas int `env:"RATELIMIT_FALLBACK_REPLICAS" envDefault:"1"`
 }
 
 // Validate reports a config that cannot work, naming the offending variable and value.
@@ -48,6 +51,9 @@ func (c Config) Validate() error {
 	if c.ProbeInterval < 0 {
 		return fmt.Errorf("RATELIMIT_PROBE_INTERVAL must not be negative, got %s", c.ProbeInterval)
 	}
+	if c.FallbackReplicas < 0 {
+		return fmt.Errorf("RATELIMIT_FALLBACK_REPLICAS must not be negative, got %d", c.FallbackReplicas)
+	}
 	return nil
 }
 
@@ -60,6 +66,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ProbeInterval == 0 {
 		c.ProbeInterval = DefaultProbeInterval
+	}
+	if c.FallbackReplicas == 0 {
+		c.FallbackReplicas = 1
 	}
 	return c
 }

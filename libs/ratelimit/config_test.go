@@ -38,6 +38,7 @@ func TestConfigValidateNamesTheBadValue(t *testing.T) {
 		{"exempt bits out of range", ratelimit.Config{ExemptCIDRs: []string{"10.0.0.0/33"}}, `RATELIMIT_EXEMPT_CIDRS: "10.0.0.0/33"`},
 		{"hostname", ratelimit.Config{TrustedProxies: []string{"ingress.local"}}, `"ingress.local"`},
 		{"negative timeout", ratelimit.Config{Timeout: -time.Second}, "RATELIMIT_REDIS_TIMEOUT"},
+		{"negative fallback replicas", ratelimit.Config{FallbackReplicas: -1}, "RATELIMIT_FALLBACK_REPLICAS"},
 		{"prefix with space", ratelimit.Config{KeyPrefix: "r l"}, "RATELIMIT_PREFIX"},
 	}
 	for _, tc := range cases {

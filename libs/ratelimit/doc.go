@@ -25,9 +25,16 @@
 // # When Redis fails
 //
 // A Redis call that errors or takes longer than Config.Timeout switches the process to an
-// in-memory GCRA so the service keeps answering. While in fallback the limit holds per process,
-// not across replicas; no request calls Redis (a circuit breaker: none waits Config.Timeout for
-// an absent server), and a background ping every Config.ProbeInterval ends the fallback at
-// Redis's first answer, with or without traffic. The switch is logged once each way and shown by
-// bizassist_ratelimit_fallback_active; Limiter.RedisAvailable tells other Redis callers.
+// in-memory GCRA so the service keeps answering. While in fallback each process holds its share
+// of the limit, 1/Config.FallbackReplicas of the rate (RATELIMIT_FALLBACK_REPLICAS, which the
+// charts set to the replica count), so the replicas together do not exceed it; no request calls
+// Redis (a circuit breaker: none waits Config.Timeout for an absent server), and a background
+// ping every Config.ProbeInterval ends the fallback at Redis's first answer, with or without
+// traffic. The switch is logged once each way and shown by bizassist_ratelimit_fallback_active;
+// Limiter.RedisAvailable tells other Redis callers.
+//
+// The limits fail closed across the switch, however often it happens: the in-process bucket
+// counts every request the process allowed, in Redis or not, and the requests allowed in process
+// are charged to the shared bucket at their key's next decision in Redis. A breaker that flapped
+// under load once let a fresh in-process budget through after the shared one was spent.
 package ratelimit

@@ -126,7 +126,7 @@ func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
 	metricsAre(0, 0)
 
 	proxy.setUp(false)
-	require.Equal(t, 59, remaining(), "Redis is gone: a fresh in-process bucket answers")
+	require.Equal(t, 58, remaining(), "Redis is gone: the process's own bucket, which saw the first request, answers")
 	metricsAre(1, 1)
 
 	proxy.setUp(true)
@@ -135,10 +135,67 @@ func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
 	require.Eventually(t, func() bool { return fallbackActive(t, reg) == 0 }, 2*time.Second, 10*time.Millisecond,
 		"the probe to find Redis back")
 	metricsAre(0, 1)
-	require.Equal(t, 58, remaining(), "Redis is back: the shared bucket, which saw the first request, decides again")
+	require.Equal(t, 57, remaining(), "Redis is back: the shared bucket, charged for the request allowed meanwhile, decides again")
 
 	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
 	require.Equal(t, 1, strings.Count(logs.String(), "level=INFO"), logs.String())
+}
+
+// TestAFlappingRedisGrantsNoSecondBudget is test-scale's failover finding: a Redis answering
+// one call and failing the next (slow under load, a failover in progress) flipped the breaker
+// back and forth, and the shared and the in-process buckets each granted a full budget, so 40
+// requests over a limit of 30 all passed. Each side now counts the other's decisions.
+func TestAFlappingRedisGrantsNoSecondBudget(t *testing.T) {
+	t.Parallel()
+	_, prefix := redistest.New(t)
+	opts, err := redis.ParseURL(redistest.URL())
+	require.NoError(t, err)
+	proxy := startProxy(t, opts.Addr)
+	opts.Addr = proxy.ln.Addr().String()
+	opts.MaxRetries = -1
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	cfg := redisConfig(prefix)
+	cfg.ProbeInterval = 10 * time.Millisecond
+	l, reg := newLimiter(t, rdb, cfg, ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
+	p := ratelimit.Policy{Name: "flap", Rate: 30, Period: time.Hour}
+
+	allowed := 0
+	for i := range 40 {
+		proxy.setUp(i%2 == 0) // even requests are decided in Redis, odd ones in the process
+		if i%2 == 0 {
+			require.Eventually(t, func() bool { return fallbackActive(t, reg) == 0 }, 2*time.Second, 5*time.Millisecond,
+				"the probe to find Redis back before request %d", i)
+		}
+		res, err := l.Allow(context.Background(), p, "192.0.2.1")
+		require.NoError(t, err)
+		if res.Allowed {
+			allowed++
+		}
+	}
+	require.Equal(t, 30, allowed, "the policy's 30, however the decisions were split")
+}
+
+// TestFallbackSharesTheRateAmongReplicas: while Redis is away each of N processes allows 1/N of
+// the rate, so N processes deciding alone together stay within the policy.
+func TestFallbackSharesTheRateAmongReplicas(t *testing.T) {
+	t.Parallel()
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // nothing listens there
+	t.Cleanup(func() { _ = rdb.Close() })
+	p := ratelimit.Policy{Name: "shared", Rate: 30, Period: time.Hour}
+	allowed := 0
+	for range 2 {
+		l, _ := newLimiter(t, rdb, ratelimit.Config{ProbeInterval: time.Hour, FallbackReplicas: 2},
+			ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
+		for range 40 {
+			res, err := l.Allow(context.Background(), p, "192.0.2.1")
+			require.NoError(t, err)
+			if res.Allowed {
+				allowed++
+			}
+		}
+	}
+	require.Equal(t, 30, allowed, "two replicas, 15 each")
 }
 
 // fallbackActive reads bizassist_ratelimit_fallback_active from reg.

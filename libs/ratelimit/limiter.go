@@ -29,6 +29,11 @@ type Result struct {
 // no request calls Redis (so none waits Config.Timeout for an absent server); a background probe
 // pings Redis every Config.ProbeInterval and closes it at the first answer, whether or not
 // requests arrive meanwhile.
+//
+// Neither side of the breaker starts from a full bucket: the process's own bucket follows every
+// decision made in Redis, and what it allowed while Redis was away is charged to the shared
+// bucket at the key's next decision there. A breaker that opens and closes many times (Redis
+// slow under load, a failover) so grants no second budget.
 type Limiter struct {
 	cfg     Config
 	rdb     redis.UniversalClient
@@ -118,17 +123,35 @@ func (l *Limiter) decide(ctx context.Context, p Policy, key string, cost int) (R
 		return Result{}, err
 	}
 	if l.inFallback.Load() {
-		return l.local.take(time.Now(), p, key, cost), nil
+		return l.decideLocally(p, key, cost), nil
 	}
 	res, err := l.allowRedis(ctx, p, key, cost)
 	if err == nil {
+		l.local.take(time.Now(), l.share(p), key, cost)
 		return res, nil
 	}
 	if ctx.Err() != nil { // the caller gave up; that says nothing about Redis
 		return Result{}, ctx.Err()
 	}
 	l.failed(err)
-	return l.local.take(time.Now(), p, key, cost), nil
+	return l.decideLocally(p, key, cost), nil
+}
+
+// decideLocally decides in this process's bucket, and owes what it allows to the shared one.
+func (l *Limiter) decideLocally(p Policy, key string, cost int) Result {
+	now := time.Now()
+	res := l.local.take(now, l.share(p), key, cost)
+	if res.Allowed && cost > 0 {
+		l.local.owe(now, p, key, cost)
+	}
+	return res
+}
+
+// share is this process's part of p while Redis is away: 1/Config.FallbackReplicas of the rate
+// (at least one request), so the replicas together stay within p.
+func (l *Limiter) share(p Policy) Policy {
+	p.Rate = max(1, p.Rate/l.cfg.FallbackReplicas)
+	return p
 }
 
 // peeked answers a peek from how far the bucket is ahead of now: one request fits while taking
@@ -153,8 +176,16 @@ func (l *Limiter) allowRedis(ctx context.Context, p Policy, key string, cost int
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := l.redis.AllowN(ctx, l.cfg.KeyPrefix+":"+p.Name+":"+key,
-			redis_rate.Limit{Rate: p.Rate, Burst: p.Rate, Period: p.Period}, cost)
+		rkey, limit := l.cfg.KeyPrefix+":"+p.Name+":"+key, redis_rate.Limit{Rate: p.Rate, Burst: p.Rate, Period: p.Period}
+		if d := l.local.settle(p, key); d.n > 0 {
+			// As many of the requests allowed here as still fit; the bucket cannot go further.
+			if _, err := l.redis.AllowAtMost(ctx, rkey, limit, d.n); err != nil {
+				l.local.owe(d.since, p, key, d.n)
+				done <- outcome{nil, err}
+				return
+			}
+		}
+		res, err := l.redis.AllowN(ctx, rkey, limit, cost)
 		done <- outcome{res, err}
 	}()
 	var o outcome

@@ -11,16 +11,26 @@ const sweepEvery = 10 * time.Second
 
 type memKey struct{ policy, key string }
 
-// memoryLimiter is the same GCRA as the Redis script, held in this process, for when Redis is
-// unreachable. It stores each key's theoretical arrival time (TAT).
+// debt is what a key took from this process's bucket while Redis was away, not yet charged to
+// the shared bucket; since is when the first of those requests came.
+type debt struct {
+	n      int
+	since  time.Time
+	period time.Duration
+}
+
+// memoryLimiter is the same GCRA as the Redis script, held in this process. It stores each
+// key's theoretical arrival time (TAT), and the requests allowed here while Redis was away that
+// the shared bucket has not yet been charged for.
 type memoryLimiter struct {
 	mu        sync.Mutex
 	tat       map[memKey]time.Time
+	owed      map[memKey]debt
 	nextSweep time.Time
 }
 
 func newMemoryLimiter() *memoryLimiter {
-	return &memoryLimiter{tat: make(map[memKey]time.Time)}
+	return &memoryLimiter{tat: make(map[memKey]time.Time), owed: make(map[memKey]debt)}
 }
 
 func (m *memoryLimiter) allow(now time.Time, p Policy, key string) Result {
@@ -52,6 +62,30 @@ func (m *memoryLimiter) take(now time.Time, p Policy, key string, cost int) Resu
 	return Result{Allowed: true, Limit: p.Rate, Remaining: int(slack / interval), ResetAfter: newTAT.Sub(now)}
 }
 
+// owe records n requests of key allowed here that the shared bucket has not seen.
+func (m *memoryLimiter) owe(now time.Time, p Policy, key string, n int) {
+	k := memKey{p.Name, key}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.owed[k]
+	if !ok {
+		d = debt{since: now, period: p.Period}
+	}
+	d.n += n
+	m.owed[k] = d
+}
+
+// settle hands over key's debt and forgets it; the caller charges it to the shared bucket, or
+// owes it again when that fails.
+func (m *memoryLimiter) settle(p Policy, key string) debt {
+	k := memKey{p.Name, key}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.owed[k]
+	delete(m.owed, k)
+	return d
+}
+
 func (m *memoryLimiter) sweep(now time.Time) {
 	if now.Before(m.nextSweep) {
 		return
@@ -59,6 +93,12 @@ func (m *memoryLimiter) sweep(now time.Time) {
 	for k, tat := range m.tat {
 		if !tat.After(now) {
 			delete(m.tat, k)
+		}
+	}
+	// A debt older than its period would have drained from the shared bucket by now.
+	for k, d := range m.owed {
+		if now.Sub(d.since) >= d.period {
+			delete(m.owed, k)
 		}
 	}
 	m.nextSweep = now.Add(sweepEvery)

@@ -395,10 +395,12 @@ func (s *stack) planService(c *chart, name string, secrets map[string]string, op
 }
 
 // replicaShare is what every replica of a service sets when it runs several: the drain delay,
-// and a share of the one-replica connection pool, since all replicas' pools meet at the machine's
-// PostgreSQL (max_connections 100, which the charts' pools at REPLICAS=2 would pass under load).
+// the rate limiter's share of each limit while Redis is away (as the charts set it from the
+// replica count), and a share of the one-replica connection pool, since all replicas' pools meet
+// at the machine's PostgreSQL (max_connections 100, which the charts' pools at REPLICAS=2 would
+// pass under load).
 func replicaShare(env serviceEnv, replicas int) map[string]string {
-	vars := map[string]string{"HTTP_DRAIN_DELAY": replicaDrainDelay}
+	vars := map[string]string{"HTTP_DRAIN_DELAY": replicaDrainDelay, "RATELIMIT_FALLBACK_REPLICAS": strconv.Itoa(replicas)}
 	if n, err := strconv.Atoi(env["DATABASE_MAX_CONNS"].Value); err == nil {
 		vars["DATABASE_MAX_CONNS"] = strconv.Itoa(max(2, (n+replicas-1)/replicas))
 	}
