@@ -54,8 +54,8 @@ spec:
             {{- with include "bizassist-lib.gomemlimit" . }}
             - {name: GOMEMLIMIT, value: {{ . | quote }}}
             {{- end }}
-            # While Redis is away each pod limits alone, to its share of every limit; with an
-            # autoscaler the largest count, so no scale-out multiplies a limit.
+            {{- /* While Redis is away each pod limits alone, to its share of every limit; with an
+            autoscaler the largest count, so no scale-out multiplies a limit. */}}
             - {name: RATELIMIT_FALLBACK_REPLICAS, value: {{ ternary $v.autoscaling.maxReplicas $v.replicas $v.autoscaling.enabled | quote }}}
             {{- include "bizassist-lib.secretEnv" . | trim | nindent 12 }}
           # Liveness and readiness start counting once /livez has answered once: up to
