@@ -10,8 +10,8 @@ KUBE_SERVICES := identity leads assistant analytics integrations console
 # install into the test API server; fetched once through the Go module proxy.
 PROM_OPERATOR := github.com/prometheus-operator/prometheus-operator@v0.79.2
 KIND_CLUSTER ?= bizassist
-# One build of the Kubernetes tools at a time (.ci/run starts one in the background).
-KUBE_BUILD := flock /tmp/bizassist-kube-build.lock tools/kube/build.sh
+# The Kubernetes tools, built once (build.sh takes a lock while it builds).
+KUBE_BUILD := tools/kube/build.sh
 INGRESS_NGINX_MANIFEST := https://raw.githubusercontent.com/kubernetes/ingress-nginx/controller-v1.12.1/deploy/static/provider/kind/deploy.yaml
 CERT_MANAGER_MANIFEST := https://github.com/cert-manager/cert-manager/releases/download/v1.16.2/cert-manager.yaml
 

@@ -17,7 +17,8 @@ import (
 )
 
 // Monitoring beside the stack (make up MONITORING=1, and the fault suite always): Prometheus and
-// Alertmanager, built by tools/monitoring/build.sh, on fixed loopback ports.
+// Alertmanager, the distribution's packages unpacked by tools/monitoring/install.sh, on fixed
+// loopback ports.
 const (
 	prometheusPort   = 9090
 	alertmanagerPort = 9093
@@ -66,7 +67,7 @@ func monitoringOptionsFromEnv() (monitoringOptions, error) {
 
 func (s *stack) monitoringDir() string { return filepath.Join(s.dir, "monitoring") }
 
-// prepareMonitoring builds Prometheus and Alertmanager, renders the chart's rules and writes
+// prepareMonitoring unpacks Prometheus and Alertmanager, renders the chart's rules and writes
 // both configurations for the plan's processes, before anything is stopped, so a failure here
 // leaves the running stack as it was. It returns the binaries' directory.
 func (s *stack) prepareMonitoring(ctx context.Context, p *plan, m monitoringOptions) (string, error) {
@@ -74,8 +75,8 @@ func (s *stack) prepareMonitoring(ctx context.Context, p *plan, m monitoringOpti
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	s.say("building Prometheus and Alertmanager (tools/monitoring; cached after the first time)")
-	bins, err := s.toolDir(ctx, "tools/monitoring/build.sh")
+	s.say("unpacking Prometheus and Alertmanager (tools/monitoring/install.sh; cached after the first time)")
+	bins, err := s.toolDir(ctx, "tools/monitoring/install.sh")
 	if err != nil {
 		return "", err
 	}
@@ -151,7 +152,7 @@ func (s *stack) startMonitoring(ctx context.Context, bins string) error {
 	return nil
 }
 
-// toolDir runs a build script that prints the directory of the binaries it built.
+// toolDir runs a script that prints the directory of the binaries it built or unpacked.
 func (s *stack) toolDir(ctx context.Context, script string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(s.root, script), args...)
 	cmd.Dir, cmd.Stderr = s.root, s.errOut

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 )
@@ -81,6 +82,21 @@ func TestSLORulesAggregatePerInstall(t *testing.T) {
 	n := 0
 	for _, r := range readRules(t, "slos.yaml") {
 		n += requireKept(t, r, "cluster", "namespace")
+	}
+	require.NotZero(t, n)
+}
+
+// Every rule parses with Prometheus 3's PromQL parser (the module's pin): promtool and the fault
+// suite's Prometheus are the distribution's 2.42 (tools/monitoring/install.sh), and a cluster's
+// Prometheus is most likely 3.
+func TestRulesParseWithPrometheus3(t *testing.T) {
+	n := 0
+	for _, file := range []string{"alerts.yaml", "slos.yaml"} {
+		for _, r := range readRules(t, file) {
+			_, err := parser.ParseExpr(r.Expr)
+			require.NoError(t, err, "%s: %s%s", file, r.Record, r.Alert)
+			n++
+		}
 	}
 	require.NotZero(t, n)
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the named tools (helm, kube-apiserver, promtool, kind, the node's components: kubelet,
+# Builds the named tools (helm, kube-apiserver, kind, the node's components: kubelet,
 # kube-controller-manager, kube-scheduler, kube-proxy, kubectl, coredns; `node` names all of those;
 # default helm, kube-apiserver and promtool) at the versions pinned in tools/kube/go.mod (Kubernetes'
-# components: tools/kube/node/go.mod; CoreDNS: $COREDNS below), from the Go module proxy, into a cache directory keyed by go.mod, go.sum and this
-# script ($BIZASSIST_CACHE, default ~/.cache/bizassist), so a warm run only checks that they exist.
+# components: tools/kube/node/go.mod; CoreDNS: $COREDNS below), from the Go module proxy, into a
+# cache directory keyed by go.mod, go.sum and this script ($BIZASSIST_CACHE, default
+# ~/.cache/bizassist), so a warm run only checks that they exist. promtool is not built: it is
+# linked from the distribution's Prometheus package (tools/monitoring/install.sh).
 # Kubernetes' binaries are stamped with the pinned version (kubectl version, Helm's kubeVersion).
 # Installs etcd from Debian when kube-apiserver is asked for and etcd is missing, and containerd,
 # runc and the CNI plugins when the kubelet is.
@@ -15,7 +17,6 @@ bin=${BIZASSIST_CACHE:-$HOME/.cache/bizassist}/kube-$key
 declare -A pkg=(
   [helm]=helm.sh/helm/v3/cmd/helm
   [kube-apiserver]=node:k8s.io/kubernetes/cmd/kube-apiserver
-  [promtool]=github.com/prometheus/prometheus/cmd/promtool
   [kind]=sigs.k8s.io/kind
   [kubelet]=node:k8s.io/kubernetes/cmd/kubelet
   [kube-controller-manager]=node:k8s.io/kubernetes/cmd/kube-controller-manager
@@ -34,13 +35,31 @@ tools=()
 for t in "$@"; do if [ "$t" = node ]; then tools+=("${node[@]}"); else tools+=("$t"); fi; done
 [ ${#tools[@]} -gt 0 ] || tools=(helm kube-apiserver promtool)
 
-missing=() node_missing=()
-for t in "${tools[@]}"; do
-  [ "$t" = coredns ] && continue
-  [ -n "${pkg[$t]:-}" ] || { echo "build.sh: unknown tool $t" >&2; exit 2; }
-  [ -x "$bin/$t" ] && continue
-  case ${pkg[$t]} in node:*) node_missing+=("${pkg[$t]#node:}") ;; *) missing+=("${pkg[$t]}") ;; esac
-done
+wants() { [[ " ${tools[*]} " == *" $1 "* ]]; }
+# find_missing sets missing and node_missing to the packages of the tools not built yet, and
+# coredns_missing, node_debs_missing and etcd_missing to whether CoreDNS, the node's Debian
+# packages and etcd are to install.
+find_missing() {
+  missing=() node_missing=() coredns_missing='' node_debs_missing='' etcd_missing=''
+  for t in "${tools[@]}"; do
+    [ "$t" = coredns ] || [ "$t" = promtool ] && continue
+    [ -n "${pkg[$t]:-}" ] || { echo "build.sh: unknown tool $t" >&2; exit 2; }
+    [ -x "$bin/$t" ] && continue
+    case ${pkg[$t]} in node:*) node_missing+=("${pkg[$t]#node:}") ;; *) missing+=("${pkg[$t]}") ;; esac
+  done
+  if wants coredns && [ ! -x "$bin/coredns" ]; then coredns_missing=1; fi
+  if wants kubelet && ! { command -v containerd && command -v runc && command -v iptables && command -v socat && [ -x /usr/lib/cni/bridge ]; } >/dev/null; then node_debs_missing=1; fi
+  if wants kube-apiserver && ! command -v etcd >/dev/null; then etcd_missing=1; fi
+}
+find_missing
+# One build at a time (.ci/run starts one early, in the background; apt takes one install at a
+# time too); a caller whose tools are all there never waits for a build of others.
+if [ ${#missing[@]} -gt 0 ] || [ ${#node_missing[@]} -gt 0 ] || [ -n "$coredns_missing$node_debs_missing$etcd_missing" ]; then
+  mkdir -p "$(dirname "$bin")"
+  exec 9>"$(dirname "$bin")/kube-build.lock"
+  flock 9
+  find_missing
+fi
 # build DIR PACKAGE...: one go build shares the common packages (client-go, apimachinery) between the tools.
 build() {
   local dir=$1 start v major minor ldflags=""
@@ -64,18 +83,22 @@ if [ ${#missing[@]} -gt 0 ] || [ ${#node_missing[@]} -gt 0 ]; then
   # Tools built for earlier pins are never used again.
   find "$(dirname "$bin")" -maxdepth 1 -type d -regex '.*/kube-[0-9a-f]\{16\}' ! -name "kube-$key" -exec rm -rf {} +
 fi
-if [[ " ${tools[*]} " == *" coredns "* ]] && [ ! -x "$bin/coredns" ]; then
+if [ -n "$coredns_missing" ]; then
   start=$(date +%s)
   mkdir -p "$bin"
   (cd / && GOWORK=off GOFLAGS="" CGO_ENABLED=0 GOBIN="$bin" go install -trimpath "$COREDNS")
   echo "tools/kube: built $COREDNS in $(($(date +%s) - start))s" >&2
 fi
-if [[ " ${tools[*]} " == *" kubelet "* ]] && ! { command -v containerd && command -v runc && command -v iptables && command -v socat && [ -x /usr/lib/cni/bridge ]; } >/dev/null; then
+if wants promtool; then
+  mkdir -p "$bin"
+  ln -sfn "$("$here/../monitoring/install.sh")/promtool" "$bin/promtool"
+fi
+if [ -n "$node_debs_missing" ]; then
   echo "tools/kube: installing containerd, runc, iptables, socat and the CNI plugins from Debian" >&2
   apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     containerd runc iptables socat containernetworking-plugins >&2
 fi
-if [[ " ${tools[*]} " == *" kube-apiserver "* ]] && ! command -v etcd >/dev/null; then
+if [ -n "$etcd_missing" ]; then
   echo "tools/kube: installing etcd-server from Debian" >&2
   apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >&2
 fi
