@@ -9,6 +9,9 @@ MODULES := $(patsubst $(CURDIR)/%,%,$(shell PATH="$(PATH)" go list -m -f '{{.Dir
 ifeq ($(MODULES),)
 $(error cannot list the modules of go.work: is Go installed (/usr/local/go/bin)?)
 endif
+# Their packages as one pattern list: go vet, go test and golangci-lint take the whole workspace
+# in one invocation, which type-checks libs once rather than once per module that imports it.
+PACKAGES := $(addsuffix /...,$(addprefix ./,$(MODULES)))
 
 SHELL_SCRIPTS = .ci/run $(wildcard tools/*/*.sh services/*/*.sh)
 
@@ -61,6 +64,9 @@ devstack = go build -o $(DEVSTACK) ./tools/devstack && $(DEVSTACK)
 deps: ## Make sure PostgreSQL, Redis, nginx, openssl and Chromium are installed and PostgreSQL and Redis running
 	@tools/devstack/deps.sh
 
+.PHONY: dev-tools
+dev-tools: $(GOLANGCI_LINT) $(REDOCLY) $(TS_SDK) $(AXE) ## Install the pinned checkers into ~/.cache/bizassist: golangci-lint, Redocly CLI, the TypeScript SDK check, axe-core
+
 # make up REPLICAS=2 runs two processes of every service behind the ingress (tools/devstack). The
 # scale-out shape: make up REDIS=cluster (a local Redis Cluster, 3 masters + 3 replicas) and/or
 # PG_REPLICA=1 (a streaming PostgreSQL replica for lag-tolerant reads); docs/decisions.md.
@@ -105,12 +111,23 @@ reset: ## make down, drop the stack's database and Redis keys, remove .devstack 
 build: ## Compile every module
 	@for m in $(MODULES); do echo "==> go build $$m"; (cd $$m && go build ./...); done
 
+# make test's stages in order, as name:time limit:targets (tools/ci/stage.sh times and bounds
+# each; .ci/run adds deps and lint before them). The limits are a fresh machine's, with room.
+# The Kubernetes stages come last: on a fresh machine .ci/run builds their tools in the background
+# meanwhile.
+TEST_STAGES := unit:20m:test-unit apidocs:10m:test-apidocs e2e:15m:test-e2e faults:25m:test-faults \
+	scale:20m:test-scale charts:30m:test-charts,images-test node:30m:test-kube-node
+
 .PHONY: test
-test: test-unit test-apidocs test-e2e test-k8s test-faults test-scale ## Every test: unit and component, the OpenAPI lint, end-to-end through the ingress, chart checks against a real API server and the single-node cluster, the fault suite, the scale-out shape
+test: ## Every test, stage by stage, with a table of their times: unit and component, the OpenAPI lint, end-to-end through the ingress, chart checks against a real API server and the single-node cluster, the fault suite, the scale-out shape
+	@if [ -z "$${STAGE_LOG:-}" ]; then export STAGE_LOG=$$(mktemp); trap 'tools/ci/stage.sh table; rm -f "$$STAGE_LOG"' EXIT; fi; \
+	for s in $(TEST_STAGES); do IFS=: read -r name limit targets <<<"$$s"; \
+	  tools/ci/stage.sh run "$$name" "$$limit" $(MAKE) --no-print-directory $${targets//,/ } || exit 1; done
 
 .PHONY: test-unit
-test-unit: deps ## go test -race in every module (component tests use the local PostgreSQL and Redis)
-	@for m in $(MODULES); do echo "==> go test $$m"; (cd $$m && go test -race -count=1 ./...); done
+test-unit: deps ## go test -race over the workspace (component tests use the local PostgreSQL and Redis)
+	@echo "==> go test -race $(MODULES)"
+	@go test -race -count=1 $(PACKAGES)
 
 .PHONY: test-apidocs
 test-apidocs: $(REDOCLY) $(TS_SDK) ## Lint every service's openapi.yaml and the merged reference (libs/apidocs) with Redocly's recommended rules (redocly.yaml); type-check a TypeScript client of the merged document (openapi-typescript + openapi-fetch)
@@ -205,11 +222,13 @@ bench-inprocess: deps ## Benchmarks that need no stack: libs, analytics writer a
 ##@ Code hygiene
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## gofmt check, go vet and golangci-lint on every module; shellcheck
+lint: $(GOLANGCI_LINT) ## gofmt check, go vet and golangci-lint over the workspace; shellcheck
 	@echo "==> gofmt"
 	@unformatted=$$(gofmt -l $(MODULES)); if [ -n "$$unformatted" ]; then echo "not gofmt-clean (run make fmt):"; echo "$$unformatted"; exit 1; fi
-	@for m in $(MODULES); do echo "==> go vet $$m"; (cd $$m && go vet ./...); done
-	@for m in $(MODULES); do echo "==> golangci-lint $$m"; (cd $$m && $(GOLANGCI_LINT) run --allow-parallel-runners ./...); done
+	@echo "==> go vet $(MODULES)"
+	@go vet $(PACKAGES)
+	@echo "==> golangci-lint $(MODULES)"
+	@$(GOLANGCI_LINT) run --allow-parallel-runners $(PACKAGES)
 	@if command -v shellcheck >/dev/null; then echo "==> shellcheck"; shellcheck -S warning -x -P SCRIPTDIR $(SHELL_SCRIPTS); \
 	else echo "==> shellcheck is not installed: shell scripts not checked (apt-get install shellcheck)"; fi
 
