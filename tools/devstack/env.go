@@ -163,7 +163,8 @@ func (c *chart) localEnv(svc string, in envInput) (serviceEnv, error) {
 		env[p.key] = envVar{Value: p.value, Source: sourceDevEnv}
 	}
 
-	env.set(sourceStack, map[string]string{"RATELIMIT_EXEMPT_CIDRS": benchExemptIP + "/32"})
+	// One process per service unless make up REPLICAS=n, whose replicaShare sets n.
+	env.set(sourceStack, map[string]string{"RATELIMIT_EXEMPT_CIDRS": benchExemptIP + "/32", "RATELIMIT_FALLBACK_REPLICAS": "1"})
 	have := stackSecrets(in.secrets)
 	for _, name := range append(append([]string{}, sc.secretEnv...), sc.optionalSecretEnv...) {
 		if v, ok := have[name]; ok {
