@@ -25,7 +25,10 @@ for v in "$prom" "$am"; do
   [ -n "$v" ] && [ "$v" != "(none)" ] || { echo "tools/monitoring: apt's sources have no prometheus or prometheus-alertmanager package" >&2; exit 1; }
 done
 bin=$cache/monitoring-$(printf '%s %s' "$prom" "$am" | sha256sum | cut -c1-16)
-if [ ! -x "$bin/prometheus" ] || [ ! -x "$bin/promtool" ] || [ ! -x "$bin/alertmanager" ]; then
+# Debian's Alertmanager reads its notification templates from the package's directory, not from
+# the binary; they are put there as the package would (below).
+templates=/usr/share/prometheus/alertmanager
+if [ ! -x "$bin/prometheus" ] || [ ! -x "$bin/promtool" ] || [ ! -x "$bin/alertmanager" ] || [ ! -f "$bin/default.tmpl" ]; then
   start=$(date +%s)
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
@@ -38,9 +41,15 @@ if [ ! -x "$bin/prometheus" ] || [ ! -x "$bin/promtool" ] || [ ! -x "$bin/alertm
   cp "$tmp/root/usr/bin/prometheus" "$tmp/root/usr/bin/promtool" "$bin.new/"
   # Debian names the binary after its package; the stack runs it as alertmanager.
   cp "$tmp/root/usr/bin/prometheus-alertmanager" "$bin.new/alertmanager"
+  cp "$tmp/root$templates"/*.tmpl "$bin.new/"
   rm -rf "$bin" && mv "$bin.new" "$bin"
   echo "tools/monitoring: prometheus $prom and alertmanager $am unpacked in $(($(date +%s) - start))s" >&2
   # Packages of earlier versions are never used again.
   find "$cache" -maxdepth 1 -type d -regex '.*/monitoring-[0-9a-f]\{16\}' ! -path "$bin" -exec rm -rf {} +
 fi
+for t in "$bin"/*.tmpl; do
+  if ! cmp -s "$t" "$templates/${t##*/}"; then
+    if [ "$(id -u)" -eq 0 ]; then install -D -m 644 "$t" "$templates/${t##*/}"; else sudo install -D -m 644 "$t" "$templates/${t##*/}"; fi
+  fi
+done
 echo "$bin"
