@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/bizassist/bizassist/libs v0.0.0
 	github.com/gorilla/mux v1.8.1
-	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackc/pgx/v5 v5.13.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
