@@ -243,6 +243,7 @@ $(GOLANGCI_LINT):
 	@mkdir -p $(GOLANGCI_LINT_DIR)
 	@GOBIN=$(GOLANGCI_LINT_DIR) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
+# One run per module: govulncheck refuses a directory that is not a module's, such as the root.
 .PHONY: vulncheck
 vulncheck: $(GOVULNCHECK) ## govulncheck on every module: known vulnerabilities in the code paths we call (needs vuln.go.dev)
 	@for m in $(MODULES); do echo "==> govulncheck $$m"; (cd $$m && $(GOVULNCHECK) ./...); done
