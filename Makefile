@@ -19,6 +19,12 @@ GOLANGCI_LINT_VERSION := v2.6.2
 GOLANGCI_LINT_DIR := $(HOME)/.cache/bizassist/golangci-lint/$(GOLANGCI_LINT_VERSION)
 GOLANGCI_LINT := $(GOLANGCI_LINT_DIR)/golangci-lint
 
+# govulncheck, the known-vulnerability check of make vulncheck (go install, pinned, cached like
+# golangci-lint). It reads vuln.go.dev, so it runs in GitHub Actions, not in .ci/run.
+GOVULNCHECK_VERSION := v1.9.0
+GOVULNCHECK_DIR := $(HOME)/.cache/bizassist/govulncheck/$(GOVULNCHECK_VERSION)
+GOVULNCHECK := $(GOVULNCHECK_DIR)/govulncheck
+
 # Redocly CLI, the independent OpenAPI linter of make test-apidocs (npm, pinned, cached like golangci-lint).
 REDOCLY_VERSION := 2.77.0
 REDOCLY_DIR := $(HOME)/.cache/bizassist/redocly/$(REDOCLY_VERSION)
@@ -236,6 +242,24 @@ $(GOLANGCI_LINT):
 	@echo "==> installing golangci-lint $(GOLANGCI_LINT_VERSION) into $(GOLANGCI_LINT_DIR) (once)"
 	@mkdir -p $(GOLANGCI_LINT_DIR)
 	@GOBIN=$(GOLANGCI_LINT_DIR) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+
+# One run per module: govulncheck refuses a directory that is not a module's, such as the root.
+.PHONY: vulncheck
+vulncheck: $(GOVULNCHECK) ## govulncheck on every module: known vulnerabilities in the code paths we call (needs vuln.go.dev)
+	@for m in $(MODULES); do echo "==> govulncheck $$m"; (cd $$m && $(GOVULNCHECK) ./...); done
+
+$(GOVULNCHECK):
+	@echo "==> installing govulncheck $(GOVULNCHECK_VERSION) into $(GOVULNCHECK_DIR) (once)"
+	@mkdir -p $(GOVULNCHECK_DIR)
+	@GOBIN=$(GOVULNCHECK_DIR) go install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+
+# GOWORK=off so that "direct" means the module's own go.mod; -e so that a module whose retractions
+# the proxy will not list does not stop the others.
+.PHONY: outdated
+outdated: ## The direct dependencies of every module that have a newer release (dependabot proposes them weekly)
+	@for m in $(MODULES); do echo "==> $$m"; (cd $$m && GOWORK=off go list -e -m -u \
+		-f '{{if and (not .Main) (not .Indirect) .Update}}  {{.Path}} {{.Version}} -> {{.Update.Version}}{{end}}' all \
+		| grep . || echo "  up to date"); done
 
 .PHONY: fmt
 fmt: ## gofmt -w every module

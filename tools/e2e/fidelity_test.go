@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/stripe/stripe-go/v81/webhook"
+	"github.com/stripe/stripe-go/v85/webhook"
 )
 
 // Issue 14, integrator fidelity: each test is what a real sender or client does, through the

@@ -110,7 +110,7 @@ func (s *suite) variables(ctx context.Context, d dashboard, r promv1.Range) (map
 		if m == nil {
 			return nil, fmt.Errorf("variable %s: not label_values(...): %q", v.Name, q)
 		}
-		values, _, err := s.mon.api.LabelValues(ctx, m[2], []string{substitute(m[1], vars)}, r.Start, r.End)
+		values, _, _, err := s.mon.api.LabelValues(ctx, m[2], []string{substitute(m[1], vars)}, r.Start, r.End)
 		if err != nil {
 			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
 		}
@@ -147,7 +147,7 @@ func substitute(expr string, vars map[string]string) string {
 func (s *suite) hasValue(ctx context.Context, expr string, r promv1.Range) (bool, error) {
 	qctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	v, _, err := s.mon.api.QueryRange(qctx, expr, r)
+	v, _, _, err := s.mon.api.QueryRange(qctx, expr, r)
 	if err != nil {
 		return false, err
 	}

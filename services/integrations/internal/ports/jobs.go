@@ -96,8 +96,7 @@ type deliveryWorker struct {
 }
 
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[app.DeliveryJob]) error {
-	// Runs that logged no error were snoozes: this job's deferrals so far, plus one.
-	release, wait := w.slots.acquire(ctx, job.Args.AccountID, job.Args.SubscriptionID, job.Attempt-len(job.Errors))
+	release, wait := w.slots.acquire(ctx, job.Args.AccountID, job.Args.SubscriptionID, snoozes(job.JobRow)+1)
 	if release == nil {
 		deferrals.Inc()
 		return river.JobSnooze(wait)
@@ -118,6 +117,16 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[app.DeliveryJo
 	default:
 		return nil
 	}
+}
+
+// snoozes is how many times the job was put off: River counts them in its metadata (since
+// v0.16 a snooze gives the attempt back, so attempt less errors no longer counts them).
+func snoozes(job *rivertype.JobRow) int {
+	var m struct {
+		Snoozes int `json:"snoozes"`
+	}
+	_ = json.Unmarshal(job.Metadata, &m) // a job never snoozed has no count: zero
+	return m.Snoozes
 }
 
 type pruneWorker struct {

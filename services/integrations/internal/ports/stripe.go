@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stripe/stripe-go/v82"
-	"github.com/stripe/stripe-go/v82/webhook"
+	"github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/httpx"

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go"
-	"github.com/openai/openai-go/option"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/services/assistant/internal/app"
@@ -188,13 +188,13 @@ func (m *Model) failure(ctx context.Context, err error) error {
 
 // toolDefinitions are the caller's actions of the registry as the chat-completions protocol
 // describes tools.
-func toolDefinitions(tools app.Tools) []openai.ChatCompletionToolParam {
+func toolDefinitions(tools app.Tools) []openai.ChatCompletionToolUnionParam {
 	actions := app.ActionsFor(tools)
-	out := make([]openai.ChatCompletionToolParam, 0, len(actions))
+	out := make([]openai.ChatCompletionToolUnionParam, 0, len(actions))
 	for _, a := range actions {
-		out = append(out, openai.ChatCompletionToolParam{Function: openai.FunctionDefinitionParam{
+		out = append(out, openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
 			Name: a.Name, Description: openai.String(a.Description), Parameters: openai.FunctionParameters(a.Parameters),
-		}})
+		}))
 	}
 	return out
 }
