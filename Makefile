@@ -101,6 +101,10 @@ up-plan: ## What make up would run: services, ports, helpers, seeds, each enviro
 restart: ## Restart one service process of the running stack: SVC=leads, or SVC=leads.2 (REPLICAS=2)
 	@$(devstack) restart $(SVC)
 
+.PHONY: drain
+drain: ## Stop one service process of the running stack, out of the ingress first (REPLICAS=2): SVC=leads.2; make restart SVC=leads.2 brings it back
+	@$(devstack) drain $(SVC)
+
 .PHONY: down
 down: ## Stop the services and the ingress, and the scale-out shape's Redis Cluster and replica (PostgreSQL, Redis and .devstack state stay)
 	@$(devstack) down

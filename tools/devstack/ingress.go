@@ -22,13 +22,17 @@ import (
 //go:embed nginx.conf.tmpl
 var nginxTemplate string
 
+// unroutedSuffix names the marker file, run/<process>.unrouted holding its address, of a process
+// that make drain or make restart took out of the ingress's upstreams.
+const unroutedSuffix = ".unrouted"
+
 // renderNginx is the stack's nginx config.
 func (s *stack) renderNginx(c *chart, ipv6 bool) ([]byte, error) {
 	on := "off"
 	if ipv6 {
 		on = "on"
 	}
-	return routegen.Render(nginxTemplate, c.routes, map[string]string{
+	vars := map[string]string{
 		"Prefix":    s.nginx,
 		"LogDir":    s.logs,
 		"HTTPPort":  strconv.Itoa(httpPort),
@@ -39,7 +43,19 @@ func (s *stack) renderNginx(c *chart, ipv6 bool) ([]byte, error) {
 		// make bench loads from here with hundreds of requests in flight; the per-address
 		// connection bound is for clients.
 		"ExemptCIDR": benchExemptIP + "/32",
-	})
+	}
+	// "down:<port>" marks a replica the template renders as down.
+	markers, _ := filepath.Glob(filepath.Join(s.run, "*"+unroutedSuffix))
+	for _, m := range markers {
+		addr, err := os.ReadFile(m)
+		if err != nil {
+			return nil, err
+		}
+		if _, port, ok := strings.Cut(string(addr), ":"); ok {
+			vars["down:"+port] = "1"
+		}
+	}
+	return routegen.Render(nginxTemplate, c.routes, vars)
 }
 
 // hasIPv6Loopback says whether the host has ::1, so nginx listens there too.

@@ -24,7 +24,7 @@ import (
 	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
-const usage = `usage: devstack up [-dry-run] | down | reset | restart <svc>[.<replica>]
+const usage = `usage: devstack up [-dry-run] | down | reset | restart <svc>[.<replica>] | drain <svc>[.<replica>]
 
   up       build and (re)start the stack behind https://127.0.0.1:8443; writes .devstack/env
            -dry-run prints the plan (services, ports, helpers, seeds, each environment and where
@@ -32,6 +32,8 @@ const usage = `usage: devstack up [-dry-run] | down | reset | restart <svc>[.<re
   down     stop the services and the ingress (PostgreSQL, Redis and .devstack state stay)
   reset    down, drop the stack's database and Redis keys, remove .devstack
   restart  stop one service process (leads, or leads.2 with two replicas) and start it again
+  drain    stop one service process: out of the ingress first (with two replicas), then SIGTERM;
+           restart starts it and puts it back
 
 Environment: DEVSTACK_SKIP="leads ..." leaves services out; DEVSTACK_READY_TIMEOUT (seconds, 60)
 bounds each service's wait for /readyz; DEVSTACK_REPLICAS (1 or 2; make up REPLICAS=2) runs that
@@ -102,8 +104,14 @@ func run(args []string) error {
 		return s.down(ctx)
 	case "reset":
 		return s.reset(ctx)
+	case "drain":
+		name, err := restartArgs("drain", args[1:])
+		if err != nil {
+			return err
+		}
+		return s.stopProcess(ctx, name)
 	case "restart":
-		name, err := restartArgs(args[1:])
+		name, err := restartArgs("restart", args[1:])
 		if err != nil {
 			return err
 		}

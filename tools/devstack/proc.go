@@ -120,19 +120,22 @@ func (s *stack) waitFor(d time.Duration, cond func() bool) bool {
 }
 
 // stopPidfile stops the process group recorded in path, SIGTERM first and SIGKILL after the
-// grace period, and removes path.
-func (s *stack) stopPidfile(path, name string) {
+// grace period, and removes path. It reports whether SIGTERM alone was enough.
+func (s *stack) stopPidfile(path, name string) (graceful bool) {
+	graceful = true
 	if pid, ok := pidfileAlive(path); ok {
 		s.note("stopping %s (pid %d)", name, pid)
 		gone := func() bool { _, ok := pidfileAlive(path); return !ok }
 		signalGroup(pid, syscall.SIGTERM)
 		if !s.waitFor(s.grace, gone) {
 			s.note("%s did not stop after SIGTERM; killing it", name)
+			graceful = false
 			signalGroup(pid, syscall.SIGKILL)
 			s.waitFor(s.grace, gone)
 		}
 	}
 	_ = os.Remove(path)
+	return graceful
 }
 
 // pidStart is a running process as seen at one moment.

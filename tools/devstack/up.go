@@ -148,6 +148,11 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 		return err
 	}
 	c.routes.Replicas = opt.replicas
+	// Every process starts anew, in the ingress: a drain's marker does not outlive it.
+	markers, _ := filepath.Glob(filepath.Join(s.run, "*"+unroutedSuffix))
+	for _, m := range markers {
+		_ = os.Remove(m)
+	}
 	if err := s.ingress(ctx, c); err != nil {
 		return err
 	}

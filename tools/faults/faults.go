@@ -261,18 +261,17 @@ func postgresRestart(ctx context.Context, s *suite) result {
 }
 
 // rollingRestart restarts both replicas of the service the load reaches, one after the other
-// (SIGTERM, drain, start, ready), under load: no request may fail.
+// (out of the ingress, SIGTERM, drain, start, ready, back in), under load, as Kubernetes rolls a
+// Deployment: no request may fail.
 func rollingRestart(ctx context.Context, s *suite) result {
 	var res result
 	load := s.startLoad(ctx, true)
 	sleep(ctx, baseline)
 	for _, name := range []string{replicas + ".2", replicas} {
-		pid, err := s.pid(name)
-		if err == nil {
-			err = syscall.Kill(pid, syscall.SIGTERM)
-		}
-		if err == nil {
-			err = s.waitExit(name, pid, maxReplicaDrains)
+		started := time.Now()
+		err := s.make(ctx, "drain-"+name+".log", "drain", "SVC="+name)
+		if d := time.Since(started); err == nil && d > maxReplicaDrains {
+			err = fmt.Errorf("drained in %s (bound %s)", d.Round(time.Second), maxReplicaDrains)
 		}
 		if err == nil {
 			sleep(ctx, 2*time.Second) // the other replica alone takes the load

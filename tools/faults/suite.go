@@ -225,21 +225,6 @@ func (s *suite) signal(sig syscall.Signal, names ...string) error {
 	return nil
 }
 
-// waitExit waits for the named process to exit, for at most d.
-func (s *suite) waitExit(name string, pid int, d time.Duration) error {
-	deadline := time.Now().Add(d)
-	for syscall.Kill(pid, 0) == nil {
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-			return nil // exited; its parent has not reaped it
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s (pid %d) still runs after %s", name, pid, d)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return nil
-}
-
 // sheetEmails lists this run's leads in the growth account's sheet (leads' schema).
 func (s *suite) sheetEmails(ctx context.Context) (map[string]int, error) {
 	out, err := s.pg.query(ctx, fmt.Sprintf("SELECT email FROM leads.sheet_leads WHERE email LIKE 'fault-%s-%%'", s.runID))
