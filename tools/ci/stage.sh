@@ -19,8 +19,9 @@ run)
   printf '\n==> stage %s (at most %s)\n' "$name" "$limit"
   start=$(date +%s)
   rc=0
-  # --foreground keeps make's and the tests' terminal handling; -k ends what ignores TERM.
-  timeout --foreground -k 30s "$limit" "$@" || rc=$?
+  # The command runs in a process group of its own, which the limit ends whole (TERM, then KILL
+  # 30 s later); a TERM or INT that timeout gets is passed on to it.
+  timeout -k 30s "$limit" "$@" || rc=$?
   seconds=$(($(date +%s) - start))
   case $rc in
   0) outcome=ok ;;
