@@ -49,7 +49,10 @@ test-charts: ## helm lint, golden renders, schema refusals, promtool, and instal
 test-k8s: test-charts images-test test-kube-node ## Every Kubernetes check that runs without a container engine: the charts against a real API server, the images, and the single-node cluster
 
 .PHONY: test-kube-node
-test-kube-node: images kube-node-tools ## The single-node cluster: install, pods Ready, e2e through its edge, rolling upgrade, pod deletes and a drain under load, teardown (root). Takes the stack lock: do not wrap it in flock
+test-kube-node: images kube-node-tools ## The single-node cluster: install, pods Ready, e2e through its edge, rolling upgrade, pod deletes and a drain under load, teardown (root). Stops the local stack first and takes the stack lock: do not wrap it in flock
+	@# The node's pods need the machine's PostgreSQL connections: a local stack left running by an
+	@# earlier stage (the scale shape: 12 processes and a replica) leaves them too few.
+	@$(MAKE) --no-print-directory down
 	@flock -o /tmp/bizassist-stack.lock tools/kube/node-test.sh $(KUBE_NODE_STATE) $$($(KUBE_BUILD) helm node) $(IMAGES_DIR) $(IMAGE_TAG) $(IMAGES_DIR)/restamped
 
 .PHONY: k8s-golden
