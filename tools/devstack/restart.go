@@ -34,7 +34,8 @@ func (s *stack) restart(ctx context.Context, name string, readyTimeout time.Dura
 	}
 	defer release()
 	s.say("restarting %s", name)
-	if err := s.drain(ctx, name, addr); err != nil {
+	// A process that had to be killed is started all the same: restarting is what was asked.
+	if _, err := s.drain(ctx, name, addr); err != nil {
 		return err
 	}
 	err = s.start(ctx, proc{
@@ -88,7 +89,11 @@ func (s *stack) stopProcess(ctx context.Context, name string) error {
 	}
 	defer release()
 	s.say("draining %s", name)
-	return s.drain(ctx, name, env["HTTP_ADDR"].Value)
+	graceful, err := s.drain(ctx, name, env["HTTP_ADDR"].Value)
+	if err == nil && !graceful {
+		err = fmt.Errorf("%s did not exit within %s of SIGTERM and was killed", name, s.grace)
+	}
+	return err
 }
 
 // drain is make drain SVC=<name>: the ingress stops sending the process requests, as Kubernetes
@@ -96,15 +101,12 @@ func (s *stack) stopProcess(ctx context.Context, name string) error {
 // Without the first step nginx keeps opening connections to it until its listener closes, and a
 // connection still in the listener's queue then is reset with its request sent, which nginx may
 // not retry for a POST (the fault suite's rolling restart saw one 502 so). make restart puts it
-// back once it is ready again.
-func (s *stack) drain(ctx context.Context, name, addr string) error {
+// back once it is ready again. graceful reports whether SIGTERM alone stopped it.
+func (s *stack) drain(ctx context.Context, name, addr string) (graceful bool, err error) {
 	if err := s.route(ctx, name, addr, false); err != nil {
-		return err
+		return false, err
 	}
-	if !s.stopPidfile(s.pidfile(name), name) {
-		return fmt.Errorf("%s did not exit within %s of SIGTERM and was killed", name, s.grace)
-	}
-	return nil
+	return s.stopPidfile(s.pidfile(name), name), nil
 }
 
 // route takes the process listening on addr out of the ingress's upstreams (on=false) or puts it
