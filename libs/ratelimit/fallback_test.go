@@ -93,16 +93,24 @@ func (p *switchProxy) setUp(up bool) {
 	}
 }
 
-func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
-	t.Parallel()
+// behindProxy returns a client of the test Redis through a switchProxy, and a key prefix of the
+// test's own. The client tries once: one failed attempt is enough to show the switch.
+func behindProxy(t *testing.T) (*redis.Client, *switchProxy, string) {
+	t.Helper()
 	_, prefix := redistest.New(t)
 	opts, err := redis.ParseURL(redistest.URL())
 	require.NoError(t, err)
 	proxy := startProxy(t, opts.Addr)
 	opts.Addr = proxy.ln.Addr().String()
-	opts.MaxRetries = -1 // one failed attempt is enough to show the switch
+	opts.MaxRetries = -1
 	rdb := redis.NewClient(opts)
 	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb, proxy, prefix
+}
+
+func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
+	t.Parallel()
+	rdb, proxy, prefix := behindProxy(t)
 
 	var logs bytes.Buffer
 	cfg := redisConfig(prefix)
@@ -147,14 +155,7 @@ func TestFallbackEndsWhenRedisComesBack(t *testing.T) {
 // requests over a limit of 30 all passed. Each side now counts the other's decisions.
 func TestAFlappingRedisGrantsNoSecondBudget(t *testing.T) {
 	t.Parallel()
-	_, prefix := redistest.New(t)
-	opts, err := redis.ParseURL(redistest.URL())
-	require.NoError(t, err)
-	proxy := startProxy(t, opts.Addr)
-	opts.Addr = proxy.ln.Addr().String()
-	opts.MaxRetries = -1
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb, proxy, prefix := behindProxy(t)
 	cfg := redisConfig(prefix)
 	cfg.ProbeInterval = 10 * time.Millisecond
 	l, reg := newLimiter(t, rdb, cfg, ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
