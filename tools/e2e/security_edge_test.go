@@ -39,7 +39,7 @@ func slowPost(t *testing.T, s *Stack, sourceIP string) net.Conn {
 	require.NoError(t, err)
 	u, err := url.Parse(s.BaseURL)
 	require.NoError(t, err)
-	d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(sourceIP)}}
+	d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(dialedFrom(sourceIP))}}
 	raw, err := d.Dial("tcp", u.Host)
 	require.NoError(t, err)
 	cfg := tr.TLSClientConfig.Clone()
