@@ -26,6 +26,12 @@ var nginxTemplate string
 // that make drain or make restart took out of the ingress's upstreams.
 const unroutedSuffix = ".unrouted"
 
+// unroutedMarkers lists the marker files of the processes out of the ingress.
+func (s *stack) unroutedMarkers() []string {
+	markers, _ := filepath.Glob(filepath.Join(s.run, "*"+unroutedSuffix)) // the pattern is valid
+	return markers
+}
+
 // renderNginx is the stack's nginx config.
 func (s *stack) renderNginx(c *chart, ipv6 bool) ([]byte, error) {
 	on := "off"
@@ -45,8 +51,7 @@ func (s *stack) renderNginx(c *chart, ipv6 bool) ([]byte, error) {
 		"ExemptCIDR": benchExemptIP + "/32",
 	}
 	// "down:<port>" marks a replica the template renders as down.
-	markers, _ := filepath.Glob(filepath.Join(s.run, "*"+unroutedSuffix))
-	for _, m := range markers {
+	for _, m := range s.unroutedMarkers() {
 		addr, err := os.ReadFile(m)
 		if err != nil {
 			return nil, err

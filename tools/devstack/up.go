@@ -149,8 +149,7 @@ func (s *stack) up(ctx context.Context, opt upOptions) error {
 	}
 	c.routes.Replicas = opt.replicas
 	// Every process starts anew, in the ingress: a drain's marker does not outlive it.
-	markers, _ := filepath.Glob(filepath.Join(s.run, "*"+unroutedSuffix))
-	for _, m := range markers {
+	for _, m := range s.unroutedMarkers() {
 		_ = os.Remove(m)
 	}
 	if err := s.ingress(ctx, c); err != nil {
