@@ -46,15 +46,9 @@ func (s *Stack) serviceCommand(t *testing.T, service string, args ...string) str
 		require.NoError(t, err)
 		return string(out)
 	}
-	env, err := devenv.Load(filepath.Join(s.Root, ".devstack", "run", service+".env"))
+	out, err := devenv.ServiceCommand(s.Root, service, args...)
 	require.NoError(t, err)
-	cmd := exec.Command(filepath.Join(s.Root, ".devstack", "bin", service), args...)
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s %s: %s", service, strings.Join(args, " "), out)
-	return string(out)
+	return out
 }
 
 // serviceLogs returns what every service process has logged, by process.

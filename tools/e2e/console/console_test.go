@@ -20,6 +20,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
+
+	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
 var nav = []string{"Overview", "API keys", "Webhooks", "Clients", "Leads", "Assistant", "Account"}
@@ -300,8 +302,15 @@ func TestWebhookDeliveryReplayAndPaymentOptIn(t *testing.T) {
 }
 
 func TestInviteAClientWhoAcceptsInAnotherBrowser(t *testing.T) {
+	// An owner of its own: a shared demo owner would spend its client allowance (growth 20)
+	// one run at a time, and every run after the twentieth on a machine would fail.
+	ownerEmail := unique("owner")
+	newBrowser(t).signUp(ownerEmail)
+	out, err := devenv.ServiceCommand(root, "identity", "accounts", "set-plan", ownerEmail, "growth")
+	require.NoError(t, err)
+	require.Equal(t, ownerEmail+" is now on growth\n", out)
 	owner := newBrowser(t)
-	owner.signIn(env["DEMO_GROWTH_EMAIL"], env["DEMO_PASSWORD"])
+	owner.signIn(ownerEmail, password)
 	email := unique("client")
 	business := "Console Client " + email[len("client-"):len("client-")+8]
 	owner.open("/clients")

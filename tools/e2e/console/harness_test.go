@@ -30,8 +30,12 @@ const sourcePrefix = "127.0.7."
 // flowTimeout bounds one flow; the whole suite is a few of these.
 const flowTimeout = 90 * time.Second
 
+// stepTimeout bounds one step of a flow (a navigation, a submit, a wait for an element).
+const stepTimeout = 20 * time.Second
+
 var (
 	env         map[string]string
+	root        string // the repository, whose .devstack is the stack's
 	skipReason  string
 	browserOpts []chromedp.ExecAllocatorOption // nil when the suite is skipped
 	nextIP      atomic.Int32
@@ -56,8 +60,7 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	root, err := devenv.Root(wd)
-	if err != nil {
+	if root, err = devenv.Root(wd); err != nil {
 		return 0, err
 	}
 	path := os.Getenv("BIZASSIST_E2E_ENV") // another install's settings (tools/e2e/harness_test.go)
@@ -156,9 +159,13 @@ func proxy(t *testing.T, ip string) string {
 	return "https://" + ln.Addr().String()
 }
 
+// run runs actions within stepTimeout, so that a step waiting for what never comes (an error
+// page instead of the expected one) fails with the flow's time left to show that page.
 func (b *browser) run(actions ...chromedp.Action) {
 	b.t.Helper()
-	if err := chromedp.Run(b.ctx, actions...); err != nil {
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
 		b.shot("failure")
 		b.t.Fatalf("browser: %v (page: %s)", err, b.text("main"))
 	}
@@ -180,7 +187,9 @@ func (b *browser) submit(form string, fields map[string]string, button string) {
 	}
 	b.run(acts...)
 	// The answer's page, not the form's: waiting for an h1 alone can see the old page still.
-	if _, err := chromedp.RunResponse(b.ctx, chromedp.Click(form+" "+button, chromedp.ByQuery)); err != nil {
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if _, err := chromedp.RunResponse(ctx, chromedp.Click(form+" "+button, chromedp.ByQuery)); err != nil {
 		b.shot("failure")
 		b.t.Fatalf("browser: submit %s: %v (page: %s)", form, err, b.text("main"))
 	}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -111,6 +112,24 @@ func unquote(s string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// ServiceCommand runs one of the local stack's service binaries (identity accounts set-plan ...)
+// under root with the settings make up gave that service, and returns what it printed.
+func ServiceCommand(root, service string, args ...string) (string, error) {
+	env, err := Load(filepath.Join(root, ".devstack", "run", service+".env"))
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(filepath.Join(root, ".devstack", "bin", service), args...)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %s: %w: %s", service, strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
 }
 
 // Transport returns a transport that trusts the PEM certificates in caFile and dials every
