@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -101,12 +102,26 @@ type Relay struct {
 	mu      sync.Mutex
 	learned bool            // known holds the types of the outbox's published rows
 	known   map[string]bool // event types this schema's outbox has published
+	held    map[string]hold // types whose stream's master last failed, left out of batches a while
 }
+
+// hold keeps a type out of batches until until; backoff doubles with each failure in a row.
+type hold struct {
+	until   time.Time
+	backoff time.Duration
+}
+
+// Holds of a type whose master failed: long enough that its rows do not crowd every batch, and
+// retried often enough that its stream catches up soon after the master's replica returns.
+const (
+	firstHold = time.Second
+	maxHold   = 30 * time.Second
+)
 
 // NewRelay returns a relay for the outbox in pool's schema.
 func NewRelay(pool *pgxpool.Pool, rdb redis.UniversalClient, cfg RelayConfig) *Relay {
 	cfg = cfg.withDefaults()
-	return &Relay{pool: pool, rdb: rdb, cfg: cfg, linger: lingerer{linger: cfg.Linger}, known: map[string]bool{}}
+	return &Relay{pool: pool, rdb: rdb, cfg: cfg, linger: lingerer{linger: cfg.Linger}, known: map[string]bool{}, held: map[string]hold{}}
 }
 
 // markerKey is the key whose absence, with an empty stream, says the stream of typ lost what the
@@ -204,8 +219,8 @@ func (r *Relay) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err == nil && n == r.cfg.BatchSize {
-			continue // more rows are likely waiting
+		if n == r.cfg.BatchSize {
+			continue // more rows are likely waiting (a held stream's failure does not stop the others)
 		}
 		if err == nil && r.linger.after(ctx, n, false) {
 			// The next batch takes every row committed during the pause: their wake-ups are spent.
@@ -226,6 +241,9 @@ func (r *Relay) Run(ctx context.Context) error {
 
 // PublishBatch publishes up to BatchSize unpublished rows, oldest first, and marks them published
 // in the same transaction. If Redis fails the transaction rolls back and the rows stay unpublished.
+// With MinReplicas set, a master that fails holds back only the rows of its own streams: the
+// others are published (and counted in n), and the failed types sit out the next batches for a
+// hold that doubles while their master keeps failing; the error then names them.
 func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 	if err := r.learn(ctx); err != nil {
 		relayErrors.Inc()
@@ -233,12 +251,14 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 	}
 	var (
 		batch []outboxRow
-		lost  []string // types of the batch whose stream was lost
+		lost  []string         // types of the batch whose stream was lost
+		sick  map[string]error // types of the batch whose master failed
 	)
 	// The rows are locked in the round trip that begins the transaction.
 	sel := &pgx.Batch{}
 	sel.Queue(`SELECT id, type, payload::text FROM outbox
-		WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`, r.cfg.BatchSize)
+		WHERE published_at IS NULL AND NOT (type = ANY($2)) ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+		r.cfg.BatchSize, r.heldTypes(time.Now()))
 	read := func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err != nil {
@@ -268,19 +288,26 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 				r.readState(ctx, pipe, st)
 			}
 		}
-		after := func(pipe redis.Pipeliner) {
+		after := func(pipe redis.Pipeliner, sickStreams map[string]error) {
 			for typ := range states {
-				pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+				if sickStreams[streamKey(r.cfg.StreamPrefix, typ)] == nil {
+					pipe.Set(ctx, markerKey(r.cfg.StreamPrefix, typ), 1, 0)
+				}
 			}
 		}
-		if err := r.xadd(ctx, msgs, before, after); err != nil {
+		sickStreams, err := r.xadd(ctx, msgs, before, after)
+		if err != nil {
 			return err
 		}
-		for _, st := range states {
-			if st.lost() {
-				lost = append(lost, st.typ)
+		sick = map[string]error{}
+		for typ, st := range states {
+			if err := sickStreams[streamKey(r.cfg.StreamPrefix, typ)]; err != nil {
+				sick[typ] = err
+			} else if st.lost() {
+				lost = append(lost, typ)
 			}
 		}
+		batch = slices.DeleteFunc(batch, func(b outboxRow) bool { return sick[b.Type] != nil })
 		eventIDs := make([]string, len(batch))
 		for i, b := range batch {
 			eventIDs[i] = b.ID
@@ -297,6 +324,7 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 	for _, b := range batch {
 		published.WithLabelValues(b.Type).Inc()
 	}
+	heldErr := r.updateHolds(batch, sick, time.Now())
 	// A type first published now had nothing to lose (a consumer may have asked before it existed).
 	r.mu.Lock()
 	var rebuild, fresh []string
@@ -321,9 +349,43 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 		}
 	}
 	if err := r.rebuild(ctx, rebuild); err != nil {
-		return len(batch), err
+		return len(batch), errors.Join(heldErr, err)
 	}
-	return len(batch), nil
+	return len(batch), heldErr
+}
+
+// heldTypes returns the types whose hold has not ended at now.
+func (r *Relay) heldTypes(now time.Time) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	types := []string{} // not nil: type = ANY(NULL) would leave every row out
+	for typ, h := range r.held {
+		if now.Before(h.until) {
+			types = append(types, typ)
+		}
+	}
+	return types
+}
+
+// updateHolds ends the hold of each type published and holds (longer, if already held) each
+// sick type, and returns an error naming the sick ones.
+func (r *Relay) updateHolds(published []outboxRow, sick map[string]error, now time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range published {
+		delete(r.held, b.Type)
+	}
+	if len(sick) == 0 {
+		return nil
+	}
+	relayErrors.Inc()
+	errs := make([]error, 0, len(sick))
+	for typ, err := range sick {
+		backoff := min(max(2*r.held[typ].backoff, firstHold), maxHold)
+		r.held[typ] = hold{until: now.Add(backoff), backoff: backoff}
+		errs = append(errs, fmt.Errorf("%s held back for %s: %w", typ, backoff, err))
+	}
+	return fmt.Errorf("events relay: %w", errors.Join(errs...))
 }
 
 // outboxRow is one row a batch publishes.
