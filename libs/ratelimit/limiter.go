@@ -148,17 +148,17 @@ func (l *Limiter) decideLocally(p Policy, key string, cost int) Result {
 }
 
 // share is this process's part of p while Redis is away: 1/Config.FallbackReplicas of the rate
-// (at least one request), so the replicas together stay within p.
+// and of the burst (at least one request each), so the replicas together stay within p.
 func (l *Limiter) share(p Policy) Policy {
-	p.Rate = max(1, p.Rate/l.cfg.FallbackReplicas)
+	p.Rate, p.Burst = max(1, p.Rate/l.cfg.FallbackReplicas), max(1, p.burst()/l.cfg.FallbackReplicas)
 	return p
 }
 
 // peeked answers a peek from how far the bucket is ahead of now: one request fits while taking
 // it would leave the bucket at most Period ahead.
 func peeked(p Policy, resetAfter time.Duration) Result {
-	interval := p.Period / time.Duration(p.Rate)
-	room := p.Period - resetAfter
+	interval := p.interval()
+	room := p.depth() - resetAfter
 	if room < interval {
 		return Result{Limit: p.Rate, ResetAfter: resetAfter, RetryAfter: interval - room}
 	}
@@ -176,7 +176,7 @@ func (l *Limiter) allowRedis(ctx context.Context, p Policy, key string, cost int
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		rkey, limit := l.cfg.KeyPrefix+":"+p.Name+":"+key, redis_rate.Limit{Rate: p.Rate, Burst: p.Rate, Period: p.Period}
+		rkey, limit := l.cfg.KeyPrefix+":"+p.Name+":"+key, redis_rate.Limit{Rate: p.Rate, Burst: p.burst(), Period: p.Period}
 		if d := l.local.settle(p, key); d.n > 0 {
 			// As many of the requests allowed here as still fit; the bucket cannot go further.
 			if _, err := l.redis.AllowAtMost(ctx, rkey, limit, d.n); err != nil {

@@ -39,7 +39,7 @@ func (m *memoryLimiter) allow(now time.Time, p Policy, key string) Result {
 
 // take takes cost requests (0 only looks: the result's ResetAfter tells how full the bucket is).
 func (m *memoryLimiter) take(now time.Time, p Policy, key string, cost int) Result {
-	interval := p.Period / time.Duration(p.Rate) // time one request "costs"
+	interval := p.interval()
 	k := memKey{p.Name, key}
 
 	m.mu.Lock()
@@ -51,8 +51,8 @@ func (m *memoryLimiter) take(now time.Time, p Policy, key string, cost int) Resu
 		tat = now
 	}
 	newTAT := tat.Add(interval * time.Duration(cost))
-	// The request fits if the bucket, after taking it, is at most Period (= burst) ahead of now.
-	slack := now.Sub(newTAT.Add(-p.Period))
+	// The request fits if the bucket, after taking it, is at most a burst's depth ahead of now.
+	slack := now.Sub(newTAT.Add(-p.depth()))
 	if slack < 0 {
 		return Result{Limit: p.Rate, RetryAfter: -slack, ResetAfter: tat.Sub(now)}
 	}
@@ -69,7 +69,7 @@ func (m *memoryLimiter) owe(now time.Time, p Policy, key string, n int) {
 	defer m.mu.Unlock()
 	d, ok := m.owed[k]
 	if !ok {
-		d = debt{since: now, period: p.Period}
+		d = debt{since: now, period: p.depth()}
 	}
 	d.n += n
 	m.owed[k] = d

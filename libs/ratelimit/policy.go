@@ -6,11 +6,12 @@ import (
 	"time"
 )
 
-// Policy is a named limit: Rate requests per Period, with a burst of Rate.
+// Policy is a named limit: Rate requests per Period, with a burst of Burst (Rate when zero).
 type Policy struct {
 	Name   string
 	Rate   int
 	Period time.Duration
+	Burst  int
 }
 
 // The policies of the interface specification (docs/decisions.md, "Rate limiting").
@@ -32,11 +33,24 @@ func EmailKey(email string) string {
 }
 
 func (p Policy) validate() error {
-	if p.Name == "" || p.Rate < 1 || p.Period <= 0 {
-		return fmt.Errorf("ratelimit: invalid policy %+v: need a name, rate >= 1 and a positive period", p)
+	if p.Name == "" || p.Rate < 1 || p.Period <= 0 || p.Burst < 0 {
+		return fmt.Errorf("ratelimit: invalid policy %+v: need a name, rate >= 1, a positive period and burst >= 0", p)
 	}
 	return nil
 }
+
+// burst is how many requests an idle bucket admits at once.
+func (p Policy) burst() int {
+	if p.Burst == 0 {
+		return p.Rate
+	}
+	return p.Burst
+}
+
+// interval is the time one request costs; depth is how far ahead of now a full burst puts the
+// bucket (Period when the burst is the rate).
+func (p Policy) interval() time.Duration { return p.Period / time.Duration(p.Rate) }
+func (p Policy) depth() time.Duration    { return p.interval() * time.Duration(p.burst()) }
 
 // window names the period for messages: "minute" rather than "1m0s".
 func (p Policy) window() string {

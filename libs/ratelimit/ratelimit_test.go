@@ -310,3 +310,32 @@ func TestPeekLooksWithoutTaking(t *testing.T) {
 		require.True(t, other.Allowed, name)
 	}
 }
+
+// A policy with a burst above its rate admits the burst at once, then the rate, in Redis and in
+// process alike (a CRM sync: many events at once, then a steady trickle).
+func TestBurstAboveTheRate(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := redistest.New(t)
+	up, _ := newLimiter(t, rdb, redisConfig(prefix))
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // nothing listens there
+	t.Cleanup(func() { _ = down.Close() })
+	fallback, _ := newLimiter(t, down, ratelimit.Config{ProbeInterval: time.Hour})
+	p := ratelimit.Policy{Name: "bursty", Rate: 1, Period: time.Hour, Burst: 20}
+
+	for name, l := range map[string]*ratelimit.Limiter{"redis": up, "in process": fallback} {
+		ctx := context.Background()
+		for i := range 20 {
+			res, err := l.Allow(ctx, p, "k")
+			require.NoError(t, err, name)
+			require.True(t, res.Allowed, "%s: request %d of the burst", name, i+1)
+			require.Equal(t, 19-i, res.Remaining, name)
+		}
+		res, err := l.Allow(ctx, p, "k")
+		require.NoError(t, err, name)
+		require.False(t, res.Allowed, "%s: the 21st waits for the rate", name)
+		require.InDelta(t, time.Hour.Seconds(), res.RetryAfter.Seconds(), 1, name)
+		peek, err := l.Peek(ctx, p, "k")
+		require.NoError(t, err, name)
+		require.False(t, peek.Allowed, name)
+	}
+}

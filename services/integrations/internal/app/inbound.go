@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -85,6 +86,20 @@ type ReceiveInboundCmd struct {
 	Secret         string
 	IdempotencyKey string
 	Body           map[string]json.RawMessage
+	// ClientIP is the sender's address, which requests without a valid secret are metered by.
+	ClientIP netip.Addr
+}
+
+// InboundThrottle meters inbound events: per account once the secret is verified (a sender's
+// bursts are its account's, whatever address they come from), and per client address for
+// requests whose secret is missing or wrong. Each refusal is a rate_limited error.
+type InboundThrottle interface {
+	// Admit refuses an address whose failed requests are spent.
+	Admit(ctx context.Context, ip netip.Addr) error
+	// Failed counts a request of ip without a valid secret.
+	Failed(ctx context.Context, ip netip.Addr) error
+	// Accept takes one event from the account's allowance.
+	Accept(ctx context.Context, ip netip.Addr, accountID string) error
 }
 
 // InboundResult says what the event is known by and whether this call created it. ID is the
@@ -120,16 +135,27 @@ func fieldWarnings(rec InboundRecord) []FieldWarning {
 // ReceiveInbound authenticates an inbound event by its secret, validates it, stores it once and
 // publishes inbound.<event> with it.
 type ReceiveInbound struct {
-	Secrets SecretStore
-	Inbox   InboxStore
-	Now     Clock
+	Secrets  SecretStore
+	Inbox    InboxStore
+	Throttle InboundThrottle
+	Now      Clock
 }
 
 var errBadSecret = apperr.Unauthenticated("invalid_secret", "X-Ext-Secret is missing or not a valid webhook secret")
 
 func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (InboundResult, error) {
+	if err := h.Throttle.Admit(ctx, cmd.ClientIP); err != nil {
+		return InboundResult{}, err
+	}
 	accountID, err := h.authenticate(ctx, cmd.Secret)
+	if errors.Is(err, errBadSecret) {
+		_ = h.Throttle.Failed(ctx, cmd.ClientIP) // fails only when ctx ends: the answer is the same
+		return InboundResult{}, err
+	}
 	if err != nil {
+		return InboundResult{}, err
+	}
+	if err := h.Throttle.Accept(ctx, cmd.ClientIP, accountID); err != nil {
 		return InboundResult{}, err
 	}
 	in, err := domain.ParseInbound(cmd.Body)

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -64,13 +65,35 @@ func (f *fakeInbox) Accept(_ context.Context, rec app.InboundRecord, since time.
 	return acc, nil
 }
 
+// fakeThrottle counts what it is told and refuses with admit or accept when set.
+type fakeThrottle struct {
+	admit, accept error
+	failed        int
+	accepted      []string
+}
+
+func (f *fakeThrottle) Admit(context.Context, netip.Addr) error { return f.admit }
+func (f *fakeThrottle) Failed(context.Context, netip.Addr) error {
+	f.failed++
+	return nil
+}
+
+func (f *fakeThrottle) Accept(_ context.Context, _ netip.Addr, accountID string) error {
+	if f.accept != nil {
+		return f.accept
+	}
+	f.accepted = append(f.accepted, accountID)
+	return nil
+}
+
 func TestReceiveInbound(t *testing.T) {
 	t.Parallel()
 	secret := string(domain.NewAccountSecret())
 	inbox := &fakeInbox{}
+	throttle := &fakeThrottle{}
 	h := app.ReceiveInbound{
 		Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
-		Inbox:   inbox, Now: func() time.Time { return now },
+		Inbox:   inbox, Throttle: throttle, Now: func() time.Time { return now },
 	}
 	body := domaintest.Body(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com"}`)
 
@@ -82,6 +105,8 @@ func TestReceiveInbound(t *testing.T) {
 	// The secret is checked before the body, so a stranger learns nothing about validation.
 	_, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: "nope", Body: domaintest.Body(t, `{"event":"x"}`)})
 	require.Equal(t, apperr.KindUnauthenticated, apperr.KindOf(err))
+	require.Equal(t, 4, throttle.failed, "each request without a valid secret counts against its address")
+	require.Empty(t, throttle.accepted)
 
 	res, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, IdempotencyKey: "k1", Body: body})
 	require.NoError(t, err)
@@ -108,6 +133,24 @@ func TestReceiveInbound(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Duplicate)
 	require.Empty(t, inbox.published, "a duplicate publishes nothing")
+	require.Equal(t, []string{"acc_1", "acc_1", "acc_1"}, throttle.accepted, "each event counts against its account")
+}
+
+// A spent allowance refuses before anything is stored: an address's failures before the secret
+// is even looked up, an account's events before the body is read.
+func TestReceiveInboundKeepsToTheThrottle(t *testing.T) {
+	t.Parallel()
+	secret := string(domain.NewAccountSecret())
+	inbox := &fakeInbox{}
+	spent := apperr.New(apperr.KindRateLimited, apperr.CodeRateLimited, "rate limit exceeded")
+	body := domaintest.Body(t, `{"event":"new_lead","name":"Jane","email":"jane@example.com"}`)
+	for name, throttle := range map[string]*fakeThrottle{"address": {admit: spent}, "account": {accept: spent}} {
+		h := app.ReceiveInbound{Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
+			Inbox: inbox, Throttle: throttle, Now: func() time.Time { return now }}
+		_, err := h.Handle(context.Background(), app.ReceiveInboundCmd{Secret: secret, Body: body})
+		require.Equal(t, apperr.KindRateLimited, apperr.KindOf(err), name)
+		require.Empty(t, inbox.published, name)
+	}
 }
 
 // Every field an inbound event may carry reaches its payload, under the name it was sent with.
@@ -116,7 +159,7 @@ func TestInboundPayloadsCarryEveryField(t *testing.T) {
 	secret := string(domain.NewAccountSecret())
 	inbox := &fakeInbox{}
 	h := app.ReceiveInbound{Secrets: fakeSecrets{hashes: map[string][]byte{"acc_1": domain.HashSecret(secret)}},
-		Inbox: inbox, Now: func() time.Time { return now }}
+		Inbox: inbox, Throttle: &fakeThrottle{}, Now: func() time.Time { return now }}
 	for typ, body := range map[string]string{
 		integrationsevents.InboundNewLead: `{"event":"new_lead","name":"Jane","email":"jane@example.com","phone":"+15125550101",
 			"source":"form","notes":"call after 5"}`,

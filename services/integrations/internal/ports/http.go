@@ -7,9 +7,8 @@ package ports
 
 import (
 	"encoding/json"
-	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -17,6 +16,8 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -32,15 +33,18 @@ const (
 type HTTP struct {
 	App      app.Application
 	Payments *StripeWebhook
+	// ClientIP is the client address of a request as the rate limiter reads it.
+	ClientIP func(*http.Request) netip.Addr
 }
 
-// Routes registers every route on r: the per-IP API rate limit on all, authentication on the
-// caller's routes, Idempotency-Key on what creates or sends.
+// Routes registers every route on r: the per-IP API rate limit on all but the inbound webhook
+// (metered per account by its secret, and per IP only when the secret fails: app.InboundThrottle),
+// authentication on the caller's routes, Idempotency-Key on what creates or sends.
 func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	limited := mw.Limit(ratelimit.API)
 	protect := func(f http.HandlerFunc) http.Handler { return limited(mw.Authenticated(f)) }
 	effect := func(f http.HandlerFunc) http.Handler { return limited(mw.Authenticated(mw.Idempotent(f))) }
-	r.Handle("/api/ext-webhook", limited(http.HandlerFunc(h.receiveInbound))).Methods(http.MethodPost)
+	r.HandleFunc("/api/ext-webhook", h.receiveInbound).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/sample", httpx.PublicCORS(http.HandlerFunc(h.samples))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	r.Handle("/api/ext-webhook/subscribe", effect(h.subscribe)).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/subscriptions", protect(h.listSubscriptions)).Methods(http.MethodGet)
@@ -64,7 +68,7 @@ func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
 		key = r.Header.Get("webhook-id")
 	}
 	res, err := h.App.ReceiveInbound.Handle(r.Context(), app.ReceiveInboundCmd{
-		Secret: r.Header.Get("X-Ext-Secret"), IdempotencyKey: key, Body: body,
+		Secret: r.Header.Get("X-Ext-Secret"), IdempotencyKey: key, Body: body, ClientIP: h.ClientIP(r),
 	})
 	if err != nil {
 		httpx.Fail(w, r, err)

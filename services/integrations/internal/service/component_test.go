@@ -399,3 +399,31 @@ func TestRoutesMatchTheContract(t *testing.T) {
 	platformtest.WaitReady(t, s.base)
 	s.contract.CheckRoutes(t, s.svc.Handler())
 }
+
+// A CRM syncing a few hundred records from one address is not refused after 60: inbound events
+// are metered by their secret's account (inboundlimit.Account, burst 500), not by the general
+// per-address limit; requests without a valid secret still are, per address (60 a minute).
+func TestInboundBurstsAreMeteredPerAccount(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	secret := s.rotate(t, s.owner(t, "acc_burst", "burst@example.com"))
+	crm := map[string]string{"X-Ext-Secret": secret, "X-Forwarded-For": "203.0.113.40"}
+	for i := range 200 {
+		r := s.do(t, http.MethodPost, "/api/ext-webhook", crm,
+			map[string]any{"event": "new_lead", "name": "Synced Lead", "email": fmt.Sprintf("sync-%d@example.com", i)})
+		require.Equal(t, http.StatusOK, r.status, "event %d of the sync: %v", i+1, r.body)
+	}
+	require.Equal(t, 200, s.count(t, `SELECT count(*) FROM inbox WHERE account_id = 'acc_burst'`))
+
+	guesser := map[string]string{"X-Ext-Secret": "bzext_guess", "X-Forwarded-For": "203.0.113.41"}
+	lead := map[string]any{"event": "new_lead", "name": "x", "email": "x@example.com"}
+	for i := range 60 {
+		r := s.do(t, http.MethodPost, "/api/ext-webhook", guesser, lead)
+		require.Equal(t, http.StatusUnauthorized, r.status, "guess %d", i+1)
+	}
+	r := s.do(t, http.MethodPost, "/api/ext-webhook", guesser, lead)
+	require.Equal(t, http.StatusTooManyRequests, r.status, r.body)
+	require.NotEmpty(t, r.header.Get("Retry-After"))
+	require.Equal(t, http.StatusOK, s.do(t, http.MethodPost, "/api/ext-webhook", crm, lead).status,
+		"another address's guesses cost the sender nothing")
+}

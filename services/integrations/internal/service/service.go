@@ -21,6 +21,7 @@ import (
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
+	"github.com/bizassist/bizassist/services/integrations/internal/adapters/inboundlimit"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/safehttp"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
@@ -111,7 +112,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	plan := app.PlanDeliveries{Tx: joined, Subscribers: subscriptions, Deliveries: deliveries, Jobs: queue,
 		Dispatcher: dispatcher, AfterCommit: pgkit.AfterCommit, Now: now}
 	a := app.Application{
-		ReceiveInbound: app.ReceiveInbound{Secrets: accounts, Inbox: inbox, Now: now},
+		ReceiveInbound: app.ReceiveInbound{Secrets: accounts, Inbox: inbox, Throttle: inboundlimit.Throttle{Limiter: rt.Limiter}, Now: now},
 		RotateSecret:   app.RotateSecret{Secrets: accounts},
 		ProjectAccount: app.ProjectAccount{Accounts: accounts},
 		Hooks:          app.Hooks{Store: subscriptions, Deliveries: deliveries, Tx: uow, Jobs: queue, Policy: policy, Now: now},
@@ -182,7 +183,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 // Handler returns the HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.Router()
-	h := ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment}}
+	h := ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment},
+		ClientIP: s.Runtime.Limiter.ClientIP}
 	h.Routes(r, s.Runtime.Middleware())
 	return r
 }
