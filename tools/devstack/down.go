@@ -112,8 +112,8 @@ func deleteRedisKeys(ctx context.Context, addr string, patterns ...string) error
 // prepareDatabase makes the database and, per service, a LOGIN role owning a schema of the same
 // name with no grant on the others'. CREATE on the database is there because migrations run
 // CREATE SCHEMA IF NOT EXISTS and CREATE EXTENSION (trusted ones, such as pg_trgm), which
-// PostgreSQL checks against it even when the object exists; TEMPORARY for the throwaway pg_temp
-// functions of data migrations.
+// PostgreSQL checks against it even when the object exists. These are the grants charts/README.md
+// documents ("Database roles"); pgtest.Restricted holds migration tests to them.
 func (s *stack) prepareDatabase(ctx context.Context, services []string) error {
 	s.say("preparing database %s: one role and one schema per service", dbName)
 	out, err := s.psqlAdmin(ctx, "", "-d", "postgres", "-At", "-c", "SELECT 1 FROM pg_database WHERE datname = '"+dbName+"'")
@@ -138,7 +138,7 @@ func databaseSQL(services []string) string {
 		fmt.Fprintf(&b, `DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%[1]s') THEN CREATE ROLE "%[1]s" LOGIN; END IF;
 END $$;
-GRANT CONNECT, CREATE, TEMPORARY ON DATABASE %[2]s TO "%[1]s";
+GRANT CONNECT, CREATE ON DATABASE %[2]s TO "%[1]s";
 CREATE SCHEMA IF NOT EXISTS "%[1]s" AUTHORIZATION "%[1]s";
 `, svc, dbName)
 	}

@@ -269,6 +269,23 @@ func TestChartRefusesMaxReplicasBelowMin(t *testing.T) {
 	require.Contains(t, out, "autoscaling.maxReplicas (2) is below autoscaling.minReplicas (4)")
 }
 
+// TestChartRefusesPoolsOverTheConnectionBudget: pods whose pools the server cannot hold fail
+// with "too many clients" once running; the budget counts a surging pod per service and the
+// autoscaler's maximum, and is checked only against a declared postgresql.maxConnections.
+func TestChartRefusesPoolsOverTheConnectionBudget(t *testing.T) {
+	out, err := helm("template", release, umbrella, "--set", "postgresql.maxConnections=97")
+	require.Error(t, err)
+	require.Contains(t, out, "the services' PostgreSQL pools need up to 216 connections, over postgresql.maxConnections (97)")
+	require.Contains(t, out, "integrations 61 = (2 + 1 surging) pods x 20 + 1 migration")
+	out, err = helm("template", release, umbrella, "--set", "postgresql.maxConnections=216")
+	require.NoError(t, err, out)
+	out, err = helm("template", release, umbrella, "--set", "postgresql.maxConnections=216", "--set", "integrations.autoscaling.enabled=true")
+	require.Error(t, err)
+	require.Contains(t, out, "integrations 141 = (6 + 1 surging) pods x 20 + 1 migration")
+	out, err = helm("template", release, umbrella, "--values", umbrella+"/values-node.yaml", "--set", "postgresql.maxConnections=69")
+	require.NoError(t, err, "make kube-up's pools fit the machine's default PostgreSQL: %s", out)
+}
+
 // TestChartRefusesGraceBelowShutdown: the kubelet would kill requests still in flight.
 func TestChartRefusesGraceBelowShutdown(t *testing.T) {
 	out, err := helm("template", "x", filepath.Join(chartsDir, "leads"), "--set", "terminationGracePeriodSeconds=30")

@@ -127,9 +127,16 @@ up() {
   for c in "${services[@]}" bizassist; do
     "$bin/helm" dependency build --skip-refresh "$root/charts/$c" >/dev/null
   done
+  # The chart refuses pools the server cannot hold (charts/README.md, "Connection budget"): declare
+  # what it has free now (this query's own connection is about to close).
+  local free
+  free=$(psql -X -At -h 127.0.0.1 -U postgres -d postgres -c "SELECT current_setting('max_connections')::int
+    - current_setting('superuser_reserved_connections')::int
+    - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int + 1")
+  echo "kube-up: PostgreSQL has $free connections free for the pods' pools"
   "$bin/helm" upgrade --install bizassist "$root/charts/bizassist" --kubeconfig "$state/node/kubeconfig" \
     --namespace "$ns" --values "$root/charts/bizassist/values-node.yaml" --set "global.image.tag=$tag" \
-    --wait --timeout 5m || { diagnose; return 1; }
+    --set "postgresql.maxConnections=$free" --wait --timeout 5m || { diagnose; return 1; }
   dns "$images"
   edge
   seed

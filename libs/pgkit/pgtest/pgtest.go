@@ -103,3 +103,52 @@ func Config(db Database, schema string) pgkit.Config {
 
 // Describe returns a short label for failure messages.
 func (d Database) String() string { return fmt.Sprintf("pgtest database %s", d.Name) }
+
+// Restricted returns db as a new role holding only the grants a service's role is documented to
+// need (charts/README.md, "Database roles"): CONNECT and CREATE on the database (CREATE SCHEMA IF
+// NOT EXISTS and trusted extensions check the latter) and the schema, owned. PUBLIC's default
+// grants on db, TEMPORARY among them, are revoked. The role is dropped when the test ends.
+func Restricted(t testing.TB, db Database, schema string) Database {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, db.URL)
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", db, err)
+	}
+	defer admin.Close(ctx)
+	role := "r" + db.Name
+	ident := pgx.Identifier{role}.Sanitize()
+	for _, sql := range []string{
+		"REVOKE ALL ON DATABASE " + db.Name + " FROM PUBLIC",
+		"CREATE ROLE " + ident + " LOGIN",
+		"GRANT CONNECT, CREATE ON DATABASE " + db.Name + " TO " + ident,
+		"CREATE SCHEMA " + pgx.Identifier{schema}.Sanitize() + " AUTHORIZATION " + ident,
+	} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("pgtest: %s: %v", sql, err)
+		}
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, db.URL)
+		if err != nil {
+			t.Logf("pgtest: drop role %s: %v", role, err)
+			return
+		}
+		defer c.Close(ctx)
+		// The role's objects go first (they are all in db), then the role, before db itself.
+		for _, sql := range []string{"DROP OWNED BY " + ident, "DROP ROLE " + ident} {
+			if _, err := c.Exec(ctx, sql); err != nil {
+				t.Logf("pgtest: %s: %v", sql, err)
+			}
+		}
+	})
+	u, err := url.Parse(db.URL)
+	if err != nil {
+		t.Fatalf("pgtest: parse %s: %v", db, err)
+	}
+	u.User = url.User(role)
+	return Database{URL: u.String(), Name: db.Name}
+}

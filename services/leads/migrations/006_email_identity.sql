@@ -4,7 +4,9 @@
 -- with the id the row gets; rows written before are rekeyed to that id here.
 DROP INDEX sheet_leads_account_phone;
 
-CREATE FUNCTION pg_temp.derived_lead_id(account text, email text) RETURNS text
+-- The function lives in the service's schema for this migration only: a pg_temp one would need
+-- TEMPORARY on the database, a grant the role needs for nothing else.
+CREATE FUNCTION migration_006_derived_lead_id(account text, email text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     -- ids.Derived: SHA-256 over each part followed by a zero byte, first 16 bytes as a ULID.
@@ -26,9 +28,9 @@ BEGIN
     RETURN out;
 END $$;
 
-UPDATE sheet_leads SET id = pg_temp.derived_lead_id(account_id, email)
- WHERE id <> pg_temp.derived_lead_id(account_id, email);
-DROP FUNCTION pg_temp.derived_lead_id(text, text);
+UPDATE sheet_leads SET id = migration_006_derived_lead_id(account_id, email)
+ WHERE id <> migration_006_derived_lead_id(account_id, email);
+DROP FUNCTION migration_006_derived_lead_id(text, text);
 
 -- Derived ids do not sort by time, so pages are ordered by when a lead was written.
 DROP INDEX sheet_leads_account_id;
