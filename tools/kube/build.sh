@@ -12,7 +12,11 @@
 # Prints the directory with the binaries.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-key=$(cat "$here/go.mod" "$here/go.sum" "$here/node/go.mod" "$here/node/go.sum" "$0" | sha256sum | cut -c1-16)
+# What the binaries are made from: the pins, and $recipe, which names how they are built (bump it
+# when build() changes what it produces; this script's other lines do not change the binaries).
+recipe=stamped-v1
+COREDNS=github.com/coredns/coredns@v1.11.3
+key=$( (cat "$here/go.mod" "$here/go.sum" "$here/node/go.mod" "$here/node/go.sum"; echo "$recipe $COREDNS") | sha256sum | cut -c1-16)
 bin=${BIZASSIST_CACHE:-$HOME/.cache/bizassist}/kube-$key
 declare -A pkg=(
   [helm]=helm.sh/helm/v3/cmd/helm
@@ -29,7 +33,6 @@ declare -A pkg=(
 # in that one module graph compile Kubernetes' packages once (with kube-apiserver under Helm's
 # graph, every package was compiled twice: the two graphs select different x/net, otel, ...).
 # CoreDNS is built from its own module (its requirements would move Kubernetes' in go.mod).
-COREDNS=github.com/coredns/coredns@v1.11.3
 node=(kube-apiserver kubelet kube-controller-manager kube-scheduler kube-proxy kubectl coredns)
 tools=()
 for t in "$@"; do if [ "$t" = node ]; then tools+=("${node[@]}"); else tools+=("$t"); fi; done
@@ -51,15 +54,19 @@ find_missing() {
   if wants kubelet && ! { command -v containerd && command -v runc && command -v iptables && command -v socat && [ -x /usr/lib/cni/bridge ]; } >/dev/null; then node_debs_missing=1; fi
   if wants kube-apiserver && ! command -v etcd >/dev/null; then etcd_missing=1; fi
 }
-find_missing
-# One build at a time (.ci/run starts one early, in the background; apt takes one install at a
-# time too); a caller whose tools are all there never waits for a build of others.
-if [ ${#missing[@]} -gt 0 ] || [ ${#node_missing[@]} -gt 0 ] || [ -n "$coredns_missing$node_debs_missing$etcd_missing" ]; then
+# lock NAME: one build of each kind at a time (.ci/run starts one early, in the background; apt
+# takes one install at a time too), each kind under its own lock, so that a caller who needs Helm
+# waits for Helm's build, never for the Kubernetes components' behind it. Missing tools are
+# looked for again once the lock is held: the holder before may have built them.
+lock() {
   mkdir -p "$(dirname "$bin")"
-  exec 9>"$(dirname "$bin")/kube-build.lock"
+  exec 9>"$(dirname "$bin")/kube-build-$1.lock"
   flock 9
   find_missing
-fi
+}
+unlock() { flock -u 9; }
+find_missing
+built=''
 # build DIR PACKAGE...: one go build shares the common packages (client-go, apimachinery) between the tools.
 build() {
   local dir=$1 start v major minor ldflags=""
@@ -76,30 +83,47 @@ build() {
   fi
   (cd "$dir" && GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/" "$@")
   echo "tools/kube: built $* in $(($(date +%s) - start))s" >&2
+  built=1
 }
-if [ ${#missing[@]} -gt 0 ] || [ ${#node_missing[@]} -gt 0 ]; then
+if [ ${#missing[@]} -gt 0 ]; then
+  lock helm
   if [ ${#missing[@]} -gt 0 ]; then build "$here" "${missing[@]}"; fi
+  unlock
+fi
+if [ ${#node_missing[@]} -gt 0 ]; then
+  lock node
   if [ ${#node_missing[@]} -gt 0 ]; then build "$here/node" "${node_missing[@]}"; fi
-  # Tools built for earlier pins are never used again.
-  find "$(dirname "$bin")" -maxdepth 1 -type d -regex '.*/kube-[0-9a-f]\{16\}' ! -name "kube-$key" -exec rm -rf {} +
+  unlock
 fi
 if [ -n "$coredns_missing" ]; then
-  start=$(date +%s)
-  mkdir -p "$bin"
-  (cd / && GOWORK=off GOFLAGS="" CGO_ENABLED=0 GOBIN="$bin" go install -trimpath "$COREDNS")
-  echo "tools/kube: built $COREDNS in $(($(date +%s) - start))s" >&2
+  lock coredns
+  if [ -n "$coredns_missing" ]; then
+    start=$(date +%s)
+    mkdir -p "$bin"
+    (cd / && GOWORK=off GOFLAGS="" CGO_ENABLED=0 GOBIN="$bin" go install -trimpath "$COREDNS")
+    echo "tools/kube: built $COREDNS in $(($(date +%s) - start))s" >&2
+  fi
+  unlock
+fi
+# Tools built for earlier pins are never used again.
+if [ -n "$built" ]; then
+  find "$(dirname "$bin")" -maxdepth 1 -type d -regex '.*/kube-[0-9a-f]\{16\}' ! -name "kube-$key" -exec rm -rf {} +
 fi
 if wants promtool; then
   mkdir -p "$bin"
   ln -sfn "$("$here/../monitoring/install.sh")/promtool" "$bin/promtool"
 fi
-if [ -n "$node_debs_missing" ]; then
-  echo "tools/kube: installing containerd, runc, iptables, socat and the CNI plugins from Debian" >&2
-  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    containerd runc iptables socat containernetworking-plugins >&2
-fi
-if [ -n "$etcd_missing" ]; then
-  echo "tools/kube: installing etcd-server from Debian" >&2
-  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >&2
+if [ -n "$node_debs_missing$etcd_missing" ]; then
+  lock apt
+  if [ -n "$node_debs_missing" ]; then
+    echo "tools/kube: installing containerd, runc, iptables, socat and the CNI plugins from Debian" >&2
+    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      containerd runc iptables socat containernetworking-plugins >&2
+  fi
+  if [ -n "$etcd_missing" ]; then
+    echo "tools/kube: installing etcd-server from Debian" >&2
+    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >&2
+  fi
+  unlock
 fi
 echo "$bin"
