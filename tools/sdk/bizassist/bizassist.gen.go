@@ -4395,7 +4395,8 @@ type ClientInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4406,7 +4407,8 @@ type ClientInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5285,7 +5287,8 @@ func (c *Client) ExportLeads(ctx context.Context, params *ExportLeadsParams, req
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5306,7 +5309,8 @@ func (c *Client) LogUsageWithBody(ctx context.Context, params *LogUsageParams, c
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7838,7 +7842,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7849,7 +7854,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11255,6 +11261,7 @@ func (r ExportLeadsResponse) ContentType() string {
 // LogUsageResponse200Headers the declared response headers of an HTTP 200 response for LogUsage
 type LogUsageResponse200Headers struct {
 	APIVersion          *string
+	IdempotentReplayed  *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -12525,7 +12532,8 @@ func (c *ClientWithResponses) ExportLeadsWithResponse(ctx context.Context, param
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12542,7 +12550,8 @@ func (c *ClientWithResponses) LogUsageWithBodyWithResponse(ctx context.Context, 
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16196,6 +16205,13 @@ func ParseLogUsageResponse(rsp *http.Response) (*LogUsageResponse, error) {
 				return nil, err
 			}
 			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
