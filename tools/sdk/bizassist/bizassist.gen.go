@@ -4162,7 +4162,10 @@ type ClientInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4176,7 +4179,10 @@ type ClientInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4219,7 +4225,9 @@ type ClientInterface interface {
 
 	// RotateWebhookSecret Issue a new inbound webhook secret for the caller's owner account (additive)
 	//
-	// The old secret stops working at once; the new one is shown only in this response.
+	// The old secret stops working at once; the new one is shown only in this response. A retry
+	// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+	// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
 	//
 	// Corresponds with POST /api/ext-webhook/secret/rotate (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4231,7 +4239,9 @@ type ClientInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4245,7 +4255,9 @@ type ClientInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4311,7 +4323,10 @@ type ClientInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4322,7 +4337,10 @@ type ClientInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4784,7 +4802,10 @@ func (c *Client) ListClients(ctx context.Context, params *ListClientsParams, req
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4808,7 +4829,10 @@ func (c *Client) InviteClientWithBody(ctx context.Context, params *InviteClientP
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4901,7 +4925,9 @@ func (c *Client) ExtWebhookSamples(ctx context.Context, params *ExtWebhookSample
 
 // RotateWebhookSecret Issue a new inbound webhook secret for the caller's owner account (additive)
 //
-// The old secret stops working at once; the new one is shown only in this response.
+// The old secret stops working at once; the new one is shown only in this response. A retry
+// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
 //
 // Corresponds with POST /api/ext-webhook/secret/rotate (the `RotateWebhookSecret` operationId).
 func (c *Client) RotateWebhookSecret(ctx context.Context, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4923,7 +4949,9 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, params *RotateWebhookS
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4947,7 +4975,9 @@ func (c *Client) SubscribeWithBody(ctx context.Context, params *SubscribeParams,
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5103,7 +5133,10 @@ func (c *Client) ListApiKeys(ctx context.Context, params *ListApiKeysParams, req
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5124,7 +5157,10 @@ func (c *Client) CreateApiKeyWithBody(ctx context.Context, params *CreateApiKeyP
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7583,7 +7619,10 @@ type ClientWithResponsesInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7597,7 +7636,10 @@ type ClientWithResponsesInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7644,7 +7686,9 @@ type ClientWithResponsesInterface interface {
 
 	// RotateWebhookSecretWithResponse Issue a new inbound webhook secret for the caller's owner account (additive)
 	//
-	// The old secret stops working at once; the new one is shown only in this response.
+	// The old secret stops working at once; the new one is shown only in this response. A retry
+	// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+	// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7658,7 +7702,9 @@ type ClientWithResponsesInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7672,7 +7718,9 @@ type ClientWithResponsesInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7750,7 +7798,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7761,7 +7812,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9477,6 +9531,11 @@ type RotateWebhookSecretResponse403Headers struct {
 	APIVersion *string
 }
 
+// RotateWebhookSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookSecret
+type RotateWebhookSecretResponse409Headers struct {
+	APIVersion *string
+}
+
 // RotateWebhookSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateWebhookSecret
 type RotateWebhookSecretResponse429Headers struct {
 	APIVersion *string
@@ -9498,6 +9557,8 @@ type RotateWebhookSecretResponse struct {
 	JSON401 *IntegrationsError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *IntegrationsError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -9506,6 +9567,8 @@ type RotateWebhookSecretResponse struct {
 	Headers401 *RotateWebhookSecretResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *RotateWebhookSecretResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RotateWebhookSecretResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RotateWebhookSecretResponse429Headers
 }
@@ -9529,6 +9592,11 @@ func (r RotateWebhookSecretResponse) GetJSON401() *IntegrationsError {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RotateWebhookSecretResponse) GetJSON403() *IntegrationsError {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON409() *IntegrationsError {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12111,7 +12179,10 @@ func (c *ClientWithResponses) ListClientsWithResponse(ctx context.Context, param
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12131,7 +12202,10 @@ func (c *ClientWithResponses) InviteClientWithBodyWithResponse(ctx context.Conte
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12208,7 +12282,9 @@ func (c *ClientWithResponses) ExtWebhookSamplesWithResponse(ctx context.Context,
 
 // RotateWebhookSecretWithResponse Issue a new inbound webhook secret for the caller's owner account (additive)
 //
-// The old secret stops working at once; the new one is shown only in this response.
+// The old secret stops working at once; the new one is shown only in this response. A retry
+// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12228,7 +12304,9 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12248,7 +12326,9 @@ func (c *ClientWithResponses) SubscribeWithBodyWithResponse(ctx context.Context,
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12380,7 +12460,10 @@ func (c *ClientWithResponses) ListApiKeysWithResponse(ctx context.Context, param
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12397,7 +12480,10 @@ func (c *ClientWithResponses) CreateApiKeyWithBodyWithResponse(ctx context.Conte
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14382,6 +14468,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest IntegrationsRateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14422,6 +14515,16 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			headers.APIVersion = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers RotateWebhookSecretResponse409Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers RotateWebhookSecretResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/idempotency"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -148,7 +149,7 @@ func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
 		}{sub.ID(), viewOf(sub)})
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	idempotency.ShownOnce(w, r, "secret")
 	httpx.Respond(w, http.StatusCreated, struct {
 		ID string `json:"id"`
 		subscriptionView
@@ -265,6 +266,6 @@ func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	idempotency.ShownOnce(w, r, "secret")
 	httpx.Respond(w, http.StatusOK, map[string]any{"secret": string(secret), "rotatedAt": httpx.Time(time.Now())})
 }
