@@ -4228,6 +4228,8 @@ type ClientInterface interface {
 	// The old secret stops working at once; the new one is shown only in this response. A retry
 	// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
 	// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+	// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+	// the secret it made would outlive the key.
 	//
 	// Corresponds with POST /api/ext-webhook/secret/rotate (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4326,7 +4328,9 @@ type ClientInterface interface {
 	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-	// another under a new `Idempotency-Key` if the first answer was lost.
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4340,7 +4344,9 @@ type ClientInterface interface {
 	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-	// another under a new `Idempotency-Key` if the first answer was lost.
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4349,7 +4355,8 @@ type ClientInterface interface {
 
 	// DeleteApiKey Delete one of the caller's API keys
 	//
-	// Every service refuses the key within 5 seconds. Another account's key is 404.
+	// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+	// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 	//
 	// Corresponds with DELETE /api/keys/{id} (the `DeleteApiKey` operationId).
 	DeleteApiKey(ctx context.Context, id string, params *DeleteApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4928,6 +4935,8 @@ func (c *Client) ExtWebhookSamples(ctx context.Context, params *ExtWebhookSample
 // The old secret stops working at once; the new one is shown only in this response. A retry
 // with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
 // (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+// the secret it made would outlive the key.
 //
 // Corresponds with POST /api/ext-webhook/secret/rotate (the `RotateWebhookSecret` operationId).
 func (c *Client) RotateWebhookSecret(ctx context.Context, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5136,7 +5145,9 @@ func (c *Client) ListApiKeys(ctx context.Context, params *ListApiKeysParams, req
 // (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 // it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 // it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-// another under a new `Idempotency-Key` if the first answer was lost.
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5160,7 +5171,9 @@ func (c *Client) CreateApiKeyWithBody(ctx context.Context, params *CreateApiKeyP
 // (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 // it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 // it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-// another under a new `Idempotency-Key` if the first answer was lost.
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5179,7 +5192,8 @@ func (c *Client) CreateApiKey(ctx context.Context, params *CreateApiKeyParams, b
 
 // DeleteApiKey Delete one of the caller's API keys
 //
-// Every service refuses the key within 5 seconds. Another account's key is 404.
+// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 //
 // Corresponds with DELETE /api/keys/{id} (the `DeleteApiKey` operationId).
 func (c *Client) DeleteApiKey(ctx context.Context, id string, params *DeleteApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7689,6 +7703,8 @@ type ClientWithResponsesInterface interface {
 	// The old secret stops working at once; the new one is shown only in this response. A retry
 	// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
 	// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+	// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+	// the secret it made would outlive the key.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7801,7 +7817,9 @@ type ClientWithResponsesInterface interface {
 	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-	// another under a new `Idempotency-Key` if the first answer was lost.
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7815,7 +7833,9 @@ type ClientWithResponsesInterface interface {
 	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-	// another under a new `Idempotency-Key` if the first answer was lost.
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7824,7 +7844,8 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteApiKeyWithResponse Delete one of the caller's API keys
 	//
-	// Every service refuses the key within 5 seconds. Another account's key is 404.
+	// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+	// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10474,6 +10495,11 @@ type CreateApiKeyResponse401Headers struct {
 	APIVersion *string
 }
 
+// CreateApiKeyResponse403Headers the declared response headers of an HTTP 403 response for CreateApiKey
+type CreateApiKeyResponse403Headers struct {
+	APIVersion *string
+}
+
 // CreateApiKeyResponse409Headers the declared response headers of an HTTP 409 response for CreateApiKey
 type CreateApiKeyResponse409Headers struct {
 	APIVersion *string
@@ -10504,6 +10530,8 @@ type CreateApiKeyResponse struct {
 	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *IdentityError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *IdentityError
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10518,6 +10546,8 @@ type CreateApiKeyResponse struct {
 	Headers400 *CreateApiKeyResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateApiKeyResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateApiKeyResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateApiKeyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10541,6 +10571,11 @@ func (r CreateApiKeyResponse) GetJSON400() *IdentityError {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateApiKeyResponse) GetJSON401() *IdentityError {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateApiKeyResponse) GetJSON403() *IdentityError {
+	return r.JSON403
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -10602,6 +10637,11 @@ type DeleteApiKeyResponse401Headers struct {
 	APIVersion *string
 }
 
+// DeleteApiKeyResponse403Headers the declared response headers of an HTTP 403 response for DeleteApiKey
+type DeleteApiKeyResponse403Headers struct {
+	APIVersion *string
+}
+
 // DeleteApiKeyResponse404Headers the declared response headers of an HTTP 404 response for DeleteApiKey
 type DeleteApiKeyResponse404Headers struct {
 	APIVersion *string
@@ -10620,6 +10660,8 @@ type DeleteApiKeyResponse struct {
 	JSON200 *Ok
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *IdentityError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10628,6 +10670,8 @@ type DeleteApiKeyResponse struct {
 	Headers200 *DeleteApiKeyResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteApiKeyResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteApiKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteApiKeyResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10642,6 +10686,11 @@ func (r DeleteApiKeyResponse) GetJSON200() *Ok {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteApiKeyResponse) GetJSON401() *IdentityError {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteApiKeyResponse) GetJSON403() *IdentityError {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -12285,6 +12334,8 @@ func (c *ClientWithResponses) ExtWebhookSamplesWithResponse(ctx context.Context,
 // The old secret stops working at once; the new one is shown only in this response. A retry
 // with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
 // (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+// the secret it made would outlive the key.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12463,7 +12514,9 @@ func (c *ClientWithResponses) ListApiKeysWithResponse(ctx context.Context, param
 // (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 // it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 // it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-// another under a new `Idempotency-Key` if the first answer was lost.
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12483,7 +12536,9 @@ func (c *ClientWithResponses) CreateApiKeyWithBodyWithResponse(ctx context.Conte
 // (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
 // it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
 // it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
-// another under a new `Idempotency-Key` if the first answer was lost.
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12498,7 +12553,8 @@ func (c *ClientWithResponses) CreateApiKeyWithResponse(ctx context.Context, para
 
 // DeleteApiKeyWithResponse Delete one of the caller's API keys
 //
-// Every service refuses the key within 5 seconds. Another account's key is 404.
+// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15424,6 +15480,13 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15485,6 +15548,16 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateApiKeyResponse403Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateApiKeyResponse409Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15565,6 +15638,13 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15602,6 +15682,16 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteApiKeyResponse403Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteApiKeyResponse404Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {

@@ -94,7 +94,7 @@ type keysResponse struct {
 }
 
 func (h *HTTP) createKey(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	c, err := authjwt.RequireSignedIn(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -137,7 +137,7 @@ func (h *HTTP) listKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *HTTP) deleteKey(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	c, err := authjwt.RequireSignedIn(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return

@@ -256,7 +256,7 @@ func (h HTTP) replay(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	c, err := authjwt.RequireSignedIn(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -255,4 +256,17 @@ func TestConcurrentSubscribesKeepToTheLimits(t *testing.T) {
 	statuses = subscribeAll(manyHosts, urls)
 	require.Equal(t, map[int]int{http.StatusCreated: 100, http.StatusConflict: 20}, statuses)
 	require.Equal(t, 100, s.count(t, `SELECT count(*) FROM subscriptions WHERE account_id = 'acc_race_account'`))
+}
+
+// Issue 37: a credential made by an API key outlives the key's deletion, so a key cannot rotate
+// the inbound secret (which creates clients and leads); a signed-in owner can.
+func TestAnAPIKeyCannotRotateTheInboundSecret(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.owner(t, "acc_owner_keyed", "keyed@example.com")
+	keyed := s.issuer.Token(authjwt.Caller{AccountID: "acc_owner_keyed", Email: "keyed@example.com", Plan: "growth", KeyID: "apk_integration"})
+	r := s.do(t, http.MethodPost, "/api/ext-webhook/secret/rotate", bearer(keyed), nil)
+	require.Equal(t, http.StatusForbidden, r.status, r.body)
+	require.Equal(t, "api_key_not_allowed", r.body["code"])
+	require.NotContains(t, r.body, "secret")
 }
