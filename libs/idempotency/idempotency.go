@@ -18,7 +18,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -177,8 +176,7 @@ func (k *Keys) claim(ctx context.Context, scope, key string, fp []byte) (bool, e
 
 // ShownOnce marks members of the answer being written as secrets shown only once (an API key, a
 // signing secret): the answer says Cache-Control: no-store, and the copy kept for its
-// Idempotency-Key leaves them out. Any answer with no-store is kept without its body unless the
-// route names what to leave out, so a route that forgets to name a secret still never replays it.
+// Idempotency-Key leaves them out. (no-store alone cannot be the mark: every API answer has it.)
 func ShownOnce(w http.ResponseWriter, r *http.Request, members ...string) {
 	w.Header().Set("Cache-Control", "no-store")
 	if secrets, ok := r.Context().Value(shownOnceKey{}).(*[]string); ok {
@@ -243,11 +241,10 @@ func secretWithheld(members []string, rest []byte) error {
 	return e
 }
 
-// store keeps the answer of the key's first request; an answer marked no-store is kept without
-// its secret members (withhold).
+// store keeps the answer of the key's first request, without the secrets ShownOnce named.
 func (k *Keys) store(ctx context.Context, scope, key string, rec *recorder, secrets []string) error {
 	body, withheld := rec.body.Bytes(), []string(nil)
-	if noStore(rec.Header()) {
+	if len(secrets) > 0 {
 		body, withheld = withhold(body, secrets)
 	}
 	_, err := k.pool.Exec(ctx, `UPDATE idempotent_requests SET status = $3, content_type = $4, body = $5, withheld = $6
@@ -255,30 +252,19 @@ func (k *Keys) store(ctx context.Context, scope, key string, rec *recorder, secr
 	return err
 }
 
-func noStore(h http.Header) bool {
-	for _, v := range h.Values("Cache-Control") {
-		for d := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(d), "no-store") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // withhold returns the JSON object body without members, and the members withheld; an answer
-// that is not a JSON object, or names no members, is withheld whole (no body, no members).
+// that is not a JSON object is withheld whole (no body).
 func withhold(body []byte, members []string) ([]byte, []string) {
 	var obj map[string]json.RawMessage
-	if len(members) == 0 || json.Unmarshal(body, &obj) != nil {
-		return nil, []string{}
+	if json.Unmarshal(body, &obj) != nil {
+		return nil, members
 	}
 	for _, m := range members {
 		delete(obj, m)
 	}
 	rest, err := json.Marshal(obj)
 	if err != nil {
-		return nil, []string{}
+		return nil, members
 	}
 	return rest, members
 }

@@ -1,6 +1,6 @@
--- An answer marked Cache-Control: no-store (idempotency.ShownOnce) holds a secret shown only once:
--- it is kept without the members withheld names ('{}' and no body: all of it), and a retry is
--- answered 409 idempotency_secret_withheld instead of the secret again.
+-- An answer whose members idempotency.ShownOnce named holds a secret shown only once: it is kept
+-- without the members withheld names (without any body when the answer was not a JSON object,
+-- or '{}' and no body below), and a retry is answered 409 idempotency_secret_withheld instead.
 ALTER TABLE idempotent_requests ADD COLUMN withheld text[];
 -- Answers stored before this kept their secrets: withhold them whole. These are the project's
 -- secret forms: API keys, invitation tokens, subscription signing secrets, inbound secrets.

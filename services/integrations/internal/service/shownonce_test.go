@@ -38,6 +38,17 @@ func TestAReplayNeverShowsASecretAgain(t *testing.T) {
 		require.NotContains(t, answer, "secret")
 		require.Equal(t, first.body["id"], answer["id"], "the rest of the first answer")
 	}
+	// An answer without a secret (subscribing again: the existing subscription) replays as ever.
+	headers := bearer(token)
+	headers["Idempotency-Key"] = "k-again"
+	body := map[string]string{"hookUrl": "https://hooks.example.com/in", "event": "new_lead"}
+	existing := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", headers, body)
+	require.Equal(t, http.StatusOK, existing.status, existing.body)
+	replayed := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", headers, body)
+	require.Equal(t, http.StatusOK, replayed.status, replayed.body)
+	require.Equal(t, "true", replayed.header.Get("Idempotent-Replayed"))
+	require.Equal(t, existing.body, replayed.body)
+
 	require.Zero(t, s.count(t, `SELECT count(*) FROM idempotent_requests WHERE position('whsec_' in convert_from(body, 'UTF8')) > 0
 		OR position('bzext_' in convert_from(body, 'UTF8')) > 0`), "no stored answer holds a secret")
 }
