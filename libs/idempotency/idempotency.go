@@ -2,8 +2,9 @@
 // request carrying an Idempotency-Key runs and its successful answer is stored; a retry with the
 // same key and the same request gets that answer again, marked Idempotent-Replayed, without a
 // second effect. The same key with another request is 409, and so is a retry while the first is
-// still running. Keys are per caller (an account's keys never meet another's) and live for the
-// configured TTL in the service's own schema.
+// still running. An answer holding a secret shown only once (ShownOnce) is kept without it, and a
+// retry gets a 409 with the rest instead of the secret again. Keys are per caller (an account's
+// keys never meet another's) and live for the configured TTL in the service's own schema.
 package idempotency
 
 import (
@@ -11,6 +12,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -101,6 +103,8 @@ func (k *Keys) Middleware(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		scope, fp := caller.AccountID, fingerprint(r, body)
+		secrets := new([]string)
+		r = r.WithContext(context.WithValue(r.Context(), shownOnceKey{}, secrets))
 
 		claimed, err := k.claim(r.Context(), scope, key, fp)
 		if err != nil {
@@ -116,7 +120,7 @@ func (k *Keys) Middleware(next http.Handler) http.Handler {
 			// Record or release even when the client has gone: the effect, if any, happened.
 			ctx := context.WithoutCancel(r.Context())
 			if rec.status >= 200 && rec.status < 300 && !rec.overflow {
-				err = k.store(ctx, scope, key, rec)
+				err = k.store(ctx, scope, key, rec, *secrets)
 			} else {
 				// Every refusal leaves nothing written, so the key may run again.
 				err = k.release(ctx, scope, key)
@@ -170,17 +174,31 @@ func (k *Keys) claim(ctx context.Context, scope, key string, fp []byte) (bool, e
 	return claimed, nil
 }
 
-// answerStored answers a request whose key is held: the stored answer for the same request, 409
-// for another request or while the first still runs.
+// ShownOnce marks members of the answer being written as secrets shown only once (an API key, a
+// signing secret): the answer says Cache-Control: no-store, and the copy kept for its
+// Idempotency-Key leaves them out. (no-store alone cannot be the mark: every API answer has it.)
+func ShownOnce(w http.ResponseWriter, r *http.Request, members ...string) {
+	w.Header().Set("Cache-Control", "no-store")
+	if secrets, ok := r.Context().Value(shownOnceKey{}).(*[]string); ok {
+		*secrets = append(*secrets, members...)
+	}
+}
+
+type shownOnceKey struct{}
+
+// answerStored answers a request whose key is held: the stored answer for the same request (or,
+// when it held a secret, a 409 with the rest of it), 409 for another request or while the first
+// still runs.
 func (k *Keys) answerStored(w http.ResponseWriter, r *http.Request, scope, key string, fp []byte) {
 	var (
 		storedFP    []byte
 		status      *int
 		contentType *string
 		body        []byte
+		withheld    *[]string
 	)
-	err := k.pool.QueryRow(r.Context(), `SELECT fingerprint, status, content_type, body FROM idempotent_requests
-		WHERE scope = $1 AND key = $2`, scope, key).Scan(&storedFP, &status, &contentType, &body)
+	err := k.pool.QueryRow(r.Context(), `SELECT fingerprint, status, content_type, body, withheld FROM idempotent_requests
+		WHERE scope = $1 AND key = $2`, scope, key).Scan(&storedFP, &status, &contentType, &body, &withheld)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		// Released between the claim and this read: the first request was refused; so retry.
@@ -192,6 +210,9 @@ func (k *Keys) answerStored(w http.ResponseWriter, r *http.Request, scope, key s
 			Message: "Idempotency-Key was already used for a different request; use a new key for a new request"})
 	case status == nil:
 		httpx.Fail(w, r, inProgress())
+	case withheld != nil:
+		w.Header().Set("Cache-Control", "no-store")
+		httpx.Fail(w, r, secretWithheld(*withheld, body))
 	default:
 		if contentType != nil {
 			w.Header().Set("Content-Type", *contentType)
@@ -207,10 +228,45 @@ func inProgress() error {
 		Message: "a request with this Idempotency-Key is still running; retry in a moment"}).With("retryAfter", 1)
 }
 
-func (k *Keys) store(ctx context.Context, scope, key string, rec *recorder) error {
-	_, err := k.pool.Exec(ctx, `UPDATE idempotent_requests SET status = $3, content_type = $4, body = $5
-		WHERE scope = $1 AND key = $2`, scope, key, rec.status, rec.Header().Get("Content-Type"), rec.body.Bytes())
+// secretWithheld is the answer to a retry whose first answer held a secret: the members left out
+// and the rest of that answer, which says what was made.
+func secretWithheld(members []string, rest []byte) error {
+	e := (&apperr.Error{Kind: apperr.KindConflict, Code: "idempotency_secret_withheld", Field: Header,
+		Message: "the request with this Idempotency-Key already succeeded, and its answer held a secret that is shown only once: " +
+			"answer is that answer without it; if the secret was lost, replace what was made under a new Idempotency-Key"}).
+		With("withheld", members)
+	if len(rest) > 0 {
+		e = e.With("answer", json.RawMessage(rest))
+	}
+	return e
+}
+
+// store keeps the answer of the key's first request, without the secrets ShownOnce named.
+func (k *Keys) store(ctx context.Context, scope, key string, rec *recorder, secrets []string) error {
+	body, withheld := rec.body.Bytes(), []string(nil)
+	if len(secrets) > 0 {
+		body, withheld = withhold(body, secrets)
+	}
+	_, err := k.pool.Exec(ctx, `UPDATE idempotent_requests SET status = $3, content_type = $4, body = $5, withheld = $6
+		WHERE scope = $1 AND key = $2`, scope, key, rec.status, rec.Header().Get("Content-Type"), body, withheld)
 	return err
+}
+
+// withhold returns the JSON object body without members, and the members withheld; an answer
+// that is not a JSON object is withheld whole (no body).
+func withhold(body []byte, members []string) ([]byte, []string) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return nil, members
+	}
+	for _, m := range members {
+		delete(obj, m)
+	}
+	rest, err := json.Marshal(obj)
+	if err != nil {
+		return nil, members
+	}
+	return rest, members
 }
 
 func (k *Keys) release(ctx context.Context, scope, key string) error {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,6 +22,7 @@ import (
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/idempotency"
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 )
 
@@ -58,17 +62,26 @@ type server struct {
 
 func newServer(t *testing.T, cfg idempotency.Config) *server {
 	t.Helper()
+	route := &effects{}
+	s := newServerWith(t, cfg, route)
+	s.route = route
+	return s
+}
+
+// newServerWith serves route behind the middleware.
+func newServerWith(t *testing.T, cfg idempotency.Config, route http.Handler) *server {
+	t.Helper()
 	pool := pgtest.New(t, "idem", idempotency.Migrations)
 	keys := idempotency.New(pool, cfg)
-	route := &effects{}
-	// The account comes from the X-Account header here; in a service, from the token.
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// The account comes from the X-Account header here; in a service, from the token. Every
+	// answer says no-store, as behind platform's router.
+	h := httpx.SecurityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := authjwt.WithCaller(r.Context(), authjwt.Caller{AccountID: r.Header.Get("X-Account")})
 		keys.Middleware(route).ServeHTTP(w, r.WithContext(ctx))
-	})
+	}))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &server{Server: srv, route: route, pool: pool}
+	return &server{Server: srv, pool: pool}
 }
 
 var defaults = idempotency.Config{TTL: 24 * time.Hour, Lease: time.Minute}
@@ -200,4 +213,60 @@ func TestConfigRefusesALeaseThatOutlivesTheKey(t *testing.T) {
 	require.NoError(t, defaults.Validate())
 	require.Error(t, idempotency.Config{TTL: time.Hour, Lease: 2 * time.Hour}.Validate())
 	require.Error(t, idempotency.Config{TTL: time.Second, Lease: time.Second}.Validate())
+}
+
+// secretRoute makes a thing with a secret shown once, the way POST /api/keys does.
+func secretRoute() http.HandlerFunc {
+	var n atomic.Int64
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := fmt.Sprintf("thing_%d", n.Add(1))
+		idempotency.ShownOnce(w, r, "secret")
+		httpx.Respond(w, http.StatusCreated, map[string]any{"id": id, "secret": "sk_" + id + "_abc"})
+	}
+}
+
+func TestAReplayNeverShowsASecretShownOnce(t *testing.T) {
+	t.Parallel()
+	s := newServerWith(t, defaults, secretRoute())
+	first := s.post(t, "acc_a", "k-1", `{"n":1}`)
+	require.Equal(t, http.StatusCreated, first.status)
+	require.Equal(t, "sk_thing_1_abc", first.body["secret"])
+
+	again := s.post(t, "acc_a", "k-1", `{"n":1}`)
+	require.Equal(t, http.StatusConflict, again.status, again.body)
+	require.Equal(t, "idempotency_secret_withheld", again.body["code"])
+	require.Equal(t, idempotency.Header, again.body["field"])
+	require.NotContains(t, fmt.Sprint(again.body), "sk_thing_1_abc")
+	require.Equal(t, []any{"secret"}, again.body["withheld"])
+	require.Equal(t, map[string]any{"ok": true, "id": "thing_1"}, again.body["answer"], "the rest says what was made")
+	var leaked int
+	require.NoError(t, s.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM idempotent_requests WHERE position('sk_'::bytea IN body) > 0`).Scan(&leaked))
+	require.Zero(t, leaked, "the secret is not stored")
+	require.Equal(t, http.StatusConflict, s.post(t, "acc_a", "k-1", `{"n":2}`).status, "another request is still refused")
+	require.Equal(t, http.StatusCreated, s.post(t, "acc_a", "k-2", `{"n":1}`).status, "a new key makes another")
+}
+
+// Answers stored before secrets were withheld held them in full: the migration withholds them.
+func TestMigrationWithholdsSecretsStoredBefore(t *testing.T) {
+	t.Parallel()
+	first, err := fs.ReadFile(idempotency.Migrations.FS, "001_idempotent_requests.sql")
+	require.NoError(t, err)
+	pool := pgtest.New(t, "idem", pgkit.Source{Name: idempotency.Migrations.Name,
+		FS: fstest.MapFS{"001_idempotent_requests.sql": {Data: first}}})
+	ctx := context.Background()
+	_, err = pool.Exec(ctx, `INSERT INTO idempotent_requests (scope, key, fingerprint, status, content_type, body, locked_until)
+		VALUES ('acc_a', 'key', '\x00', 201, 'application/json', '{"id":"apk_1","key":"bza_abc","ok":true}', now()),
+			('acc_a', 'plain', '\x00', 200, 'application/json', '{"eventId":"evt_1","ok":true}', now())`)
+	require.NoError(t, err)
+	require.NoError(t, pgkit.Migrate(ctx, pool, "idem", idempotency.Migrations))
+
+	var withheld []string
+	var body []byte
+	require.NoError(t, pool.QueryRow(ctx, `SELECT withheld, body FROM idempotent_requests WHERE key = 'key'`).Scan(&withheld, &body))
+	require.Equal(t, []string{}, withheld)
+	require.Nil(t, body)
+	require.NoError(t, pool.QueryRow(ctx, `SELECT withheld, body FROM idempotent_requests WHERE key = 'plain'`).Scan(&withheld, &body))
+	require.Nil(t, withheld, "an answer without a secret is replayed as before")
+	require.JSONEq(t, `{"eventId":"evt_1","ok":true}`, string(body))
 }

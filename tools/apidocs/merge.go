@@ -137,6 +137,7 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 				"Request bodies are strict JSON: Content-Type application/json (415 otherwise), member names exactly as documented, none given twice (duplicate_field), none unknown (unknown_field). " +
 				"Every GET route answers HEAD; OPTIONS on a documented path answers 204 with Allow; another method answers 405 method_not_allowed with an Allow header. " +
 				"POSTs that create, spend or send honour an Idempotency-Key header (per caller, kept 7 days): a retry with the same key and body gets the first answer with Idempotent-Replayed: true and no second effect; the same key with another body is 409 idempotency_key_reused. " +
+				"A secret shown once (an API key, an invitation token, a signing or inbound webhook secret) is never replayed: such a retry is 409 idempotency_secret_withheld, with withheld naming the members left out and answer the rest of the first answer. " +
 				"The public read-only routes (feed, scout-stats, webhook samples, JWKS, this document) allow any origin (CORS, no credentials); authenticated routes send no CORS headers. " +
 				"Under webhooks: every event a subscription receives, as POSTed to its hookUrl with the Standard Webhooks signature headers.",
 			"license": map[string]any{"name": "Proprietary", "url": "https://api.example.com/license"},

@@ -64,6 +64,7 @@ func TestAnalyticsIdempotencyKeyMakesRetriesSafe(t *testing.T) {
 	first := c.Do(t, http.MethodPost, "/api/log-usage", tok, body, key).Expect(t, http.StatusOK)
 	again := c.Do(t, http.MethodPost, "/api/log-usage", tok, body, key).Expect(t, http.StatusOK)
 	require.Equal(t, first.JSON, again.JSON)
+	require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
 }
 
 func TestAnalyticsBadInputIsRefusedNamingTheField(t *testing.T) {

@@ -22,12 +22,13 @@ func TestARetriedPostWithAnIdempotencyKeyHasOneEffect(t *testing.T) {
 	c := s.Client(t, "127.0.20.1")
 	_, tok := signUp(t, s, "127.0.20.1", "correct horse battery staple")
 
-	t.Run("POST /api/keys creates one key", func(t *testing.T) {
+	t.Run("POST /api/keys creates one key and shows it once", func(t *testing.T) {
 		key := idemKey(t, "keys")
 		first := c.Do(t, http.MethodPost, "/api/keys", tok, map[string]string{"name": "ci"}, key).Expect(t, http.StatusCreated)
-		again := c.Do(t, http.MethodPost, "/api/keys", tok, map[string]string{"name": "ci"}, key).Expect(t, http.StatusCreated)
-		require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
-		require.Equal(t, first.JSON, again.JSON, "the retry answers what the first request did")
+		again := c.Do(t, http.MethodPost, "/api/keys", tok, map[string]string{"name": "ci"}, key).Expect(t, http.StatusConflict)
+		require.Equal(t, "idempotency_secret_withheld", again.JSON["code"])
+		require.NotContains(t, string(again.Raw), first.JSON["key"].(string), "a retry shows the key again")
+		require.Equal(t, first.JSON["id"], again.JSON["answer"].(map[string]any)["id"], "the retry names the key the first request made")
 		list := c.Do(t, http.MethodGet, "/api/keys", tok, nil).Expect(t, http.StatusOK)
 		require.Len(t, list.JSON["keys"], 1, "two keys were created by one retried request: %s", list.Raw)
 

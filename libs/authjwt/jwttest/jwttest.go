@@ -182,6 +182,7 @@ func (iss *Issuer) Token(c authjwt.Caller, opts ...Option) string {
 			},
 			Email: c.Email,
 			Plan:  c.Plan,
+			KeyID: c.KeyID,
 		},
 		header: map[string]any{"kid": k.kid},
 		method: jwt.SigningMethodEdDSA,

@@ -4162,7 +4162,10 @@ type ClientInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4176,7 +4179,10 @@ type ClientInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4219,7 +4225,11 @@ type ClientInterface interface {
 
 	// RotateWebhookSecret Issue a new inbound webhook secret for the caller's owner account (additive)
 	//
-	// The old secret stops working at once; the new one is shown only in this response.
+	// The old secret stops working at once; the new one is shown only in this response. A retry
+	// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+	// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+	// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+	// the secret it made would outlive the key.
 	//
 	// Corresponds with POST /api/ext-webhook/secret/rotate (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4231,7 +4241,9 @@ type ClientInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4245,7 +4257,9 @@ type ClientInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4311,7 +4325,12 @@ type ClientInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4322,7 +4341,12 @@ type ClientInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4331,7 +4355,8 @@ type ClientInterface interface {
 
 	// DeleteApiKey Delete one of the caller's API keys
 	//
-	// Every service refuses the key within 5 seconds. Another account's key is 404.
+	// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+	// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 	//
 	// Corresponds with DELETE /api/keys/{id} (the `DeleteApiKey` operationId).
 	DeleteApiKey(ctx context.Context, id string, params *DeleteApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4395,7 +4420,8 @@ type ClientInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4406,7 +4432,8 @@ type ClientInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4782,7 +4809,10 @@ func (c *Client) ListClients(ctx context.Context, params *ListClientsParams, req
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4806,7 +4836,10 @@ func (c *Client) InviteClientWithBody(ctx context.Context, params *InviteClientP
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4899,7 +4932,11 @@ func (c *Client) ExtWebhookSamples(ctx context.Context, params *ExtWebhookSample
 
 // RotateWebhookSecret Issue a new inbound webhook secret for the caller's owner account (additive)
 //
-// The old secret stops working at once; the new one is shown only in this response.
+// The old secret stops working at once; the new one is shown only in this response. A retry
+// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+// the secret it made would outlive the key.
 //
 // Corresponds with POST /api/ext-webhook/secret/rotate (the `RotateWebhookSecret` operationId).
 func (c *Client) RotateWebhookSecret(ctx context.Context, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4921,7 +4958,9 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, params *RotateWebhookS
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4945,7 +4984,9 @@ func (c *Client) SubscribeWithBody(ctx context.Context, params *SubscribeParams,
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5101,7 +5142,12 @@ func (c *Client) ListApiKeys(ctx context.Context, params *ListApiKeysParams, req
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5122,7 +5168,12 @@ func (c *Client) CreateApiKeyWithBody(ctx context.Context, params *CreateApiKeyP
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5141,7 +5192,8 @@ func (c *Client) CreateApiKey(ctx context.Context, params *CreateApiKeyParams, b
 
 // DeleteApiKey Delete one of the caller's API keys
 //
-// Every service refuses the key within 5 seconds. Another account's key is 404.
+// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 //
 // Corresponds with DELETE /api/keys/{id} (the `DeleteApiKey` operationId).
 func (c *Client) DeleteApiKey(ctx context.Context, id string, params *DeleteApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5285,7 +5337,8 @@ func (c *Client) ExportLeads(ctx context.Context, params *ExportLeadsParams, req
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5306,7 +5359,8 @@ func (c *Client) LogUsageWithBody(ctx context.Context, params *LogUsageParams, c
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7579,7 +7633,10 @@ type ClientWithResponsesInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7593,7 +7650,10 @@ type ClientWithResponsesInterface interface {
 	// has not accepted yet renews its invitation (same id, new token); one that has is
 	// `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 	// (free by default) is at most the owner's and follows the owner's downgrades; an owner
-	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+	// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+	// with the same `Idempotency-Key` does not show the token again: `409
+	// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+	// answer); inviting the same email again renews the invitation with a new token.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7640,7 +7700,11 @@ type ClientWithResponsesInterface interface {
 
 	// RotateWebhookSecretWithResponse Issue a new inbound webhook secret for the caller's owner account (additive)
 	//
-	// The old secret stops working at once; the new one is shown only in this response.
+	// The old secret stops working at once; the new one is shown only in this response. A retry
+	// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+	// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+	// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+	// the secret it made would outlive the key.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7654,7 +7718,9 @@ type ClientWithResponsesInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7668,7 +7734,9 @@ type ClientWithResponsesInterface interface {
 	// Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 	// and asking again answers 200 with that subscription (whatever its status) and no
 	// `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-	// to get a new secret.
+	// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+	// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7746,7 +7814,12 @@ type ClientWithResponsesInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7757,7 +7830,12 @@ type ClientWithResponsesInterface interface {
 	//
 	// The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 	// this response only; identity stores its SHA-256. An account has at most 20 keys
-	// (`409 too_many_keys`).
+	// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+	// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+	// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+	// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+	// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+	// another that would outlive it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7766,7 +7844,8 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteApiKeyWithResponse Delete one of the caller's API keys
 	//
-	// Every service refuses the key within 5 seconds. Another account's key is 404.
+	// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+	// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7838,7 +7917,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7849,7 +7929,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 	// `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-	// answer (same eventId and timestamp); the same key with a different body is 409.
+	// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+	// different body is 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9471,6 +9552,11 @@ type RotateWebhookSecretResponse403Headers struct {
 	APIVersion *string
 }
 
+// RotateWebhookSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookSecret
+type RotateWebhookSecretResponse409Headers struct {
+	APIVersion *string
+}
+
 // RotateWebhookSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateWebhookSecret
 type RotateWebhookSecretResponse429Headers struct {
 	APIVersion *string
@@ -9492,6 +9578,8 @@ type RotateWebhookSecretResponse struct {
 	JSON401 *IntegrationsError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *IntegrationsError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -9500,6 +9588,8 @@ type RotateWebhookSecretResponse struct {
 	Headers401 *RotateWebhookSecretResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *RotateWebhookSecretResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RotateWebhookSecretResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RotateWebhookSecretResponse429Headers
 }
@@ -9523,6 +9613,11 @@ func (r RotateWebhookSecretResponse) GetJSON401() *IntegrationsError {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r RotateWebhookSecretResponse) GetJSON403() *IntegrationsError {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON409() *IntegrationsError {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10400,6 +10495,11 @@ type CreateApiKeyResponse401Headers struct {
 	APIVersion *string
 }
 
+// CreateApiKeyResponse403Headers the declared response headers of an HTTP 403 response for CreateApiKey
+type CreateApiKeyResponse403Headers struct {
+	APIVersion *string
+}
+
 // CreateApiKeyResponse409Headers the declared response headers of an HTTP 409 response for CreateApiKey
 type CreateApiKeyResponse409Headers struct {
 	APIVersion *string
@@ -10430,6 +10530,8 @@ type CreateApiKeyResponse struct {
 	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *IdentityError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *IdentityError
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10444,6 +10546,8 @@ type CreateApiKeyResponse struct {
 	Headers400 *CreateApiKeyResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateApiKeyResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateApiKeyResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateApiKeyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10467,6 +10571,11 @@ func (r CreateApiKeyResponse) GetJSON400() *IdentityError {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateApiKeyResponse) GetJSON401() *IdentityError {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateApiKeyResponse) GetJSON403() *IdentityError {
+	return r.JSON403
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -10528,6 +10637,11 @@ type DeleteApiKeyResponse401Headers struct {
 	APIVersion *string
 }
 
+// DeleteApiKeyResponse403Headers the declared response headers of an HTTP 403 response for DeleteApiKey
+type DeleteApiKeyResponse403Headers struct {
+	APIVersion *string
+}
+
 // DeleteApiKeyResponse404Headers the declared response headers of an HTTP 404 response for DeleteApiKey
 type DeleteApiKeyResponse404Headers struct {
 	APIVersion *string
@@ -10546,6 +10660,8 @@ type DeleteApiKeyResponse struct {
 	JSON200 *Ok
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *IdentityError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10554,6 +10670,8 @@ type DeleteApiKeyResponse struct {
 	Headers200 *DeleteApiKeyResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteApiKeyResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteApiKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteApiKeyResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10568,6 +10686,11 @@ func (r DeleteApiKeyResponse) GetJSON200() *Ok {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteApiKeyResponse) GetJSON401() *IdentityError {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteApiKeyResponse) GetJSON403() *IdentityError {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -11255,6 +11378,7 @@ func (r ExportLeadsResponse) ContentType() string {
 // LogUsageResponse200Headers the declared response headers of an HTTP 200 response for LogUsage
 type LogUsageResponse200Headers struct {
 	APIVersion          *string
+	IdempotentReplayed  *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -12104,7 +12228,10 @@ func (c *ClientWithResponses) ListClientsWithResponse(ctx context.Context, param
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12124,7 +12251,10 @@ func (c *ClientWithResponses) InviteClientWithBodyWithResponse(ctx context.Conte
 // has not accepted yet renews its invitation (same id, new token); one that has is
 // `409 client_exists`. Free plans get `403 plan_upgrade_required`. The client's `plan`
 // (free by default) is at most the owner's and follows the owner's downgrades; an owner
-// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`).
+// has at most 20 clients on growth and 100 on full_stack (`409 too_many_clients`). A retry
+// with the same `Idempotency-Key` does not show the token again: `409
+// idempotency_secret_withheld` (`withheld: ["inviteToken"]`, `answer` the rest of the 201
+// answer); inviting the same email again renews the invitation with a new token.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12201,7 +12331,11 @@ func (c *ClientWithResponses) ExtWebhookSamplesWithResponse(ctx context.Context,
 
 // RotateWebhookSecretWithResponse Issue a new inbound webhook secret for the caller's owner account (additive)
 //
-// The old secret stops working at once; the new one is shown only in this response.
+// The old secret stops working at once; the new one is shown only in this response. A retry
+// with the same `Idempotency-Key` does not show it again: `409 idempotency_secret_withheld`
+// (`withheld: ["secret"]`, `answer` the rest of the first answer); rotate again if it was lost.
+// Only a signed-in caller's token rotates: an API key is `403 api_key_not_allowed`, since
+// the secret it made would outlive the key.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12221,7 +12355,9 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12241,7 +12377,9 @@ func (c *ClientWithResponses) SubscribeWithBodyWithResponse(ctx context.Context,
 // Subscribing is idempotent: one account has at most one subscription per (event, hookUrl),
 // and asking again answers 200 with that subscription (whatever its status) and no
 // `secret`. A client that lost the 201 answer deletes the subscription and subscribes again
-// to get a new secret.
+// to get a new secret. A retry with the 201's `Idempotency-Key` never shows the secret again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `secret`
+// (so it names the subscription's `id`) and whose `withheld` is `["secret"]`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12373,7 +12511,12 @@ func (c *ClientWithResponses) ListApiKeysWithResponse(ctx context.Context, param
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12390,7 +12533,12 @@ func (c *ClientWithResponses) CreateApiKeyWithBodyWithResponse(ctx context.Conte
 //
 // The key (`bza_` + 30 random base62 characters + a 6-character base62 CRC32 checksum) is in
 // this response only; identity stores its SHA-256. An account has at most 20 keys
-// (`409 too_many_keys`).
+// (`409 too_many_keys`). A retry with the same `Idempotency-Key` never shows the key again:
+// it is `409 idempotency_secret_withheld`, whose `answer` is the 201 answer without `key` (so
+// it names the key's `id`) and whose `withheld` is `["key"]`; delete that key and create
+// another under a new `Idempotency-Key` if the first answer was lost. Only a signed-in
+// caller's token manages keys: an API key is `403 api_key_not_allowed`, so no key can make
+// another that would outlive it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12405,7 +12553,8 @@ func (c *ClientWithResponses) CreateApiKeyWithResponse(ctx context.Context, para
 
 // DeleteApiKeyWithResponse Delete one of the caller's API keys
 //
-// Every service refuses the key within 5 seconds. Another account's key is 404.
+// Every service refuses the key within 5 seconds. Another account's key is 404. Only a
+// signed-in caller's token deletes keys: an API key is `403 api_key_not_allowed`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12525,7 +12674,8 @@ func (c *ClientWithResponses) ExportLeadsWithResponse(ctx context.Context, param
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12542,7 +12692,8 @@ func (c *ClientWithResponses) LogUsageWithBodyWithResponse(ctx context.Context, 
 //
 // The event is stored durably in PostgreSQL before the answer says `logged: true`. Send an
 // `Idempotency-Key` to make retries safe: a retry with the same key and body gets the first
-// answer (same eventId and timestamp); the same key with a different body is 409.
+// answer (same eventId and timestamp) with `Idempotent-Replayed: true`; the same key with a
+// different body is 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14373,6 +14524,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest IntegrationsRateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14413,6 +14571,16 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			headers.APIVersion = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers RotateWebhookSecretResponse409Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers RotateWebhookSecretResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15312,6 +15480,13 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15373,6 +15548,16 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateApiKeyResponse403Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateApiKeyResponse409Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15453,6 +15638,13 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15490,6 +15682,16 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteApiKeyResponse403Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteApiKeyResponse404Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16196,6 +16398,13 @@ func ParseLogUsageResponse(rsp *http.Response) (*LogUsageResponse, error) {
 				return nil, err
 			}
 			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int

@@ -48,6 +48,8 @@ type Idempotency struct {
 type Logged struct {
 	EventID string
 	At      time.Time
+	// Replayed is set when an Idempotency-Key's first result is answered again.
+	Replayed bool
 }
 
 // UsageRecorder stores a usage event durably; with an Idempotency it returns the first result

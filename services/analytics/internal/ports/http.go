@@ -16,6 +16,7 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/idempotency"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
@@ -89,6 +90,9 @@ func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
+	}
+	if logged.Replayed {
+		w.Header().Set(idempotency.ReplayedHeader, "true")
 	}
 	httpx.Respond(w, http.StatusOK, logUsageResponse{Logged: true, EventID: logged.EventID, Timestamp: isotime.Format(logged.At)})
 }

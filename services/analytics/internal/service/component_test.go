@@ -371,8 +371,10 @@ func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
 	first := s.do(t, "POST", "/api/log-usage", bulkIP, tok, body, "Idempotency-Key", "k-1")
 	require.Equal(t, http.StatusOK, first.status, first.body)
 	s.clock.Advance(time.Second)
+	require.Empty(t, first.header.Get("Idempotent-Replayed"), "the first answer is computed")
 	again := s.do(t, "POST", "/api/log-usage", bulkIP, tok, body, "Idempotency-Key", "k-1")
 	require.Equal(t, first.body, again.body)
+	require.Equal(t, "true", again.header.Get("Idempotent-Replayed"), "a replay says so, as on every other route")
 
 	other := s.do(t, "POST", "/api/log-usage", bulkIP, tok, `{"feature":"chat"}`, "Idempotency-Key", "k-1")
 	require.Equal(t, http.StatusConflict, other.status)

@@ -9,6 +9,7 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/idempotency"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
@@ -93,7 +94,7 @@ type keysResponse struct {
 }
 
 func (h *HTTP) createKey(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	c, err := authjwt.RequireSignedIn(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -112,7 +113,7 @@ func (h *HTTP) createKey(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	idempotency.ShownOnce(w, r, "key")
 	httpx.Respond(w, http.StatusCreated, createdKeyResponse{ID: k.ID(), Name: k.Name(), Key: secret, CreatedAt: httpx.Time(k.CreatedAt())})
 }
 
@@ -136,7 +137,7 @@ func (h *HTTP) listKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *HTTP) deleteKey(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	c, err := authjwt.RequireSignedIn(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -198,7 +199,7 @@ func (h *HTTP) inviteClient(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	idempotency.ShownOnce(w, r, "inviteToken")
 	httpx.Respond(w, http.StatusCreated, invitationResponse{ID: inv.Client.ID(), InviteToken: inv.Token, InviteExpiresAt: httpx.Time(inv.ExpiresAt)})
 }
 

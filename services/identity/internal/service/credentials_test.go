@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/bizassist/bizassist/libs/contracts/analyticsevents"
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/isotime"
+	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
 
 // call sends method path from ip with an Authorization: Bearer credential (a token or an API
@@ -282,4 +284,58 @@ func TestInvitedClientAcceptsAndSignsIn(t *testing.T) {
 	inviteOwner := s.call(t, http.MethodPost, "/api/clients", "10.1.5.1", token, map[string]string{"email": "c@shop.com", "businessName": "Shop"})
 	require.Equal(t, http.StatusConflict, inviteOwner.status, "an active client is not invited again")
 	require.True(t, strings.HasPrefix(again.body["inviteToken"].(string), "bzi_"))
+}
+
+// Issue 37: an API key could create another key, and deleting the parent left the child working
+// on every service. Keys are for integrations; credentials are managed by people who signed in.
+func TestAPIKeysCannotManageKeys(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "ann@example.com", "growth")
+	token := s.login(t, "10.1.7.1", "ann@example.com")
+	created := s.call(t, http.MethodPost, "/api/keys", "10.1.7.1", token, map[string]string{"name": "zapier"})
+	require.Equal(t, http.StatusCreated, created.status, created.body)
+	key, id := created.body["key"].(string), created.body["id"].(string)
+
+	for _, viaHeader := range []bool{false, true} {
+		credential, hdr := key, []http.Header(nil)
+		if viaHeader {
+			credential, hdr = "", []http.Header{{"X-Api-Key": {key}}}
+		}
+		child := s.call(t, http.MethodPost, "/api/keys", "10.1.7.1", credential, map[string]string{"name": "child"}, hdr...)
+		require.Equal(t, http.StatusForbidden, child.status, child.body)
+		require.Equal(t, "api_key_not_allowed", child.body["code"])
+		del := s.call(t, http.MethodDelete, "/api/keys/"+id, "10.1.7.1", credential, nil, hdr...)
+		require.Equal(t, http.StatusForbidden, del.status, del.body)
+		require.Equal(t, "api_key_not_allowed", del.body["code"])
+	}
+	list := s.call(t, http.MethodGet, "/api/keys", "10.1.7.1", key, nil)
+	require.Equal(t, http.StatusOK, list.status, "a key still reads the key list")
+	require.Len(t, list.body["keys"], 1, "the key made no key")
+	require.Equal(t, http.StatusOK, s.call(t, http.MethodDelete, "/api/keys/"+id, "10.1.7.1", token, nil).status)
+}
+
+// The 20-key limit is counted under a lock of the account: creations at once keep to it.
+func TestConcurrentKeyCreationsKeepToTheLimit(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	ann := s.createOwner(t, "ann@example.com", "growth")
+	errs := make(chan error, apikey.MaxPerAccount+10)
+	for i := range apikey.MaxPerAccount + 10 {
+		go func() {
+			_, _, err := s.svc.App.CreateKey.Handle(context.Background(), ann.ID(), fmt.Sprintf("k%d", i))
+			errs <- err
+		}()
+	}
+	refused := 0
+	for range apikey.MaxPerAccount + 10 {
+		if err := <-errs; err != nil {
+			require.ErrorIs(t, err, apikey.ErrTooMany)
+			refused++
+		}
+	}
+	require.Equal(t, 10, refused)
+	keys, err := s.svc.App.ListKeys.Handle(context.Background(), ann.ID())
+	require.NoError(t, err)
+	require.Len(t, keys, apikey.MaxPerAccount)
 }

@@ -22,9 +22,10 @@ type Attempt struct {
 
 // SubscriptionStore keeps REST hook subscriptions.
 type SubscriptionStore interface {
-	// CreateSubscription stores s, unless the account already has a subscription to the same
-	// event and URL: then it returns that one and created is false.
-	CreateSubscription(ctx context.Context, s domain.Subscription) (stored domain.Subscription, created bool, err error)
+	// AddSubscription hands decide the account's subscriptions, locked against every other
+	// AddSubscription of the account until the one decide returns with created true is stored.
+	AddSubscription(ctx context.Context, accountID string,
+		decide func(existing []domain.Subscription) (sub domain.Subscription, created bool, err error)) (domain.Subscription, bool, error)
 	ListSubscriptions(ctx context.Context, accountID string) ([]domain.Subscription, error)
 	// DeleteSubscription removes the account's subscription (its deliveries go with it);
 	// ErrNotFound if it has none by id.
@@ -67,17 +68,24 @@ func (h Hooks) Subscribe(ctx context.Context, accountID, hookURL, event string) 
 	if err != nil {
 		return domain.Subscription{}, false, err
 	}
-	existing, err := h.Store.ListSubscriptions(ctx, accountID)
-	if err != nil {
-		return domain.Subscription{}, false, fmt.Errorf("count subscriptions: %w", err)
-	}
-	for _, e := range existing {
-		if e.SameTarget(sub) {
-			return e, false, nil
+	sub, created, err = h.Store.AddSubscription(ctx, accountID, func(existing []domain.Subscription) (domain.Subscription, bool, error) {
+		for _, e := range existing {
+			if e.SameTarget(sub) {
+				return e, false, nil
+			}
 		}
+		return sub, true, withinLimits(existing, sub)
+	})
+	if err != nil {
+		return domain.Subscription{}, false, fmt.Errorf("subscribe: %w", err)
 	}
+	return sub, created, nil
+}
+
+// withinLimits refuses sub when the account's existing subscriptions leave no room for it.
+func withinLimits(existing []domain.Subscription, sub domain.Subscription) error {
 	if len(existing) >= MaxSubscriptionsPerAccount {
-		return domain.Subscription{}, false, apperr.Conflict("too_many_subscriptions",
+		return apperr.Conflict("too_many_subscriptions",
 			fmt.Sprintf("an account may have at most %d subscriptions; delete one first", MaxSubscriptionsPerAccount))
 	}
 	sameHost := 0
@@ -87,15 +95,10 @@ func (h Hooks) Subscribe(ctx context.Context, accountID, hookURL, event string) 
 		}
 	}
 	if sameHost >= MaxSubscriptionsPerHost {
-		return domain.Subscription{}, false, apperr.Conflict("too_many_subscriptions_to_host",
+		return apperr.Conflict("too_many_subscriptions_to_host",
 			fmt.Sprintf("an account may have at most %d subscriptions to one host; delete one first", MaxSubscriptionsPerHost))
 	}
-	// A concurrent copy of this request may have won: the store then answers with its row.
-	sub, created, err = h.Store.CreateSubscription(ctx, sub)
-	if err != nil {
-		return domain.Subscription{}, false, fmt.Errorf("create subscription: %w", err)
-	}
-	return sub, created, nil
+	return nil
 }
 
 func (h Hooks) List(ctx context.Context, accountID string) ([]domain.Subscription, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/idempotency"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
@@ -152,7 +153,7 @@ func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
 		}{sub.ID(), viewOf(sub)})
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	idempotency.ShownOnce(w, r, "secret")
 	httpx.Respond(w, http.StatusCreated, struct {
 		ID string `json:"id"`
 		subscriptionView
@@ -259,7 +260,7 @@ func (h HTTP) replay(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
+	c, err := authjwt.RequireSignedIn(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
@@ -269,6 +270,6 @@ func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	idempotency.ShownOnce(w, r, "secret")
 	httpx.Respond(w, http.StatusOK, map[string]any{"secret": string(secret), "rotatedAt": httpx.Time(time.Now())})
 }

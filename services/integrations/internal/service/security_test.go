@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/sealbox"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
@@ -209,4 +211,62 @@ func TestSubscribeRefusesInternalAddressesInIPv6Forms(t *testing.T) {
 	r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token),
 		map[string]string{"hookUrl": "https://[64:ff9b::808:808]/hook", "event": "new_lead"})
 	require.Equal(t, http.StatusCreated, r.status, "a NAT64 address of a public receiver is fine: %v", r.body)
+}
+
+// Issue 37: the limits were counted and then inserted without a lock, so 40 subscribes at once
+// to one host left up to 33 subscriptions (limit 20), and an account reached 111 (limit 100).
+func TestConcurrentSubscribesKeepToTheLimits(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	subscribeAll := func(token string, urls []string) map[int]int {
+		statuses := map[int]int{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i, url := range urls {
+			wg.Go(func() {
+				headers := bearer(token)
+				headers["X-Forwarded-For"] = fmt.Sprintf("10.37.%d.%d", i/200, i%200+1) // one request per address: no rate limit
+				<-start
+				r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", headers, map[string]string{"hookUrl": url, "event": "new_lead"})
+				mu.Lock()
+				statuses[r.status]++
+				mu.Unlock()
+			})
+		}
+		close(start)
+		wg.Wait()
+		return statuses
+	}
+
+	oneHost := s.owner(t, "acc_race_host", "race-host@example.com")
+	urls := make([]string, 40)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("https://victim.example/%d", i)
+	}
+	statuses := subscribeAll(oneHost, urls)
+	require.Equal(t, map[int]int{http.StatusCreated: 20, http.StatusConflict: 20}, statuses)
+	require.Equal(t, 20, s.count(t, `SELECT count(*) FROM subscriptions WHERE account_id = 'acc_race_host'`))
+
+	manyHosts := s.owner(t, "acc_race_account", "race-account@example.com")
+	urls = make([]string, 120)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("https://h%d.example/%d", i%8, i) // 15 a host: only the account's limit applies
+	}
+	statuses = subscribeAll(manyHosts, urls)
+	require.Equal(t, map[int]int{http.StatusCreated: 100, http.StatusConflict: 20}, statuses)
+	require.Equal(t, 100, s.count(t, `SELECT count(*) FROM subscriptions WHERE account_id = 'acc_race_account'`))
+}
+
+// Issue 37: a credential made by an API key outlives the key's deletion, so a key cannot rotate
+// the inbound secret (which creates clients and leads); a signed-in owner can.
+func TestAnAPIKeyCannotRotateTheInboundSecret(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.owner(t, "acc_owner_keyed", "keyed@example.com")
+	keyed := s.issuer.Token(authjwt.Caller{AccountID: "acc_owner_keyed", Email: "keyed@example.com", Plan: "growth", KeyID: "apk_integration"})
+	r := s.do(t, http.MethodPost, "/api/ext-webhook/secret/rotate", bearer(keyed), nil)
+	require.Equal(t, http.StatusForbidden, r.status, r.body)
+	require.Equal(t, "api_key_not_allowed", r.body["code"])
+	require.NotContains(t, r.body, "secret")
 }

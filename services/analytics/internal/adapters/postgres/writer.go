@@ -277,7 +277,9 @@ func replay(s storedKey, idem *app.Idempotency) writeResult {
 	if !bytes.Equal(s.fingerprint, idem.Fingerprint) {
 		return writeResult{err: app.ErrIdempotencyKeyReused}
 	}
-	return writeResult{logged: s.logged}
+	logged := s.logged
+	logged.Replayed = true
+	return writeResult{logged: logged}
 }
 
 // claimKeys inserts the keys of the writes at idx and returns those that were not stored yet.

@@ -25,14 +25,43 @@ func NewSubscriptions(pool *pgxpool.Pool, box *sealbox.Box, reads *pgkit.Reads) 
 	return &Subscriptions{pool: pool, secrets: sealer{box}, reads: reads}
 }
 
-// CreateSubscription implements app.SubscriptionStore.
+// subscriptionLockSpace is the first key of the per-account subscription locks, so they share no
+// key with another service's advisory locks in the same database.
+const subscriptionLockSpace = 0x686f6f6b // "hook"
+
+// AddSubscription implements app.SubscriptionStore. decide reads the account's subscriptions
+// under a transaction-scoped advisory lock of the account that every other AddSubscription of
+// the account waits for, so the limits it checks hold however many subscribe at once. The lock
+// is advisory, not the account's row, because subscribe does not wait for the account projection.
+func (s *Subscriptions) AddSubscription(ctx context.Context, accountID string,
+	decide func(existing []domain.Subscription) (domain.Subscription, bool, error)) (sub domain.Subscription, created bool, err error) {
+	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, subscriptionLockSpace, accountID); err != nil {
+			return wrap("lock subscriptions", err)
+		}
+		ctx := pgkit.WithTx(ctx, tx)
+		existing, err := s.ListSubscriptions(ctx, accountID)
+		if err != nil {
+			return err
+		}
+		if sub, created, err = decide(existing); err != nil || !created {
+			return err
+		}
+		sub, created, err = s.CreateSubscription(ctx, sub)
+		return err
+	})
+	return sub, created, err
+}
+
+// CreateSubscription stores sub unless the account already has a subscription to the same event
+// and URL: then it returns that one and created is false. It checks no limit (AddSubscription does).
 func (s *Subscriptions) CreateSubscription(ctx context.Context, sub domain.Subscription) (domain.Subscription, bool, error) {
 	s.reads.Wrote(ctx, sub.AccountID())
 	sealed, err := s.secrets.seal(sub.ID(), sub.Secret())
 	if err != nil {
 		return domain.Subscription{}, false, err
 	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO subscriptions (`+subscriptionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	tag, err := pgkit.Q(ctx, s.pool).Exec(ctx, `INSERT INTO subscriptions (`+subscriptionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (account_id, event, hook_url) DO NOTHING`,
 		sub.ID(), sub.AccountID(), sub.Event(), sub.HookURL(), sealed, sub.Status(), sub.CreatedAt(), sub.FailingSince())
 	if err != nil {
@@ -41,7 +70,7 @@ func (s *Subscriptions) CreateSubscription(ctx context.Context, sub domain.Subsc
 	if tag.RowsAffected() == 1 {
 		return sub, true, nil
 	}
-	existing, err := s.secrets.scanSubscription(s.pool.QueryRow(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
+	existing, err := s.secrets.scanSubscription(pgkit.Q(ctx, s.pool).QueryRow(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions
 		WHERE account_id = $1 AND event = $2 AND hook_url = $3`, sub.AccountID(), sub.Event(), sub.HookURL()))
 	return existing, false, wrap("find subscription", err)
 }
