@@ -39,3 +39,4 @@ func Env(t testing.TB, name, jwksURL string) map[string]string {
 	}
 	return env
 }
+
