@@ -39,4 +39,3 @@ func Env(t testing.TB, name, jwksURL string) map[string]string {
 	}
 	return env
 }
-
