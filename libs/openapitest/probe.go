@@ -134,9 +134,19 @@ func (c *Contract) Probe(t testing.TB, p Probe) Report {
 	}}
 	ops := c.operations()
 	for _, op := range ops {
+		statuses := map[int]int{}
 		for _, req := range r.requests(op) {
-			r.send(req, false)
+			resp := r.send(req, false)
+			if resp == nil {
+				continue
+			}
+			statuses[resp.StatusCode]++
+			if req.tag == TagValid && resp.StatusCode >= 300 {
+				// The variants of a refused request test its refusal only: an example in the document helps.
+				t.Logf("%s: the made-up valid request %q was answered %d %s", op.id, req.name, resp.StatusCode, excerpt(resp.body))
+			}
 		}
+		t.Logf("%s %s %s: answers %v", op.id, op.method, op.path, statuses)
 	}
 	if p.Outage != nil {
 		restore := p.Outage(t)
@@ -193,7 +203,13 @@ func nextIP() string {
 	return fmt.Sprintf("10.%d.%d.%d", 200+n>>16&31, n>>8&255, n&255)
 }
 
-func (r *prober) send(p request, outage bool) *http.Response {
+// answer is what send saw.
+type answer struct {
+	StatusCode int
+	body       []byte
+}
+
+func (r *prober) send(p request, outage bool) *answer {
 	r.count++
 	req, err := p.build(r.probe.Base)
 	if err != nil {
@@ -217,7 +233,7 @@ func (r *prober) send(p request, outage bool) *http.Response {
 	if resp.StatusCode >= 500 && !(outage && resp.StatusCode == http.StatusServiceUnavailable) {
 		// One finding per answer: an undeclared 500 is the same fault told twice.
 		r.find(p, ProblemServer, resp.StatusCode, excerpt(body))
-		return resp
+		return &answer{resp.StatusCode, body}
 	}
 	if invalid && resp.StatusCode < 300 {
 		r.find(p, ProblemAccepted, resp.StatusCode, excerpt(body))
@@ -228,7 +244,7 @@ func (r *prober) send(p request, outage bool) *http.Response {
 	if resp.StatusCode == http.StatusConflict && bytes.Contains(body, []byte(`"idempotency_key_reused"`)) && !documents(p.op, "header", "Idempotency-Key") {
 		r.find(p, ProblemUndeclKey, resp.StatusCode, "honours Idempotency-Key but does not document the header")
 	}
-	return resp
+	return &answer{resp.StatusCode, body}
 }
 
 func (r *prober) find(p request, problem string, status int, detail string) {
