@@ -326,8 +326,12 @@ func (r *prober) report(t testing.TB, ops []*operation) {
 			t.Errorf("known finding %q (%s) no longer occurs here: remove it from openapitest.KnownFindings", k.Why, k)
 		}
 	}
-	line := fmt.Sprintf("openapitest property test %s: %d operations, %d requests, %d findings (%d known, %d new)",
-		t.Name(), len(ops), r.count, len(r.findings), len(r.findings)-unknown, unknown)
+	title := ""
+	if r.contract.doc.Info != nil {
+		title = r.contract.doc.Info.Title
+	}
+	line := fmt.Sprintf("property test of %s (%s): %d operations, %d requests, %d findings (%d known, %d new)",
+		title, t.Name(), len(ops), r.count, len(r.findings), len(r.findings)-unknown, unknown)
 	t.Log(line)
 	if path := os.Getenv("OPENAPITEST_REPORT"); path != "" {
 		if err := appendLine(path, line); err != nil {
