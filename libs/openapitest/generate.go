@@ -127,13 +127,11 @@ func itemSchema(s *openapi3.Schema) *openapi3.Schema {
 	return s.Items.Value
 }
 
-// variant is one change to a valid value: what it tries and the value it leaves (absent: the
-// member is left out).
+// variant is one change to a valid value: what it tries and the value it leaves.
 type variant struct {
-	name   string
-	tag    string
-	value  any
-	absent bool
+	name  string
+	tag   string
+	value any
 }
 
 // variants are the values worth trying in place of a valid value of s: wrong types, null, the

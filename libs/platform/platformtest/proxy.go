@@ -1,6 +1,7 @@
 package platformtest
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -56,7 +57,7 @@ func (p *DatabaseProxy) serve() {
 }
 
 func (p *DatabaseProxy) pipe(client net.Conn) {
-	server, err := net.Dial("tcp", p.target)
+	server, err := (&net.Dialer{}).DialContext(context.Background(), "tcp", p.target)
 	if err != nil {
 		_ = client.Close()
 		return
