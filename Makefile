@@ -147,9 +147,11 @@ test: ## Every test, with a table of the stages' times: unit and component, the 
 	[ $$stack_rc -eq 0 ] && [ $$side_rc -eq 0 ]
 
 .PHONY: test-unit
-test-unit: deps ## go test -race over the workspace (component tests use the local PostgreSQL and Redis)
+test-unit: deps ## go test -race over the workspace (component tests use the local PostgreSQL and Redis), then the OpenAPI property tests' counts
 	@echo "==> go test -race $(MODULES)"
-	@go test -race -count=1 $(PACKAGES)
+	@report=$$(mktemp) && trap 'rm -f "$$report"' EXIT && \
+	  OPENAPITEST_REPORT="$$report" go test -race -count=1 $(PACKAGES); rc=$$?; \
+	  echo "==> the OpenAPI property tests (libs/openapitest, Contract.Probe):"; cat "$$report"; exit $$rc
 
 .PHONY: test-apidocs
 test-apidocs: $(REDOCLY) $(TS_SDK) ## Lint every service's openapi.yaml and the merged reference (libs/apidocs) with Redocly's recommended rules (redocly.yaml); type-check a TypeScript client of the merged document (openapi-typescript + openapi-fetch)

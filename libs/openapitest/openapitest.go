@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -59,10 +60,16 @@ func (c *Contract) Documents(req *http.Request) bool {
 // status. The request must be documented too. body is resp's body, already read.
 func (c *Contract) Check(t testing.TB, req *http.Request, resp *http.Response, body []byte) {
 	t.Helper()
+	if err := c.validate(req, resp, body); err != nil {
+		t.Errorf("openapitest: %s %s -> %d does not match the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, err, body)
+	}
+}
+
+// validate says why resp, the answer to req, is not what the document allows, or nil.
+func (c *Contract) validate(req *http.Request, resp *http.Response, body []byte) error {
 	route, params, err := c.router.FindRoute(req)
 	if err != nil {
-		t.Errorf("openapitest: %s %s is not documented: %v", req.Method, req.URL.Path, err)
-		return
+		return fmt.Errorf("%s %s is not documented: %w", req.Method, req.URL.Path, err)
 	}
 	in := &openapi3filter.RequestValidationInput{
 		Request: req, PathParams: params, Route: route,
@@ -76,9 +83,9 @@ func (c *Contract) Check(t testing.TB, req *http.Request, resp *http.Response, b
 		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-		t.Errorf("openapitest: %s %s -> %d does not match the contract: %v\nbody: %s",
-			req.Method, req.URL.Path, resp.StatusCode, err, body)
+		return err
 	}
+	return nil
 }
 
 // Exchange is a request's answer, read whole.

@@ -90,6 +90,7 @@ http {
     server {
         listen {{.Vars.HTTPAddr}} default_server;
         server_name _;
+{{- template "errors"}}
         location / {
             return 308 https://$host:{{.Vars.HTTPSPort}}$request_uri;
         }
@@ -107,22 +108,7 @@ http {
         add_header X-Request-Id $req_id always;
         limit_conn per_address {{.ConnLimit}};
 
-        error_page 413 @body_too_large;
-        error_page 429 @too_many_connections;
-        error_page 502 503 @unavailable;
-        error_page 504 @timeout;
-        location @body_too_large {
-            return 413 '{"ok":false,"error":"request body exceeds 1 MiB","code":"body_too_large"}\n';
-        }
-        location @too_many_connections {
-            return 429 '{"ok":false,"error":"too many connections from this address","code":"too_many_connections"}\n';
-        }
-        location @unavailable {
-            return 502 '{"ok":false,"error":"service unavailable","code":"unavailable"}\n';
-        }
-        location @timeout {
-            return 504 '{"ok":false,"error":"service timed out","code":"unavailable"}\n';
-        }
+{{- template "errors"}}
         # The e2e suite's readiness check of the edge itself.
         location = /api/_ingress {
             return 200 '{"ok":true}\n';
@@ -144,4 +130,79 @@ http {
         }
     }
 }
+{{- define "errors"}}
+
+        # As on the local stack's edge (tools/devstack/nginx.conf.tmpl), errors nginx itself produces get the API envelope, never its HTML page: a request it
+        # cannot parse (a NUL in the path, a bad header), a request line or headers too large, a
+        # method or transfer coding it will not pass on, plain HTTP on the HTTPS port. The pages
+        # are internal URIs, not named locations: a request whose line did not parse has no URI,
+        # and nginx redirects that only to a URI. The status stays the error's, except where "="
+        # says otherwise. Upstream error responses are not intercepted: services already answer
+        # with their own envelopes.
+        error_page 400 /_edge/bad_request;
+        error_page 405 /_edge/method_not_allowed;
+        error_page 411 /_edge/length_required;
+        error_page 413 /_edge/body_too_large;
+        error_page 414 /_edge/uri_too_long;
+        error_page 429 /_edge/too_many_connections;
+        error_page 494 =431 /_edge/header_too_large;
+        error_page 497 =400 /_edge/https_required;
+        error_page 500 /_edge/internal;
+        error_page 501 /_edge/not_implemented;
+        error_page 502 503 /_edge/unavailable;
+        error_page 504 /_edge/timeout;
+        error_page 505 /_edge/version_not_supported;
+        location = /_edge/bad_request {
+            internal;
+            return 400 '{"ok":false,"error":"the request could not be parsed (request line, path or a header)","code":"bad_request"}\n';
+        }
+        location = /_edge/method_not_allowed {
+            internal;
+            return 405 '{"ok":false,"error":"method not allowed","code":"method_not_allowed"}\n';
+        }
+        location = /_edge/length_required {
+            internal;
+            return 411 '{"ok":false,"error":"a body needs Content-Length or chunked Transfer-Encoding","code":"length_required"}\n';
+        }
+        location = /_edge/body_too_large {
+            internal;
+            return 413 '{"ok":false,"error":"request body exceeds 1 MiB","code":"body_too_large"}\n';
+        }
+        location = /_edge/uri_too_long {
+            internal;
+            return 414 '{"ok":false,"error":"the request line is too long","code":"uri_too_long"}\n';
+        }
+        location = /_edge/too_many_connections {
+            internal;
+            return 429 '{"ok":false,"error":"too many connections from this address","code":"too_many_connections"}\n';
+        }
+        location = /_edge/header_too_large {
+            internal;
+            return 431 '{"ok":false,"error":"a request header or all of them together are too large","code":"header_too_large"}\n';
+        }
+        location = /_edge/https_required {
+            internal;
+            return 400 '{"ok":false,"error":"plain HTTP was sent to the HTTPS port","code":"https_required"}\n';
+        }
+        location = /_edge/internal {
+            internal;
+            return 500 '{"ok":false,"error":"internal error","code":"internal"}\n';
+        }
+        location = /_edge/not_implemented {
+            internal;
+            return 501 '{"ok":false,"error":"the request uses a method or transfer coding this server does not implement","code":"not_implemented"}\n';
+        }
+        location = /_edge/unavailable {
+            internal;
+            return 502 '{"ok":false,"error":"service unavailable","code":"unavailable"}\n';
+        }
+        location = /_edge/timeout {
+            internal;
+            return 504 '{"ok":false,"error":"service timed out","code":"unavailable"}\n';
+        }
+        location = /_edge/version_not_supported {
+            internal;
+            return 505 '{"ok":false,"error":"HTTP version not supported","code":"http_version_not_supported"}\n';
+        }
+{{- end}}
 `

@@ -168,6 +168,21 @@ func (e CreatedKeyOk) Valid() bool {
 	}
 }
 
+// Defines values for ErrorOk.
+const (
+	ErrorOkFalse ErrorOk = false
+)
+
+// Valid indicates whether the value is a known member of the ErrorOk enum.
+func (e ErrorOk) Valid() bool {
+	switch e {
+	case ErrorOkFalse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventKind.
 const (
 	EventKindAfterHoursCallAnswered  EventKind = "AfterHoursCallAnswered"
@@ -759,81 +774,6 @@ func (e VerifyResponsePlan) Valid() bool {
 	case VerifyResponsePlanFullStack:
 		return true
 	case VerifyResponsePlanGrowth:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for AnalyticsErrorOk.
-const (
-	AnalyticsErrorOkFalse AnalyticsErrorOk = false
-)
-
-// Valid indicates whether the value is a known member of the AnalyticsErrorOk enum.
-func (e AnalyticsErrorOk) Valid() bool {
-	switch e {
-	case AnalyticsErrorOkFalse:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for AssistantErrorOk.
-const (
-	AssistantErrorOkFalse AssistantErrorOk = false
-)
-
-// Valid indicates whether the value is a known member of the AssistantErrorOk enum.
-func (e AssistantErrorOk) Valid() bool {
-	switch e {
-	case AssistantErrorOkFalse:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for IdentityErrorOk.
-const (
-	IdentityErrorOkFalse IdentityErrorOk = false
-)
-
-// Valid indicates whether the value is a known member of the IdentityErrorOk enum.
-func (e IdentityErrorOk) Valid() bool {
-	switch e {
-	case IdentityErrorOkFalse:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for IntegrationsErrorOk.
-const (
-	IntegrationsErrorOkFalse IntegrationsErrorOk = false
-)
-
-// Valid indicates whether the value is a known member of the IntegrationsErrorOk enum.
-func (e IntegrationsErrorOk) Valid() bool {
-	switch e {
-	case IntegrationsErrorOkFalse:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for LeadsErrorOk.
-const (
-	LeadsErrorOkFalse LeadsErrorOk = false
-)
-
-// Valid indicates whether the value is a known member of the LeadsErrorOk enum.
-func (e LeadsErrorOk) Valid() bool {
-	switch e {
-	case LeadsErrorOkFalse:
 		return true
 	default:
 		return false
@@ -2041,6 +1981,7 @@ type AllowanceRefusal struct {
 
 	// Remaining uses left this month
 	Remaining  int    `json:"remaining"`
+	RetryAfter *int   `json:"retryAfter,omitempty"`
 	UpgradeUrl string `json:"upgradeUrl"`
 }
 
@@ -2173,6 +2114,18 @@ type CreatedKey struct {
 // CreatedKeyOk defines model for CreatedKey.Ok.
 type CreatedKeyOk bool
 
+// Error defines model for Error.
+type Error struct {
+	Code       string  `json:"code"`
+	Error      string  `json:"error"`
+	Field      *string `json:"field,omitempty"`
+	Ok         ErrorOk `json:"ok"`
+	RetryAfter *int    `json:"retryAfter,omitempty"`
+}
+
+// ErrorOk defines model for Error.Ok.
+type ErrorOk bool
+
 // EventKind defines model for EventKind.
 type EventKind string
 
@@ -2240,7 +2193,7 @@ type HistoryResponsePointsTier string
 // in `GET /api/leads`.
 type InboundEvent struct {
 	BusinessName         *string                `json:"businessName,omitempty"`
-	Email                string                 `json:"email"`
+	Email                openapi_types.Email    `json:"email"`
 	Event                InboundEventEvent      `json:"event"`
 	Message              *string                `json:"message,omitempty"`
 	Name                 *string                `json:"name,omitempty"`
@@ -2549,69 +2502,14 @@ type VerifyResponseOk bool
 // VerifyResponsePlan defines model for VerifyResponse.Plan.
 type VerifyResponsePlan string
 
-// AnalyticsError defines model for analytics.Error.
-type AnalyticsError struct {
-	Code       string           `json:"code"`
-	Error      string           `json:"error"`
-	Field      *string          `json:"field,omitempty"`
-	Ok         AnalyticsErrorOk `json:"ok"`
-	RetryAfter *int             `json:"retryAfter,omitempty"`
-}
-
-// AnalyticsErrorOk defines model for AnalyticsError.Ok.
-type AnalyticsErrorOk bool
-
-// AssistantError defines model for assistant.Error.
-type AssistantError struct {
-	Code       string           `json:"code"`
-	Error      string           `json:"error"`
-	Field      *string          `json:"field,omitempty"`
-	Ok         AssistantErrorOk `json:"ok"`
-	RetryAfter *int             `json:"retryAfter,omitempty"`
-}
-
-// AssistantErrorOk defines model for AssistantError.Ok.
-type AssistantErrorOk bool
-
-// IdentityError defines model for identity.Error.
-type IdentityError struct {
-	Code       string          `json:"code"`
-	Error      string          `json:"error"`
-	Field      *string         `json:"field,omitempty"`
-	Ok         IdentityErrorOk `json:"ok"`
-	RetryAfter *int            `json:"retryAfter,omitempty"`
-}
-
-// IdentityErrorOk defines model for IdentityError.Ok.
-type IdentityErrorOk bool
-
-// IntegrationsError defines model for integrations.Error.
-type IntegrationsError struct {
-	Code  string              `json:"code"`
-	Error string              `json:"error"`
-	Field *string             `json:"field,omitempty"`
-	Ok    IntegrationsErrorOk `json:"ok"`
-}
-
-// IntegrationsErrorOk defines model for IntegrationsError.Ok.
-type IntegrationsErrorOk bool
-
-// LeadsError defines model for leads.Error.
-type LeadsError struct {
-	Code  string       `json:"code"`
-	Error string       `json:"error"`
-	Field *string      `json:"field,omitempty"`
-	Ok    LeadsErrorOk `json:"ok"`
-}
-
-// LeadsErrorOk defines model for LeadsError.Ok.
-type LeadsErrorOk bool
-
 // ApiVersion defines model for ApiVersion.
 type ApiVersion string
 
 // Feature defines model for Feature.
 type Feature string
+
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
 
 // Limit defines model for Limit.
 type Limit = int
@@ -2620,13 +2518,16 @@ type Limit = int
 type Threshold = int
 
 // AllowanceUnavailable defines model for AllowanceUnavailable.
-type AllowanceUnavailable = LeadsError
+type AllowanceUnavailable = Error
 
 // Churn defines model for Churn.
 type Churn = ChurnResponse
 
 // Health defines model for Health.
 type Health = HealthResponse
+
+// IdempotencyConflict defines model for IdempotencyConflict.
+type IdempotencyConflict = Error
 
 // Ok defines model for Ok.
 type Ok struct {
@@ -2652,14 +2553,38 @@ type PlanUpgradeRequired struct {
 // PlanUpgradeRequiredOk defines model for PlanUpgradeRequired.Ok.
 type PlanUpgradeRequiredOk bool
 
+// TooLarge defines model for TooLarge.
+type TooLarge = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
+
+// UnsupportedVersion defines model for UnsupportedVersion.
+type UnsupportedVersion = Error
+
+// AnalyticsError defines model for analytics.Error.
+type AnalyticsError = Error
+
+// AssistantError defines model for assistant.Error.
+type AssistantError = Error
+
 // AssistantRateLimited defines model for assistant.RateLimited.
-type AssistantRateLimited = AssistantError
+type AssistantRateLimited = Error
+
+// IdentityError defines model for identity.Error.
+type IdentityError = Error
 
 // IdentityRateLimited defines model for identity.RateLimited.
-type IdentityRateLimited = IdentityError
+type IdentityRateLimited = Error
+
+// IntegrationsError defines model for integrations.Error.
+type IntegrationsError = Error
 
 // IntegrationsRateLimited defines model for integrations.RateLimited.
-type IntegrationsRateLimited = IntegrationsError
+type IntegrationsRateLimited = Error
+
+// LeadsError defines model for leads.Error.
+type LeadsError = Error
 
 // SignUpParams defines parameters for SignUp.
 type SignUpParams struct {
@@ -2738,6 +2663,9 @@ type ChangePassword200JSONResponseBodyOk bool
 
 // ChatParams defines parameters for Chat.
 type ChatParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *ChatParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -2774,6 +2702,9 @@ type ListClientsParamsAPIVersion string
 
 // InviteClientParams defines parameters for InviteClient.
 type InviteClientParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *InviteClientParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -2795,6 +2726,9 @@ type ReceiveExtWebhookParamsAPIVersion string
 
 // ReplayDeliveryParams defines parameters for ReplayDelivery.
 type ReplayDeliveryParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *ReplayDeliveryParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -2819,6 +2753,9 @@ type ExtWebhookSamples200JSONResponseBodyOk bool
 
 // RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
 type RotateWebhookSecretParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *RotateWebhookSecretParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -2837,6 +2774,9 @@ type SubscribeJSONBody struct {
 
 // SubscribeParams defines parameters for Subscribe.
 type SubscribeParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *SubscribeParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -2935,6 +2875,9 @@ type ListApiKeysParamsAPIVersion string
 
 // CreateApiKeyParams defines parameters for CreateApiKey.
 type CreateApiKeyParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *CreateApiKeyParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -2969,6 +2912,9 @@ type LeadFinderJSONBody struct {
 
 // LeadFinderParams defines parameters for LeadFinder.
 type LeadFinderParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *LeadFinderParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -3011,6 +2957,9 @@ type LeadQualityBatchJSONBody struct {
 
 // LeadQualityBatchParams defines parameters for LeadQualityBatch.
 type LeadQualityBatchParams struct {
+	// IdempotencyKey Makes a retry safe (kept 7 days per caller): the same key with the same request answers the first success again with Idempotent-Replayed true and no second effect; with another request it is 409 idempotency_key_reused.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// APIVersion The dated API version the client was written against; the current one when absent. A version this deployment does not serve is 400 unsupported_api_version.
 	APIVersion *LeadQualityBatchParamsAPIVersion `json:"API-Version,omitempty"`
 }
@@ -4192,6 +4141,8 @@ type ClientInterface interface {
 	// ReceiveExtWebhookWithBody Push an inbound event (new_lead, new_client, contact_form)
 	//
 	// Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+	// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+	// requests without a valid secret are metered per client address, 60 a minute.
 	// A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 	// same body within 24 hours - stores nothing new and answers `processed: false`,
 	// `duplicate: true` with the original `serviceId`.
@@ -4204,6 +4155,8 @@ type ClientInterface interface {
 	// ReceiveExtWebhook Push an inbound event (new_lead, new_client, contact_form)
 	//
 	// Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+	// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+	// requests without a valid secret are metered per client address, 60 a minute.
 	// A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 	// same body within 24 hours - stores nothing new and answers `processed: false`,
 	// `duplicate: true` with the original `serviceId`.
@@ -4859,6 +4812,8 @@ func (c *Client) InviteClient(ctx context.Context, params *InviteClientParams, b
 // ReceiveExtWebhookWithBody Push an inbound event (new_lead, new_client, contact_form)
 //
 // Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+// requests without a valid secret are metered per client address, 60 a minute.
 // A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 // same body within 24 hours - stores nothing new and answers `processed: false`,
 // `duplicate: true` with the original `serviceId`.
@@ -4881,6 +4836,8 @@ func (c *Client) ReceiveExtWebhookWithBody(ctx context.Context, params *ReceiveE
 // ReceiveExtWebhook Push an inbound event (new_lead, new_client, contact_form)
 //
 // Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+// requests without a valid secret are metered per client address, 60 a minute.
 // A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 // same body within 24 hours - stores nothing new and answers `processed: false`,
 // `duplicate: true` with the original `serviceId`.
@@ -5840,15 +5797,26 @@ func NewChatRequestWithBody(server string, params *ChatParams, contentType strin
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -6018,15 +5986,26 @@ func NewInviteClientRequestWithBody(server string, params *InviteClientParams, c
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -6144,15 +6123,26 @@ func NewReplayDeliveryRequest(server string, id string, params *ReplayDeliveryPa
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -6228,15 +6218,26 @@ func NewRotateWebhookSecretRequest(server string, params *RotateWebhookSecretPar
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -6283,15 +6284,26 @@ func NewSubscribeRequestWithBody(server string, params *SubscribeParams, content
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -6698,15 +6710,26 @@ func NewCreateApiKeyRequestWithBody(server string, params *CreateApiKeyParams, c
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -6802,15 +6825,26 @@ func NewLeadFinderRequestWithBody(server string, params *LeadFinderParams, conte
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -6958,15 +6992,26 @@ func NewLeadQualityBatchRequestWithBody(server string, params *LeadQualityBatchP
 
 	if params != nil {
 
-		if params.APIVersion != nil {
+		if params.IdempotencyKey != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("API-Version", headerParam0)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.APIVersion != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam1)
 		}
 
 	}
@@ -7663,6 +7708,8 @@ type ClientWithResponsesInterface interface {
 	// ReceiveExtWebhookWithBodyWithResponse Push an inbound event (new_lead, new_client, contact_form)
 	//
 	// Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+	// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+	// requests without a valid secret are metered per client address, 60 a minute.
 	// A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 	// same body within 24 hours - stores nothing new and answers `processed: false`,
 	// `duplicate: true` with the original `serviceId`.
@@ -7675,6 +7722,8 @@ type ClientWithResponsesInterface interface {
 	// ReceiveExtWebhookWithResponse Push an inbound event (new_lead, new_client, contact_form)
 	//
 	// Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+	// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+	// requests without a valid secret are metered per client address, 60 a minute.
 	// A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 	// same body within 24 hours - stores nothing new and answers `processed: false`,
 	// `duplicate: true` with the original `serviceId`.
@@ -8040,6 +8089,7 @@ type SignUpResponse429Headers struct {
 // SignUpResponse503Headers the declared response headers of an HTTP 503 response for SignUp
 type SignUpResponse503Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 type SignUpResponse struct {
@@ -8054,11 +8104,11 @@ type SignUpResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IdentityError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IdentityError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *IdentityError
+	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *SignUpResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8096,7 +8146,7 @@ func (r SignUpResponse) GetJSON413() *IdentityError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r SignUpResponse) GetJSON415() *IdentityError {
+func (r SignUpResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
@@ -8106,7 +8156,7 @@ func (r SignUpResponse) GetJSON429() *IdentityRateLimited {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r SignUpResponse) GetJSON503() *IdentityError {
+func (r SignUpResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
@@ -8154,8 +8204,19 @@ type AgentBrainPublicFeedResponse304Headers struct {
 	APIVersion *string
 }
 
+// AgentBrainPublicFeedResponse400Headers the declared response headers of an HTTP 400 response for AgentBrainPublicFeed
+type AgentBrainPublicFeedResponse400Headers struct {
+	APIVersion *string
+}
+
 // AgentBrainPublicFeedResponse429Headers the declared response headers of an HTTP 429 response for AgentBrainPublicFeed
 type AgentBrainPublicFeedResponse429Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
+// AgentBrainPublicFeedResponse503Headers the declared response headers of an HTTP 503 response for AgentBrainPublicFeed
+type AgentBrainPublicFeedResponse503Headers struct {
 	APIVersion *string
 	RetryAfter *int
 }
@@ -8165,14 +8226,22 @@ type AgentBrainPublicFeedResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Feed
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AssistantRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AgentBrainPublicFeedResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *AgentBrainPublicFeedResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AgentBrainPublicFeedResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AgentBrainPublicFeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AgentBrainPublicFeedResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8180,9 +8249,19 @@ func (r AgentBrainPublicFeedResponse) GetJSON200() *Feed {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AgentBrainPublicFeedResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AgentBrainPublicFeedResponse) GetJSON429() *AssistantRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AgentBrainPublicFeedResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8250,6 +8329,12 @@ type AgentBrainSeedResponse429Headers struct {
 	RetryAfter *int
 }
 
+// AgentBrainSeedResponse503Headers the declared response headers of an HTTP 503 response for AgentBrainSeed
+type AgentBrainSeedResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type AgentBrainSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8259,7 +8344,7 @@ type AgentBrainSeedResponse struct {
 		Ok       AgentBrainSeed201JSONResponseBodyOk `json:"ok"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *AssistantError
+	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *AssistantError
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -8267,9 +8352,11 @@ type AgentBrainSeedResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *AssistantError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *AssistantError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AssistantRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AgentBrainSeedResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8284,6 +8371,8 @@ type AgentBrainSeedResponse struct {
 	Headers415 *AgentBrainSeedResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AgentBrainSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AgentBrainSeedResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8295,7 +8384,7 @@ func (r AgentBrainSeedResponse) GetJSON201() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r AgentBrainSeedResponse) GetJSON400() *AssistantError {
+func (r AgentBrainSeedResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8315,13 +8404,18 @@ func (r AgentBrainSeedResponse) GetJSON413() *AssistantError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r AgentBrainSeedResponse) GetJSON415() *AssistantError {
+func (r AgentBrainSeedResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AgentBrainSeedResponse) GetJSON429() *AssistantRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AgentBrainSeedResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8405,11 +8499,11 @@ type AuthResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IdentityError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IdentityError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *IdentityError
+	JSON429 *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *IdentityError
+	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AuthResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8447,17 +8541,17 @@ func (r AuthResponse) GetJSON413() *IdentityError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r AuthResponse) GetJSON415() *IdentityError {
+func (r AuthResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r AuthResponse) GetJSON429() *IdentityError {
+func (r AuthResponse) GetJSON429() *Error {
 	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r AuthResponse) GetJSON503() *IdentityError {
+func (r AuthResponse) GetJSON503() *Error {
 	return r.JSON503
 }
 
@@ -8495,6 +8589,11 @@ type JwksResponse200Headers struct {
 	APIVersion *string
 }
 
+// JwksResponse400Headers the declared response headers of an HTTP 400 response for Jwks
+type JwksResponse400Headers struct {
+	APIVersion *string
+}
+
 type JwksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8510,8 +8609,12 @@ type JwksResponse struct {
 		} `json:"keys"`
 		Ok Jwks200JSONResponseBodyOk `json:"ok"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *JwksResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *JwksResponse400Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8527,6 +8630,11 @@ func (r JwksResponse) GetJSON200() *struct {
 	Ok Jwks200JSONResponseBodyOk `json:"ok"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r JwksResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetBody returns the raw response body bytes
@@ -8597,6 +8705,7 @@ type ChangePasswordResponse429Headers struct {
 // ChangePasswordResponse503Headers the declared response headers of an HTTP 503 response for ChangePassword
 type ChangePasswordResponse503Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 type ChangePasswordResponse struct {
@@ -8609,15 +8718,15 @@ type ChangePasswordResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *IdentityError
+	JSON403 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IdentityError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IdentityError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *IdentityError
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ChangePasswordResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8652,7 +8761,7 @@ func (r ChangePasswordResponse) GetJSON401() *IdentityError {
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ChangePasswordResponse) GetJSON403() *IdentityError {
+func (r ChangePasswordResponse) GetJSON403() *Error {
 	return r.JSON403
 }
 
@@ -8662,7 +8771,7 @@ func (r ChangePasswordResponse) GetJSON413() *IdentityError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r ChangePasswordResponse) GetJSON415() *IdentityError {
+func (r ChangePasswordResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
@@ -8672,7 +8781,7 @@ func (r ChangePasswordResponse) GetJSON429() *IdentityRateLimited {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ChangePasswordResponse) GetJSON503() *IdentityError {
+func (r ChangePasswordResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
@@ -8728,6 +8837,12 @@ type ChatResponse402Headers struct {
 	APIVersion *string
 }
 
+// ChatResponse409Headers the declared response headers of an HTTP 409 response for Chat
+type ChatResponse409Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 // ChatResponse413Headers the declared response headers of an HTTP 413 response for Chat
 type ChatResponse413Headers struct {
 	APIVersion *string
@@ -8760,21 +8875,23 @@ type ChatResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ChatReply
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *AssistantError
+	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *AssistantError
 	// JSON402 the response for an HTTP 402 `application/json` response
 	JSON402 *QuotaError
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
-	JSON413 *AssistantError
+	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *AssistantError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AssistantRateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *AssistantError
+	JSON503 *Error
 	// JSON504 the response for an HTTP 504 `application/json` response
-	JSON504 *AssistantError
+	JSON504 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ChatResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8783,6 +8900,8 @@ type ChatResponse struct {
 	Headers401 *ChatResponse401Headers
 	// Headers402 the parsed response headers for an HTTP 402 response
 	Headers402 *ChatResponse402Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ChatResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ChatResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -8801,7 +8920,7 @@ func (r ChatResponse) GetJSON200() *ChatReply {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ChatResponse) GetJSON400() *AssistantError {
+func (r ChatResponse) GetJSON400() *Error {
 	return r.JSON400
 }
 
@@ -8815,13 +8934,18 @@ func (r ChatResponse) GetJSON402() *QuotaError {
 	return r.JSON402
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ChatResponse) GetJSON409() *IdempotencyConflict {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r ChatResponse) GetJSON413() *AssistantError {
+func (r ChatResponse) GetJSON413() *Error {
 	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r ChatResponse) GetJSON415() *AssistantError {
+func (r ChatResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
@@ -8831,12 +8955,12 @@ func (r ChatResponse) GetJSON429() *AssistantRateLimited {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ChatResponse) GetJSON503() *AssistantError {
+func (r ChatResponse) GetJSON503() *Error {
 	return r.JSON503
 }
 
 // GetJSON504 returns the response for an HTTP 504 `application/json` response
-func (r ChatResponse) GetJSON504() *AssistantError {
+func (r ChatResponse) GetJSON504() *Error {
 	return r.JSON504
 }
 
@@ -8894,6 +9018,12 @@ type ChurnPredictResponse429Headers struct {
 	APIVersion *string
 }
 
+// ChurnPredictResponse503Headers the declared response headers of an HTTP 503 response for ChurnPredict
+type ChurnPredictResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ChurnPredictResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8907,6 +9037,8 @@ type ChurnPredictResponse struct {
 	JSON403 *PlanUpgradeRequired
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AnalyticsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ChurnPredictResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8917,6 +9049,8 @@ type ChurnPredictResponse struct {
 	Headers403 *ChurnPredictResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ChurnPredictResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ChurnPredictResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8942,6 +9076,11 @@ func (r ChurnPredictResponse) GetJSON403() *PlanUpgradeRequired {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ChurnPredictResponse) GetJSON429() *AnalyticsError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ChurnPredictResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8978,6 +9117,11 @@ type ListClientsResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListClientsResponse400Headers the declared response headers of an HTTP 400 response for ListClients
+type ListClientsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListClientsResponse401Headers the declared response headers of an HTTP 401 response for ListClients
 type ListClientsResponse401Headers struct {
 	APIVersion *string
@@ -8989,26 +9133,45 @@ type ListClientsResponse429Headers struct {
 	RetryAfter *int
 }
 
+// ListClientsResponse503Headers the declared response headers of an HTTP 503 response for ListClients
+type ListClientsResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ListClientsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ClientList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListClientsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListClientsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListClientsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListClientsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListClientsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListClientsResponse) GetJSON200() *ClientList {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListClientsResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9019,6 +9182,11 @@ func (r ListClientsResponse) GetJSON401() *IdentityError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListClientsResponse) GetJSON429() *IdentityRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListClientsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9091,6 +9259,12 @@ type InviteClientResponse429Headers struct {
 	RetryAfter *int
 }
 
+// InviteClientResponse503Headers the declared response headers of an HTTP 503 response for InviteClient
+type InviteClientResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type InviteClientResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9107,9 +9281,11 @@ type InviteClientResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IdentityError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IdentityError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *InviteClientResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9126,6 +9302,8 @@ type InviteClientResponse struct {
 	Headers415 *InviteClientResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *InviteClientResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *InviteClientResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9159,13 +9337,18 @@ func (r InviteClientResponse) GetJSON413() *IdentityError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r InviteClientResponse) GetJSON415() *IdentityError {
+func (r InviteClientResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r InviteClientResponse) GetJSON429() *IdentityRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r InviteClientResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9228,6 +9411,12 @@ type ReceiveExtWebhookResponse429Headers struct {
 	RetryAfter *int
 }
 
+// ReceiveExtWebhookResponse503Headers the declared response headers of an HTTP 503 response for ReceiveExtWebhook
+type ReceiveExtWebhookResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ReceiveExtWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9240,9 +9429,11 @@ type ReceiveExtWebhookResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IntegrationsError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IntegrationsError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ReceiveExtWebhookResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9255,6 +9446,8 @@ type ReceiveExtWebhookResponse struct {
 	Headers415 *ReceiveExtWebhookResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReceiveExtWebhookResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReceiveExtWebhookResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9278,13 +9471,18 @@ func (r ReceiveExtWebhookResponse) GetJSON413() *IntegrationsError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r ReceiveExtWebhookResponse) GetJSON415() *IntegrationsError {
+func (r ReceiveExtWebhookResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ReceiveExtWebhookResponse) GetJSON429() *IntegrationsRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReceiveExtWebhookResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9321,6 +9519,11 @@ type ReplayDeliveryResponse202Headers struct {
 	APIVersion *string
 }
 
+// ReplayDeliveryResponse400Headers the declared response headers of an HTTP 400 response for ReplayDelivery
+type ReplayDeliveryResponse400Headers struct {
+	APIVersion *string
+}
+
 // ReplayDeliveryResponse401Headers the declared response headers of an HTTP 401 response for ReplayDelivery
 type ReplayDeliveryResponse401Headers struct {
 	APIVersion *string
@@ -9342,6 +9545,12 @@ type ReplayDeliveryResponse429Headers struct {
 	RetryAfter *int
 }
 
+// ReplayDeliveryResponse503Headers the declared response headers of an HTTP 503 response for ReplayDelivery
+type ReplayDeliveryResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ReplayDeliveryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9351,6 +9560,8 @@ type ReplayDeliveryResponse struct {
 		Ok         ReplayDelivery202JSONResponseBodyOk `json:"ok"`
 		Queued     bool                                `json:"queued"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9359,8 +9570,12 @@ type ReplayDeliveryResponse struct {
 	JSON409 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *ReplayDeliveryResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReplayDeliveryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ReplayDeliveryResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -9369,6 +9584,8 @@ type ReplayDeliveryResponse struct {
 	Headers409 *ReplayDeliveryResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReplayDeliveryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReplayDeliveryResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -9378,6 +9595,11 @@ func (r ReplayDeliveryResponse) GetJSON202() *struct {
 	Queued     bool                                `json:"queued"`
 } {
 	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReplayDeliveryResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9398,6 +9620,11 @@ func (r ReplayDeliveryResponse) GetJSON409() *IntegrationsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ReplayDeliveryResponse) GetJSON429() *IntegrationsRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReplayDeliveryResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9431,6 +9658,11 @@ func (r ReplayDeliveryResponse) ContentType() string {
 
 // ExtWebhookSamplesResponse200Headers the declared response headers of an HTTP 200 response for ExtWebhookSamples
 type ExtWebhookSamplesResponse200Headers struct {
+	APIVersion *string
+}
+
+// ExtWebhookSamplesResponse400Headers the declared response headers of an HTTP 400 response for ExtWebhookSamples
+type ExtWebhookSamplesResponse400Headers struct {
 	APIVersion *string
 }
 
@@ -9469,8 +9701,12 @@ type ExtWebhookSamplesResponse struct {
 			NewLead InboundEvent `json:"new_lead"`
 		} `json:"samples"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExtWebhookSamplesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExtWebhookSamplesResponse400Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9508,6 +9744,11 @@ func (r ExtWebhookSamplesResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExtWebhookSamplesResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
+}
+
 // GetBody returns the raw response body bytes
 func (r ExtWebhookSamplesResponse) GetBody() []byte {
 	return r.Body
@@ -9542,6 +9783,11 @@ type RotateWebhookSecretResponse200Headers struct {
 	APIVersion *string
 }
 
+// RotateWebhookSecretResponse400Headers the declared response headers of an HTTP 400 response for RotateWebhookSecret
+type RotateWebhookSecretResponse400Headers struct {
+	APIVersion *string
+}
+
 // RotateWebhookSecretResponse401Headers the declared response headers of an HTTP 401 response for RotateWebhookSecret
 type RotateWebhookSecretResponse401Headers struct {
 	APIVersion *string
@@ -9555,10 +9801,17 @@ type RotateWebhookSecretResponse403Headers struct {
 // RotateWebhookSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookSecret
 type RotateWebhookSecretResponse409Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 // RotateWebhookSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateWebhookSecret
 type RotateWebhookSecretResponse429Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
+// RotateWebhookSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateWebhookSecret
+type RotateWebhookSecretResponse503Headers struct {
 	APIVersion *string
 	RetryAfter *int
 }
@@ -9574,16 +9827,22 @@ type RotateWebhookSecretResponse struct {
 		RotatedAt Timestamp `json:"rotatedAt"`
 		Secret    string    `json:"secret"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *IntegrationsError
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *IntegrationsError
+	JSON409 *IdempotencyConflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RotateWebhookSecretResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RotateWebhookSecretResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *RotateWebhookSecretResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -9592,6 +9851,8 @@ type RotateWebhookSecretResponse struct {
 	Headers409 *RotateWebhookSecretResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RotateWebhookSecretResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateWebhookSecretResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9605,6 +9866,11 @@ func (r RotateWebhookSecretResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r RotateWebhookSecretResponse) GetJSON401() *IntegrationsError {
 	return r.JSON401
@@ -9616,13 +9882,18 @@ func (r RotateWebhookSecretResponse) GetJSON403() *IntegrationsError {
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r RotateWebhookSecretResponse) GetJSON409() *IntegrationsError {
+func (r RotateWebhookSecretResponse) GetJSON409() *IdempotencyConflict {
 	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RotateWebhookSecretResponse) GetJSON429() *IntegrationsRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9679,6 +9950,11 @@ type SubscribeResponse409Headers struct {
 	APIVersion *string
 }
 
+// SubscribeResponse413Headers the declared response headers of an HTTP 413 response for Subscribe
+type SubscribeResponse413Headers struct {
+	APIVersion *string
+}
+
 // SubscribeResponse415Headers the declared response headers of an HTTP 415 response for Subscribe
 type SubscribeResponse415Headers struct {
 	APIVersion *string
@@ -9686,6 +9962,12 @@ type SubscribeResponse415Headers struct {
 
 // SubscribeResponse429Headers the declared response headers of an HTTP 429 response for Subscribe
 type SubscribeResponse429Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
+// SubscribeResponse503Headers the declared response headers of an HTTP 503 response for Subscribe
+type SubscribeResponse503Headers struct {
 	APIVersion *string
 	RetryAfter *int
 }
@@ -9722,10 +10004,14 @@ type SubscribeResponse struct {
 	JSON401 *IntegrationsError
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *IntegrationsError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IntegrationsError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SubscribeResponse200Headers
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -9736,10 +10022,14 @@ type SubscribeResponse struct {
 	Headers401 *SubscribeResponse401Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SubscribeResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SubscribeResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *SubscribeResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SubscribeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SubscribeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9786,14 +10076,24 @@ func (r SubscribeResponse) GetJSON409() *IntegrationsError {
 	return r.JSON409
 }
 
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SubscribeResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r SubscribeResponse) GetJSON415() *IntegrationsError {
+func (r SubscribeResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SubscribeResponse) GetJSON429() *IntegrationsRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SubscribeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9830,6 +10130,11 @@ type ListSubscriptionsResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListSubscriptionsResponse400Headers the declared response headers of an HTTP 400 response for ListSubscriptions
+type ListSubscriptionsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListSubscriptionsResponse401Headers the declared response headers of an HTTP 401 response for ListSubscriptions
 type ListSubscriptionsResponse401Headers struct {
 	APIVersion *string
@@ -9837,6 +10142,12 @@ type ListSubscriptionsResponse401Headers struct {
 
 // ListSubscriptionsResponse429Headers the declared response headers of an HTTP 429 response for ListSubscriptions
 type ListSubscriptionsResponse429Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
+// ListSubscriptionsResponse503Headers the declared response headers of an HTTP 503 response for ListSubscriptions
+type ListSubscriptionsResponse503Headers struct {
 	APIVersion *string
 	RetryAfter *int
 }
@@ -9849,16 +10160,24 @@ type ListSubscriptionsResponse struct {
 		Ok            ListSubscriptions200JSONResponseBodyOk `json:"ok"`
 		Subscriptions []Subscription                         `json:"subscriptions"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSubscriptionsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListSubscriptionsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListSubscriptionsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSubscriptionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSubscriptionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9869,6 +10188,11 @@ func (r ListSubscriptionsResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSubscriptionsResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListSubscriptionsResponse) GetJSON401() *IntegrationsError {
 	return r.JSON401
@@ -9877,6 +10201,11 @@ func (r ListSubscriptionsResponse) GetJSON401() *IntegrationsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListSubscriptionsResponse) GetJSON429() *IntegrationsRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSubscriptionsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9913,6 +10242,11 @@ type UnsubscribeResponse200Headers struct {
 	APIVersion *string
 }
 
+// UnsubscribeResponse400Headers the declared response headers of an HTTP 400 response for Unsubscribe
+type UnsubscribeResponse400Headers struct {
+	APIVersion *string
+}
+
 // UnsubscribeResponse401Headers the declared response headers of an HTTP 401 response for Unsubscribe
 type UnsubscribeResponse401Headers struct {
 	APIVersion *string
@@ -9929,6 +10263,12 @@ type UnsubscribeResponse429Headers struct {
 	RetryAfter *int
 }
 
+// UnsubscribeResponse503Headers the declared response headers of an HTTP 503 response for Unsubscribe
+type UnsubscribeResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type UnsubscribeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9938,20 +10278,28 @@ type UnsubscribeResponse struct {
 		Id      string                           `json:"id"`
 		Ok      Unsubscribe200JSONResponseBodyOk `json:"ok"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UnsubscribeResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UnsubscribeResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UnsubscribeResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UnsubscribeResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UnsubscribeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UnsubscribeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9961,6 +10309,11 @@ func (r UnsubscribeResponse) GetJSON200() *struct {
 	Ok      Unsubscribe200JSONResponseBodyOk `json:"ok"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UnsubscribeResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9976,6 +10329,11 @@ func (r UnsubscribeResponse) GetJSON404() *IntegrationsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r UnsubscribeResponse) GetJSON429() *IntegrationsRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UnsubscribeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10012,6 +10370,11 @@ type ListDeliveriesResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListDeliveriesResponse400Headers the declared response headers of an HTTP 400 response for ListDeliveries
+type ListDeliveriesResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListDeliveriesResponse401Headers the declared response headers of an HTTP 401 response for ListDeliveries
 type ListDeliveriesResponse401Headers struct {
 	APIVersion *string
@@ -10028,6 +10391,12 @@ type ListDeliveriesResponse429Headers struct {
 	RetryAfter *int
 }
 
+// ListDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for ListDeliveries
+type ListDeliveriesResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ListDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10036,20 +10405,28 @@ type ListDeliveriesResponse struct {
 		Attempts []Attempt                           `json:"attempts"`
 		Ok       ListDeliveries200JSONResponseBodyOk `json:"ok"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDeliveriesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListDeliveriesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListDeliveriesResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListDeliveriesResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDeliveriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDeliveriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10058,6 +10435,11 @@ func (r ListDeliveriesResponse) GetJSON200() *struct {
 	Ok       ListDeliveries200JSONResponseBodyOk `json:"ok"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDeliveriesResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -10073,6 +10455,11 @@ func (r ListDeliveriesResponse) GetJSON404() *IntegrationsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDeliveriesResponse) GetJSON429() *IntegrationsRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDeliveriesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10109,6 +10496,11 @@ type HealthScoreResponse200Headers struct {
 	APIVersion *string
 }
 
+// HealthScoreResponse400Headers the declared response headers of an HTTP 400 response for HealthScore
+type HealthScoreResponse400Headers struct {
+	APIVersion *string
+}
+
 // HealthScoreResponse401Headers the declared response headers of an HTTP 401 response for HealthScore
 type HealthScoreResponse401Headers struct {
 	APIVersion *string
@@ -10119,26 +10511,45 @@ type HealthScoreResponse429Headers struct {
 	APIVersion *string
 }
 
+// HealthScoreResponse503Headers the declared response headers of an HTTP 503 response for HealthScore
+type HealthScoreResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type HealthScoreResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Health
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *AnalyticsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AnalyticsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *HealthScoreResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *HealthScoreResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *HealthScoreResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *HealthScoreResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *HealthScoreResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r HealthScoreResponse) GetJSON200() *Health {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r HealthScoreResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -10149,6 +10560,11 @@ func (r HealthScoreResponse) GetJSON401() *AnalyticsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r HealthScoreResponse) GetJSON429() *AnalyticsError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r HealthScoreResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10205,6 +10621,12 @@ type HealthScoreHistoryResponse429Headers struct {
 	APIVersion *string
 }
 
+// HealthScoreHistoryResponse503Headers the declared response headers of an HTTP 503 response for HealthScoreHistory
+type HealthScoreHistoryResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type HealthScoreHistoryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10218,6 +10640,8 @@ type HealthScoreHistoryResponse struct {
 	JSON404 *AnalyticsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AnalyticsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *HealthScoreHistoryResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10228,6 +10652,8 @@ type HealthScoreHistoryResponse struct {
 	Headers404 *HealthScoreHistoryResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *HealthScoreHistoryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *HealthScoreHistoryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10253,6 +10679,11 @@ func (r HealthScoreHistoryResponse) GetJSON404() *AnalyticsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r HealthScoreHistoryResponse) GetJSON429() *AnalyticsError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r HealthScoreHistoryResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10313,6 +10744,7 @@ type AcceptInvitationResponse429Headers struct {
 // AcceptInvitationResponse503Headers the declared response headers of an HTTP 503 response for AcceptInvitation
 type AcceptInvitationResponse503Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 type AcceptInvitationResponse struct {
@@ -10325,11 +10757,11 @@ type AcceptInvitationResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IdentityError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IdentityError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *IdentityError
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AcceptInvitationResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10360,7 +10792,7 @@ func (r AcceptInvitationResponse) GetJSON413() *IdentityError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r AcceptInvitationResponse) GetJSON415() *IdentityError {
+func (r AcceptInvitationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
@@ -10370,7 +10802,7 @@ func (r AcceptInvitationResponse) GetJSON429() *IdentityRateLimited {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r AcceptInvitationResponse) GetJSON503() *IdentityError {
+func (r AcceptInvitationResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
@@ -10408,6 +10840,11 @@ type ListApiKeysResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListApiKeysResponse400Headers the declared response headers of an HTTP 400 response for ListApiKeys
+type ListApiKeysResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListApiKeysResponse401Headers the declared response headers of an HTTP 401 response for ListApiKeys
 type ListApiKeysResponse401Headers struct {
 	APIVersion *string
@@ -10419,26 +10856,45 @@ type ListApiKeysResponse429Headers struct {
 	RetryAfter *int
 }
 
+// ListApiKeysResponse503Headers the declared response headers of an HTTP 503 response for ListApiKeys
+type ListApiKeysResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ListApiKeysResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *KeyList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListApiKeysResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListApiKeysResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListApiKeysResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListApiKeysResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListApiKeysResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListApiKeysResponse) GetJSON200() *KeyList {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListApiKeysResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -10449,6 +10905,11 @@ func (r ListApiKeysResponse) GetJSON401() *IdentityError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListApiKeysResponse) GetJSON429() *IdentityRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListApiKeysResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10521,6 +10982,12 @@ type CreateApiKeyResponse429Headers struct {
 	RetryAfter *int
 }
 
+// CreateApiKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateApiKey
+type CreateApiKeyResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type CreateApiKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10537,9 +11004,11 @@ type CreateApiKeyResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IdentityError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *IdentityError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateApiKeyResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10556,6 +11025,8 @@ type CreateApiKeyResponse struct {
 	Headers415 *CreateApiKeyResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateApiKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateApiKeyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10589,13 +11060,18 @@ func (r CreateApiKeyResponse) GetJSON413() *IdentityError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r CreateApiKeyResponse) GetJSON415() *IdentityError {
+func (r CreateApiKeyResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateApiKeyResponse) GetJSON429() *IdentityRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateApiKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10632,6 +11108,11 @@ type DeleteApiKeyResponse200Headers struct {
 	APIVersion *string
 }
 
+// DeleteApiKeyResponse400Headers the declared response headers of an HTTP 400 response for DeleteApiKey
+type DeleteApiKeyResponse400Headers struct {
+	APIVersion *string
+}
+
 // DeleteApiKeyResponse401Headers the declared response headers of an HTTP 401 response for DeleteApiKey
 type DeleteApiKeyResponse401Headers struct {
 	APIVersion *string
@@ -10653,11 +11134,19 @@ type DeleteApiKeyResponse429Headers struct {
 	RetryAfter *int
 }
 
+// DeleteApiKeyResponse503Headers the declared response headers of an HTTP 503 response for DeleteApiKey
+type DeleteApiKeyResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type DeleteApiKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Ok
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -10666,8 +11155,12 @@ type DeleteApiKeyResponse struct {
 	JSON404 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeleteApiKeyResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteApiKeyResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteApiKeyResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -10676,11 +11169,18 @@ type DeleteApiKeyResponse struct {
 	Headers404 *DeleteApiKeyResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteApiKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteApiKeyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r DeleteApiKeyResponse) GetJSON200() *Ok {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteApiKeyResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -10701,6 +11201,11 @@ func (r DeleteApiKeyResponse) GetJSON404() *IdentityError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeleteApiKeyResponse) GetJSON429() *IdentityRateLimited {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteApiKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10752,6 +11257,17 @@ type LeadFinderResponse402Headers struct {
 	APIVersion *string
 }
 
+// LeadFinderResponse409Headers the declared response headers of an HTTP 409 response for LeadFinder
+type LeadFinderResponse409Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
+// LeadFinderResponse413Headers the declared response headers of an HTTP 413 response for LeadFinder
+type LeadFinderResponse413Headers struct {
+	APIVersion *string
+}
+
 // LeadFinderResponse415Headers the declared response headers of an HTTP 415 response for LeadFinder
 type LeadFinderResponse415Headers struct {
 	APIVersion *string
@@ -10765,6 +11281,7 @@ type LeadFinderResponse429Headers struct {
 // LeadFinderResponse503Headers the declared response headers of an HTTP 503 response for LeadFinder
 type LeadFinderResponse503Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 type LeadFinderResponse struct {
@@ -10784,10 +11301,11 @@ type LeadFinderResponse struct {
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *struct {
-		Code  string                          `json:"code"`
-		Error string                          `json:"error"`
-		Field *string                         `json:"field,omitempty"`
-		Ok    LeadFinder400JSONResponseBodyOk `json:"ok"`
+		Code       string                          `json:"code"`
+		Error      string                          `json:"error"`
+		Field      *string                         `json:"field,omitempty"`
+		Ok         LeadFinder400JSONResponseBodyOk `json:"ok"`
+		RetryAfter *int                            `json:"retryAfter,omitempty"`
 
 		// Suggestions places close to an unknown location, best first (field location only)
 		Suggestions *[]string `json:"suggestions,omitempty"`
@@ -10796,8 +11314,12 @@ type LeadFinderResponse struct {
 	JSON401 *LeadsError
 	// JSON402 the response for an HTTP 402 `application/json` response
 	JSON402 *AllowanceRefusal
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyConflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *LeadsError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -10810,6 +11332,10 @@ type LeadFinderResponse struct {
 	Headers401 *LeadFinderResponse401Headers
 	// Headers402 the parsed response headers for an HTTP 402 response
 	Headers402 *LeadFinderResponse402Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *LeadFinderResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *LeadFinderResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *LeadFinderResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10835,10 +11361,11 @@ func (r LeadFinderResponse) GetJSON200() *struct {
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r LeadFinderResponse) GetJSON400() *struct {
-	Code  string                          `json:"code"`
-	Error string                          `json:"error"`
-	Field *string                         `json:"field,omitempty"`
-	Ok    LeadFinder400JSONResponseBodyOk `json:"ok"`
+	Code       string                          `json:"code"`
+	Error      string                          `json:"error"`
+	Field      *string                         `json:"field,omitempty"`
+	Ok         LeadFinder400JSONResponseBodyOk `json:"ok"`
+	RetryAfter *int                            `json:"retryAfter,omitempty"`
 
 	// Suggestions places close to an unknown location, best first (field location only)
 	Suggestions *[]string `json:"suggestions,omitempty"`
@@ -10856,8 +11383,18 @@ func (r LeadFinderResponse) GetJSON402() *AllowanceRefusal {
 	return r.JSON402
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r LeadFinderResponse) GetJSON409() *IdempotencyConflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r LeadFinderResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r LeadFinderResponse) GetJSON415() *LeadsError {
+func (r LeadFinderResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
@@ -10920,6 +11457,12 @@ type LeadQualifyResponse429Headers struct {
 	APIVersion *string
 }
 
+// LeadQualifyResponse503Headers the declared response headers of an HTTP 503 response for LeadQualify
+type LeadQualifyResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type LeadQualifyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10937,6 +11480,8 @@ type LeadQualifyResponse struct {
 	JSON401 *LeadsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LeadQualifyResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10945,6 +11490,8 @@ type LeadQualifyResponse struct {
 	Headers401 *LeadQualifyResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *LeadQualifyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LeadQualifyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10971,6 +11518,11 @@ func (r LeadQualifyResponse) GetJSON401() *LeadsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r LeadQualifyResponse) GetJSON429() *LeadsError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LeadQualifyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11022,6 +11574,17 @@ type LeadQualityBatchResponse402Headers struct {
 	APIVersion *string
 }
 
+// LeadQualityBatchResponse409Headers the declared response headers of an HTTP 409 response for LeadQualityBatch
+type LeadQualityBatchResponse409Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
+// LeadQualityBatchResponse413Headers the declared response headers of an HTTP 413 response for LeadQualityBatch
+type LeadQualityBatchResponse413Headers struct {
+	APIVersion *string
+}
+
 // LeadQualityBatchResponse415Headers the declared response headers of an HTTP 415 response for LeadQualityBatch
 type LeadQualityBatchResponse415Headers struct {
 	APIVersion *string
@@ -11035,6 +11598,7 @@ type LeadQualityBatchResponse429Headers struct {
 // LeadQualityBatchResponse503Headers the declared response headers of an HTTP 503 response for LeadQualityBatch
 type LeadQualityBatchResponse503Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 type LeadQualityBatchResponse struct {
@@ -11060,8 +11624,12 @@ type LeadQualityBatchResponse struct {
 	JSON401 *LeadsError
 	// JSON402 the response for an HTTP 402 `application/json` response
 	JSON402 *AllowanceRefusal
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyConflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *LeadsError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -11074,6 +11642,10 @@ type LeadQualityBatchResponse struct {
 	Headers401 *LeadQualityBatchResponse401Headers
 	// Headers402 the parsed response headers for an HTTP 402 response
 	Headers402 *LeadQualityBatchResponse402Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *LeadQualityBatchResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *LeadQualityBatchResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *LeadQualityBatchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -11114,8 +11686,18 @@ func (r LeadQualityBatchResponse) GetJSON402() *AllowanceRefusal {
 	return r.JSON402
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r LeadQualityBatchResponse) GetJSON409() *IdempotencyConflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r LeadQualityBatchResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r LeadQualityBatchResponse) GetJSON415() *LeadsError {
+func (r LeadQualityBatchResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
@@ -11178,6 +11760,12 @@ type ListLeadsResponse429Headers struct {
 	APIVersion *string
 }
 
+// ListLeadsResponse503Headers the declared response headers of an HTTP 503 response for ListLeads
+type ListLeadsResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ListLeadsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11218,6 +11806,8 @@ type ListLeadsResponse struct {
 	JSON401 *LeadsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListLeadsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -11226,6 +11816,8 @@ type ListLeadsResponse struct {
 	Headers401 *ListLeadsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListLeadsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListLeadsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11277,6 +11869,11 @@ func (r ListLeadsResponse) GetJSON429() *LeadsError {
 	return r.JSON429
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListLeadsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListLeadsResponse) GetBody() []byte {
 	return r.Body
@@ -11311,6 +11908,11 @@ type ExportLeadsResponse200Headers struct {
 	APIVersion *string
 }
 
+// ExportLeadsResponse400Headers the declared response headers of an HTTP 400 response for ExportLeads
+type ExportLeadsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ExportLeadsResponse401Headers the declared response headers of an HTTP 401 response for ExportLeads
 type ExportLeadsResponse401Headers struct {
 	APIVersion *string
@@ -11321,19 +11923,38 @@ type ExportLeadsResponse429Headers struct {
 	APIVersion *string
 }
 
+// ExportLeadsResponse503Headers the declared response headers of an HTTP 503 response for ExportLeads
+type ExportLeadsResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ExportLeadsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *LeadsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExportLeadsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExportLeadsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ExportLeadsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExportLeadsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportLeadsResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExportLeadsResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -11344,6 +11965,11 @@ func (r ExportLeadsResponse) GetJSON401() *LeadsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExportLeadsResponse) GetJSON429() *LeadsError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportLeadsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11417,6 +12043,7 @@ type LogUsageResponse429Headers struct {
 // LogUsageResponse503Headers the declared response headers of an HTTP 503 response for LogUsage
 type LogUsageResponse503Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 type LogUsageResponse struct {
@@ -11433,11 +12060,11 @@ type LogUsageResponse struct {
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *AnalyticsError
 	// JSON415 the response for an HTTP 415 `application/json` response
-	JSON415 *AnalyticsError
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AnalyticsError
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *AnalyticsError
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *LogUsageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -11482,7 +12109,7 @@ func (r LogUsageResponse) GetJSON413() *AnalyticsError {
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
-func (r LogUsageResponse) GetJSON415() *AnalyticsError {
+func (r LogUsageResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
@@ -11492,7 +12119,7 @@ func (r LogUsageResponse) GetJSON429() *AnalyticsError {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r LogUsageResponse) GetJSON503() *AnalyticsError {
+func (r LogUsageResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
@@ -11530,6 +12157,11 @@ type ApiReferenceResponse200Headers struct {
 	APIVersion *string
 }
 
+// ApiReferenceResponse400Headers the declared response headers of an HTTP 400 response for ApiReference
+type ApiReferenceResponse400Headers struct {
+	APIVersion *string
+}
+
 // ApiReferenceResponse429Headers the declared response headers of an HTTP 429 response for ApiReference
 type ApiReferenceResponse429Headers struct {
 	APIVersion *string
@@ -11539,16 +12171,25 @@ type ApiReferenceResponse429Headers struct {
 type ApiReferenceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *IdentityError
+	JSON429 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ApiReferenceResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ApiReferenceResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ApiReferenceResponse429Headers
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ApiReferenceResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ApiReferenceResponse) GetJSON429() *IdentityError {
+func (r ApiReferenceResponse) GetJSON429() *Error {
 	return r.JSON429
 }
 
@@ -11586,6 +12227,11 @@ type OpenapiDocumentResponse200Headers struct {
 	APIVersion *string
 }
 
+// OpenapiDocumentResponse400Headers the declared response headers of an HTTP 400 response for OpenapiDocument
+type OpenapiDocumentResponse400Headers struct {
+	APIVersion *string
+}
+
 // OpenapiDocumentResponse429Headers the declared response headers of an HTTP 429 response for OpenapiDocument
 type OpenapiDocumentResponse429Headers struct {
 	APIVersion *string
@@ -11601,10 +12247,14 @@ type OpenapiDocumentResponse struct {
 		Openapi string                 `json:"openapi"`
 		Paths   map[string]interface{} `json:"paths"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *IdentityError
+	JSON429 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenapiDocumentResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OpenapiDocumentResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *OpenapiDocumentResponse429Headers
 }
@@ -11618,8 +12268,13 @@ func (r OpenapiDocumentResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OpenapiDocumentResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r OpenapiDocumentResponse) GetJSON429() *IdentityError {
+func (r OpenapiDocumentResponse) GetJSON429() *Error {
 	return r.JSON429
 }
 
@@ -11676,6 +12331,7 @@ type StripeWebhookResponse429Headers struct {
 // StripeWebhookResponse503Headers the declared response headers of an HTTP 503 response for StripeWebhook
 type StripeWebhookResponse503Headers struct {
 	APIVersion *string
+	RetryAfter *int
 }
 
 type StripeWebhookResponse struct {
@@ -11696,7 +12352,7 @@ type StripeWebhookResponse struct {
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *IntegrationsError
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *StripeWebhookResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -11736,7 +12392,7 @@ func (r StripeWebhookResponse) GetJSON429() *IntegrationsRateLimited {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r StripeWebhookResponse) GetJSON503() *IntegrationsError {
+func (r StripeWebhookResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
@@ -11789,6 +12445,12 @@ type PqlCheckResponse429Headers struct {
 	APIVersion *string
 }
 
+// PqlCheckResponse503Headers the declared response headers of an HTTP 503 response for PqlCheck
+type PqlCheckResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type PqlCheckResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11800,6 +12462,8 @@ type PqlCheckResponse struct {
 	JSON401 *AnalyticsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AnalyticsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PqlCheckResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -11808,6 +12472,8 @@ type PqlCheckResponse struct {
 	Headers401 *PqlCheckResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PqlCheckResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PqlCheckResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11828,6 +12494,11 @@ func (r PqlCheckResponse) GetJSON401() *AnalyticsError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r PqlCheckResponse) GetJSON429() *AnalyticsError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PqlCheckResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11871,9 +12542,20 @@ type ScoutStatsResponse304Headers struct {
 	APIVersion *string
 }
 
+// ScoutStatsResponse400Headers the declared response headers of an HTTP 400 response for ScoutStats
+type ScoutStatsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ScoutStatsResponse429Headers the declared response headers of an HTTP 429 response for ScoutStats
 type ScoutStatsResponse429Headers struct {
 	APIVersion *string
+}
+
+// ScoutStatsResponse503Headers the declared response headers of an HTTP 503 response for ScoutStats
+type ScoutStatsResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
 }
 
 type ScoutStatsResponse struct {
@@ -11900,14 +12582,22 @@ type ScoutStatsResponse struct {
 		Total     int       `json:"total"`
 		UpdatedAt time.Time `json:"updatedAt"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UnsupportedVersion
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ScoutStatsResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *ScoutStatsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ScoutStatsResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ScoutStatsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ScoutStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11934,9 +12624,19 @@ func (r ScoutStatsResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ScoutStatsResponse) GetJSON400() *UnsupportedVersion {
+	return r.JSON400
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ScoutStatsResponse) GetJSON429() *LeadsError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ScoutStatsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12270,6 +12970,8 @@ func (c *ClientWithResponses) InviteClientWithResponse(ctx context.Context, para
 // ReceiveExtWebhookWithBodyWithResponse Push an inbound event (new_lead, new_client, contact_form)
 //
 // Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+// requests without a valid secret are metered per client address, 60 a minute.
 // A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 // same body within 24 hours - stores nothing new and answers `processed: false`,
 // `duplicate: true` with the original `serviceId`.
@@ -12288,6 +12990,8 @@ func (c *ClientWithResponses) ReceiveExtWebhookWithBodyWithResponse(ctx context.
 // ReceiveExtWebhookWithResponse Push an inbound event (new_lead, new_client, contact_form)
 //
 // Authenticated by the account's webhook secret in `X-Ext-Secret` (401 when missing or wrong).
+// Metered per account: 50 events a second after a burst of 500, then 429 with Retry-After;
+// requests without a valid secret are metered per client address, 60 a minute.
 // A repeated delivery - same `Idempotency-Key` (or `webhook-id`) header, or without one the
 // same body within 24 hours - stores nothing new and answers `processed: false`,
 // `duplicate: true` with the original `serviceId`.
@@ -12853,7 +13557,7 @@ func ParseSignUpResponse(rsp *http.Response) (*SignUpResponse, error) {
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12867,7 +13571,7 @@ func ParseSignUpResponse(rsp *http.Response) (*SignUpResponse, error) {
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest IdentityError
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12952,6 +13656,13 @@ func ParseSignUpResponse(rsp *http.Response) (*SignUpResponse, error) {
 			}
 			headers.APIVersion = &value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		response.Headers503 = &headers
 	}
 
@@ -12982,12 +13693,26 @@ func ParseAgentBrainPublicFeedResponse(rsp *http.Response) (*AgentBrainPublicFee
 	case rsp.StatusCode == 304:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest AssistantRateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13047,6 +13772,16 @@ func ParseAgentBrainPublicFeedResponse(rsp *http.Response) (*AgentBrainPublicFee
 			headers.APIVersion = &value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers AgentBrainPublicFeedResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers AgentBrainPublicFeedResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -13064,6 +13799,23 @@ func ParseAgentBrainPublicFeedResponse(rsp *http.Response) (*AgentBrainPublicFee
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AgentBrainPublicFeedResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13094,7 +13846,7 @@ func ParseAgentBrainSeedResponse(rsp *http.Response) (*AgentBrainSeedResponse, e
 		response.JSON201 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest AssistantError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13122,7 +13874,7 @@ func ParseAgentBrainSeedResponse(rsp *http.Response) (*AgentBrainSeedResponse, e
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest AssistantError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13134,6 +13886,13 @@ func ParseAgentBrainSeedResponse(rsp *http.Response) (*AgentBrainSeedResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13215,6 +13974,23 @@ func ParseAgentBrainSeedResponse(rsp *http.Response) (*AgentBrainSeedResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AgentBrainSeedResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13263,21 +14039,21 @@ func ParseAuthResponse(rsp *http.Response) (*AuthResponse, error) {
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13427,6 +14203,13 @@ func ParseJwksResponse(rsp *http.Response) (*JwksResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	}
 
 	switch {
@@ -13440,6 +14223,16 @@ func ParseJwksResponse(rsp *http.Response) (*JwksResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers JwksResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -13481,7 +14274,7 @@ func ParseChangePasswordResponse(rsp *http.Response) (*ChangePasswordResponse, e
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13495,7 +14288,7 @@ func ParseChangePasswordResponse(rsp *http.Response) (*ChangePasswordResponse, e
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13509,7 +14302,7 @@ func ParseChangePasswordResponse(rsp *http.Response) (*ChangePasswordResponse, e
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest IdentityError
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13604,6 +14397,13 @@ func ParseChangePasswordResponse(rsp *http.Response) (*ChangePasswordResponse, e
 			}
 			headers.APIVersion = &value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		response.Headers503 = &headers
 	}
 
@@ -13632,7 +14432,7 @@ func ParseChatResponse(rsp *http.Response) (*ChatResponse, error) {
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest AssistantError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13652,15 +14452,22 @@ func ParseChatResponse(rsp *http.Response) (*ChatResponse, error) {
 		}
 		response.JSON402 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest AssistantError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest AssistantError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13674,14 +14481,14 @@ func ParseChatResponse(rsp *http.Response) (*ChatResponse, error) {
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest AssistantError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
-		var dest AssistantError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13751,6 +14558,23 @@ func ParseChatResponse(rsp *http.Response) (*ChatResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers402 = &headers
+	case rsp.StatusCode == 409:
+		var headers ChatResponse409Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers ChatResponse413Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -13862,6 +14686,13 @@ func ParseChurnPredictResponse(rsp *http.Response) (*ChurnPredictResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13915,6 +14746,23 @@ func ParseChurnPredictResponse(rsp *http.Response) (*ChurnPredictResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ChurnPredictResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13941,6 +14789,13 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13955,6 +14810,13 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13968,6 +14830,16 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListClientsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListClientsResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -13995,6 +14867,23 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListClientsResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14057,7 +14946,7 @@ func ParseInviteClientResponse(rsp *http.Response) (*InviteClientResponse, error
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14069,6 +14958,13 @@ func ParseInviteClientResponse(rsp *http.Response) (*InviteClientResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14160,6 +15056,23 @@ func ParseInviteClientResponse(rsp *http.Response) (*InviteClientResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers InviteClientResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14208,7 +15121,7 @@ func ParseReceiveExtWebhookResponse(rsp *http.Response) (*ReceiveExtWebhookRespo
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IntegrationsError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14220,6 +15133,13 @@ func ParseReceiveExtWebhookResponse(rsp *http.Response) (*ReceiveExtWebhookRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14291,6 +15211,23 @@ func ParseReceiveExtWebhookResponse(rsp *http.Response) (*ReceiveExtWebhookRespo
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReceiveExtWebhookResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14321,6 +15258,13 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 		}
 		response.JSON202 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14349,6 +15293,13 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14362,6 +15313,16 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 			headers.APIVersion = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReplayDeliveryResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ReplayDeliveryResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14409,6 +15370,23 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReplayDeliveryResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14465,6 +15443,13 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	}
 
 	switch {
@@ -14478,6 +15463,16 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExtWebhookSamplesResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -14510,6 +15505,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14525,7 +15527,7 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest IntegrationsError
+		var dest IdempotencyConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14537,6 +15539,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14551,6 +15560,16 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RotateWebhookSecretResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers RotateWebhookSecretResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14580,6 +15599,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			}
 			headers.APIVersion = &value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers RotateWebhookSecretResponse429Headers
@@ -14598,6 +15624,23 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateWebhookSecretResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14671,8 +15714,15 @@ func ParseSubscribeResponse(rsp *http.Response) (*SubscribeResponse, error) {
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IntegrationsError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14684,6 +15734,13 @@ func ParseSubscribeResponse(rsp *http.Response) (*SubscribeResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14738,6 +15795,16 @@ func ParseSubscribeResponse(rsp *http.Response) (*SubscribeResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers SubscribeResponse413Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers SubscribeResponse415Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14765,6 +15832,23 @@ func ParseSubscribeResponse(rsp *http.Response) (*SubscribeResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SubscribeResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14794,6 +15878,13 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14808,6 +15899,13 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14821,6 +15919,16 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListSubscriptionsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListSubscriptionsResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14848,6 +15956,23 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSubscriptionsResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14878,6 +16003,13 @@ func ParseUnsubscribeResponse(rsp *http.Response) (*UnsubscribeResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14899,6 +16031,13 @@ func ParseUnsubscribeResponse(rsp *http.Response) (*UnsubscribeResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14912,6 +16051,16 @@ func ParseUnsubscribeResponse(rsp *http.Response) (*UnsubscribeResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers UnsubscribeResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UnsubscribeResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14949,6 +16098,23 @@ func ParseUnsubscribeResponse(rsp *http.Response) (*UnsubscribeResponse, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UnsubscribeResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14978,6 +16144,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14999,6 +16172,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15012,6 +16192,16 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListDeliveriesResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListDeliveriesResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15049,6 +16239,23 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDeliveriesResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15075,6 +16282,13 @@ func ParseHealthScoreResponse(rsp *http.Response) (*HealthScoreResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest AnalyticsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15089,6 +16303,13 @@ func ParseHealthScoreResponse(rsp *http.Response) (*HealthScoreResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15102,6 +16323,16 @@ func ParseHealthScoreResponse(rsp *http.Response) (*HealthScoreResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers HealthScoreResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers HealthScoreResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15122,6 +16353,23 @@ func ParseHealthScoreResponse(rsp *http.Response) (*HealthScoreResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers HealthScoreResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15176,6 +16424,13 @@ func ParseHealthScoreHistoryResponse(rsp *http.Response) (*HealthScoreHistoryRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15229,6 +16484,23 @@ func ParseHealthScoreHistoryResponse(rsp *http.Response) (*HealthScoreHistoryRes
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers HealthScoreHistoryResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15270,7 +16542,7 @@ func ParseAcceptInvitationResponse(rsp *http.Response) (*AcceptInvitationRespons
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15284,7 +16556,7 @@ func ParseAcceptInvitationResponse(rsp *http.Response) (*AcceptInvitationRespons
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest IdentityError
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15359,6 +16631,13 @@ func ParseAcceptInvitationResponse(rsp *http.Response) (*AcceptInvitationRespons
 			}
 			headers.APIVersion = &value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		response.Headers503 = &headers
 	}
 
@@ -15386,6 +16665,13 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15400,6 +16686,13 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15413,6 +16706,16 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListApiKeysResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListApiKeysResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15440,6 +16743,23 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListApiKeysResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15502,7 +16822,7 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15514,6 +16834,13 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15605,6 +16932,23 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateApiKeyResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15630,6 +16974,13 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IdentityError
@@ -15659,6 +17010,13 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15672,6 +17030,16 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteApiKeyResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeleteApiKeyResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15719,6 +17087,23 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteApiKeyResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15757,10 +17142,11 @@ func ParseLeadFinderResponse(rsp *http.Response) (*LeadFinderResponse, error) {
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
-			Code  string                          `json:"code"`
-			Error string                          `json:"error"`
-			Field *string                         `json:"field,omitempty"`
-			Ok    LeadFinder400JSONResponseBodyOk `json:"ok"`
+			Code       string                          `json:"code"`
+			Error      string                          `json:"error"`
+			Field      *string                         `json:"field,omitempty"`
+			Ok         LeadFinder400JSONResponseBodyOk `json:"ok"`
+			RetryAfter *int                            `json:"retryAfter,omitempty"`
 
 			// Suggestions places close to an unknown location, best first (field location only)
 			Suggestions *[]string `json:"suggestions,omitempty"`
@@ -15784,8 +17170,22 @@ func ParseLeadFinderResponse(rsp *http.Response) (*LeadFinderResponse, error) {
 		}
 		response.JSON402 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest LeadsError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15848,6 +17248,33 @@ func ParseLeadFinderResponse(rsp *http.Response) (*LeadFinderResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers402 = &headers
+	case rsp.StatusCode == 409:
+		var headers LeadFinderResponse409Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers LeadFinderResponse413Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers LeadFinderResponse415Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15876,6 +17303,13 @@ func ParseLeadFinderResponse(rsp *http.Response) (*LeadFinderResponse, error) {
 				return nil, err
 			}
 			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
 	}
@@ -15931,6 +17365,13 @@ func ParseLeadQualifyResponse(rsp *http.Response) (*LeadQualifyResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15974,6 +17415,23 @@ func ParseLeadQualifyResponse(rsp *http.Response) (*LeadQualifyResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LeadQualifyResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16033,8 +17491,22 @@ func ParseLeadQualityBatchResponse(rsp *http.Response) (*LeadQualityBatchRespons
 		}
 		response.JSON402 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest LeadsError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16097,6 +17569,33 @@ func ParseLeadQualityBatchResponse(rsp *http.Response) (*LeadQualityBatchRespons
 			headers.APIVersion = &value
 		}
 		response.Headers402 = &headers
+	case rsp.StatusCode == 409:
+		var headers LeadQualityBatchResponse409Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers LeadQualityBatchResponse413Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers LeadQualityBatchResponse415Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16125,6 +17624,13 @@ func ParseLeadQualityBatchResponse(rsp *http.Response) (*LeadQualityBatchRespons
 				return nil, err
 			}
 			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
 	}
@@ -16203,6 +17709,13 @@ func ParseListLeadsResponse(rsp *http.Response) (*ListLeadsResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16246,6 +17759,23 @@ func ParseListLeadsResponse(rsp *http.Response) (*ListLeadsResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListLeadsResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16265,6 +17795,13 @@ func ParseExportLeadsResponse(rsp *http.Response) (*ExportLeadsResponse, error) 
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest LeadsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16279,6 +17816,13 @@ func ParseExportLeadsResponse(rsp *http.Response) (*ExportLeadsResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16292,6 +17836,16 @@ func ParseExportLeadsResponse(rsp *http.Response) (*ExportLeadsResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExportLeadsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ExportLeadsResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16312,6 +17866,23 @@ func ParseExportLeadsResponse(rsp *http.Response) (*ExportLeadsResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportLeadsResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16367,7 +17938,7 @@ func ParseLogUsageResponse(rsp *http.Response) (*LogUsageResponse, error) {
 		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
-		var dest AnalyticsError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16381,7 +17952,7 @@ func ParseLogUsageResponse(rsp *http.Response) (*LogUsageResponse, error) {
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest AnalyticsError
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16497,6 +18068,13 @@ func ParseLogUsageResponse(rsp *http.Response) (*LogUsageResponse, error) {
 			}
 			headers.APIVersion = &value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		response.Headers503 = &headers
 	}
 
@@ -16517,8 +18095,15 @@ func ParseApiReferenceResponse(rsp *http.Response) (*ApiReferenceResponse, error
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16537,6 +18122,16 @@ func ParseApiReferenceResponse(rsp *http.Response) (*ApiReferenceResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ApiReferenceResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers ApiReferenceResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16584,8 +18179,15 @@ func ParseOpenapiDocumentResponse(rsp *http.Response) (*OpenapiDocumentResponse,
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest IdentityError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16604,6 +18206,16 @@ func ParseOpenapiDocumentResponse(rsp *http.Response) (*OpenapiDocumentResponse,
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OpenapiDocumentResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers OpenapiDocumentResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16675,7 +18287,7 @@ func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, err
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest IntegrationsError
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16740,6 +18352,13 @@ func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, err
 			}
 			headers.APIVersion = &value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		response.Headers503 = &headers
 	}
 
@@ -16788,6 +18407,13 @@ func ParsePqlCheckResponse(rsp *http.Response) (*PqlCheckResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16831,6 +18457,23 @@ func ParsePqlCheckResponse(rsp *http.Response) (*PqlCheckResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PqlCheckResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16879,12 +18522,26 @@ func ParseScoutStatsResponse(rsp *http.Response) (*ScoutStatsResponse, error) {
 	case rsp.StatusCode == 304:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UnsupportedVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest LeadsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16923,6 +18580,16 @@ func ParseScoutStatsResponse(rsp *http.Response) (*ScoutStatsResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ScoutStatsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers ScoutStatsResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16933,6 +18600,23 @@ func ParseScoutStatsResponse(rsp *http.Response) (*ScoutStatsResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ScoutStatsResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

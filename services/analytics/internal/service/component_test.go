@@ -50,7 +50,10 @@ type stack struct {
 func newStack(t *testing.T) *stack { return newBenchStack(t) }
 
 // newBenchStack starts a stack; env are extra KEY, value pairs.
-func newBenchStack(t testing.TB, env ...string) *stack {
+func newBenchStack(t testing.TB, env ...string) *stack { return newStackWith(t, nil, env...) }
+
+// newStackWith is newBenchStack with prepare, when set, changing the environment last.
+func newStackWith(t testing.TB, prepare func(environ map[string]string), env ...string) *stack {
 	t.Helper()
 	issuer := jwttest.NewIssuer(t)
 	environ := platformtest.Env(t, service.Name, issuer.JWKSURL())
@@ -58,6 +61,9 @@ func newBenchStack(t testing.TB, env ...string) *stack {
 	environ["HEALTH_DIRTY_INTERVAL"] = "50ms"
 	for i := 0; i+1 < len(env); i += 2 {
 		environ[env[i]] = env[i+1]
+	}
+	if prepare != nil {
+		prepare(environ)
 	}
 	s := &stack{issuer: issuer, contract: openapitest.Load(t, api.OpenAPI), environ: environ,
 		clock: clocktest.New(time.Now().UTC())}
@@ -504,6 +510,16 @@ func TestConsumedEventsBuildTheProjection(t *testing.T) {
 
 // Every /api route the service registers is in api/openapi.yaml with an operationId, every
 // documented operation is registered, and each one's documented security is what it does.
+// TestContractProperties sends every operation the requests the document makes up, valid and not.
+func TestContractProperties(t *testing.T) {
+	t.Parallel()
+	var db *platformtest.DatabaseProxy
+	s := newStackWith(t, func(environ map[string]string) { db = platformtest.ProxyDatabase(t, environ) })
+	token := s.token(t, "acc_probe", "growth")
+	s.contract.Probe(t, openapitest.Probe{Base: s.base, Outage: db.Outage,
+		Credentials: map[string]func(*http.Request){"bearer": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }}})
+}
+
 func TestRoutesMatchTheContract(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)

@@ -214,7 +214,8 @@ type stack struct {
 	contract *openapitest.Contract
 }
 
-func newStack(t testing.TB, extra map[string]string) *stack {
+// newStack starts a stack with extra settings; prepare, when given, changes the environment last.
+func newStack(t testing.TB, extra map[string]string, prepare ...func(environ map[string]string)) *stack {
 	t.Helper()
 	iss := jwttest.NewIssuer(t)
 	back := newBackends(t, iss, map[string]business{"acc_alice": alice, "acc_bob": bob, "acc_carol": carol, "acc_dave": dave, "acc_erin": erin})
@@ -226,6 +227,9 @@ func newStack(t testing.TB, extra map[string]string) *stack {
 	environ["ASSISTANT_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + "cache"
 	for k, v := range extra {
 		environ[k] = v
+	}
+	for _, f := range prepare {
+		f(environ)
 	}
 	s := platformtest.Start(t, ln, service.New, environ)
 	return &stack{svc: s, base: base, iss: iss, back: back, contract: openapitest.Load(t, api.OpenAPI)}
@@ -702,6 +706,18 @@ func TestALanguageModelThatFailsGivesAnErrorEnvelopeAndReleasesTheReservation(t 
 
 // Every /api route the service registers is in api/openapi.yaml with an operationId, every
 // documented operation is registered, and each one's documented security is what it does.
+// TestContractProperties sends every operation the requests the document makes up, valid and not.
+func TestContractProperties(t *testing.T) {
+	t.Parallel()
+	var db *platformtest.DatabaseProxy
+	s := newStack(t, nil, func(environ map[string]string) { db = platformtest.ProxyDatabase(t, environ) })
+	token := s.token("acc_erin", "growth")
+	s.contract.Probe(t, openapitest.Probe{Base: s.base, Outage: db.Outage, Credentials: map[string]func(*http.Request){
+		"bearer": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) },
+		"admin":  func(r *http.Request) { r.Header.Set("x-agent-admin", adminSecret) },
+	}})
+}
+
 func TestRoutesMatchTheContract(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, nil)

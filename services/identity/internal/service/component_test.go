@@ -40,6 +40,7 @@ type stack struct {
 	base     string
 	contract *openapitest.Contract
 	rlPrefix string // RATELIMIT_PREFIX: the limiter's buckets are under rate:<rlPrefix>:<policy>:<key>
+	db       *platformtest.DatabaseProxy
 }
 
 func newStack(t *testing.T) *stack {
@@ -50,8 +51,9 @@ func newStack(t *testing.T) *stack {
 	environ["IDENTITY_KEY_RELOAD"] = "50ms"
 	sealing := sealboxtest.Config(t)
 	environ["ENCRYPTION_KEYS"], environ["ENCRYPTION_KEY_ID"] = sealing.Keys, sealing.KeyID
+	db := platformtest.ProxyDatabase(t, environ)
 	s := platformtest.Start(t, ln, service.New, environ)
-	return &stack{svc: s, base: base, contract: openapitest.Load(t, api.OpenAPI), rlPrefix: environ["RATELIMIT_PREFIX"]}
+	return &stack{svc: s, base: base, contract: openapitest.Load(t, api.OpenAPI), rlPrefix: environ["RATELIMIT_PREFIX"], db: db}
 }
 
 func (s *stack) createOwner(t *testing.T, email, plan string) *account.Account {
@@ -122,6 +124,16 @@ func TestLoginThenVerify(t *testing.T) {
 	require.NoError(t, err)
 	require.WithinDuration(t, before.Add(24*time.Hour), exp, 5*time.Second)
 	require.True(t, strings.HasSuffix(v.body["expiresAt"].(string), "Z"))
+}
+
+// TestContractProperties sends every operation the requests the document makes up, valid and not.
+func TestContractProperties(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	s.createOwner(t, "owner@example.com", "growth")
+	token := s.login(t, "10.0.9.1", "owner@example.com")
+	s.contract.Probe(t, openapitest.Probe{Base: s.base, Outage: s.db.Outage,
+		Credentials: map[string]func(*http.Request){"bearer": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }}})
 }
 
 func TestLoginFailuresLookTheSame(t *testing.T) {

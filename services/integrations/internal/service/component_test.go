@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
+	"github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
@@ -38,6 +39,7 @@ type stack struct {
 	base     string
 	issuer   *jwttest.Issuer
 	contract *openapitest.Contract
+	db       *platformtest.DatabaseProxy
 }
 
 func newStack(t *testing.T) *stack {
@@ -63,8 +65,9 @@ func newStackWith(t *testing.T, overrides map[string]string) *stack {
 	for k, v := range overrides {
 		environ[k] = v
 	}
+	db := platformtest.ProxyDatabase(t, environ)
 	s := platformtest.Start(t, ln, service.New, environ)
-	return &stack{svc: s, base: base, issuer: issuer, contract: openapitest.Load(t, api.OpenAPI)}
+	return &stack{svc: s, base: base, issuer: issuer, contract: openapitest.Load(t, api.OpenAPI), db: db}
 }
 
 // publish puts an event from another service on the bus, through our own outbox and relay.
@@ -135,6 +138,29 @@ func (s *stack) rotate(t *testing.T, token string) string {
 	r := s.do(t, http.MethodPost, "/api/ext-webhook/secret/rotate", bearer(token), nil)
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	return r.body["secret"].(string)
+}
+
+// TestContractProperties sends every operation the requests the document makes up, valid and not.
+func TestContractProperties(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	token := s.owner(t, "acc_probe", "probe-owner@example.com")
+	secret := s.rotate(t, token)
+	s.contract.Probe(t, openapitest.Probe{Base: s.base, Outage: s.db.Outage, Credentials: map[string]func(*http.Request){
+		"bearer":    func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) },
+		"extSecret": func(r *http.Request) { r.Header.Set("X-Ext-Secret", secret) },
+		"stripeSignature": func(r *http.Request) {
+			var payload []byte
+			if r.GetBody != nil {
+				body, err := r.GetBody()
+				require.NoError(t, err)
+				payload, err = io.ReadAll(body)
+				require.NoError(t, err)
+			}
+			signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: stripeSecret, Timestamp: time.Now()})
+			r.Header.Set("Stripe-Signature", signed.Header)
+		},
+	}})
 }
 
 func TestInboundWebhook(t *testing.T) {

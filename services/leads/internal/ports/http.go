@@ -257,9 +257,8 @@ func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="leads.csv"`)
-	cw := csv.NewWriter(w)
+	body := &csvBody{w: w}
+	cw := csv.NewWriter(body)
 	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw", "notes", "extras"})
 	err = h.App.ExportSheet.Handle(r.Context(), c.AccountID, func(l sheet.Lead) error {
 		extras, err := json.Marshal(l.Extras()) // one cell: a JSON object, keys sorted
@@ -270,15 +269,34 @@ func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
 			csvSafe(l.BusinessName()), csvSafe(l.Source()), httpx.Timestamp(l.CreatedAt()), l.PhoneExtension(), csvSafe(l.PhoneRaw()),
 			csvSafe(l.Notes()), string(extras)})
 	})
-	cw.Flush()
 	if err == nil {
+		cw.Flush()
 		err = cw.Error()
 	}
-	if err != nil {
+	switch {
+	case err != nil && !body.sent:
+		httpx.Fail(w, r, err) // nothing reached the client: an ordinary error answer (503 for an outage)
+	case err != nil:
 		// Headers and part of the body are gone; abort so the client sees a broken transfer,
 		// not a short file that looks complete.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// csvBody sets the CSV headers with its first bytes, so that an error before the first buffered
+// rows reach the client is still answered with the error envelope.
+type csvBody struct {
+	w    http.ResponseWriter
+	sent bool
+}
+
+func (b *csvBody) Write(p []byte) (int, error) {
+	if !b.sent {
+		b.sent = true
+		b.w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		b.w.Header().Set("Content-Disposition", `attachment; filename="leads.csv"`)
+	}
+	return b.w.Write(p)
 }
 
 func (h HTTP) scoutStats(w http.ResponseWriter, r *http.Request) {

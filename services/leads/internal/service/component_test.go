@@ -59,6 +59,7 @@ type harness struct {
 	// analytics is the allowance double; dns counts the questions the loopback DNS server answers.
 	analytics *allowancetest.Server
 	dns       *dnstest.CountingZone
+	db        *platformtest.DatabaseProxy
 }
 
 // testLimits are analytics' plan limits in these tests: free as seeded; growth as the spec has it
@@ -89,10 +90,11 @@ func newHarness(t *testing.T, ip string) *harness {
 	environ["LEADS_CACHE_PREFIX"] = environ["RATELIMIT_PREFIX"] + ":"
 	fake := allowancetest.New(t, iss.Config(), testLimits)
 	environ["ANALYTICS_URL"] = fake.URL
+	db := platformtest.ProxyDatabase(t, environ)
 	ln, base := platformtest.Listen(t)
 	s := platformtest.Start(t, ln, service.New, environ)
 	return &harness{t: t, svc: s, rdb: s.Redis, streams: environ["EVENTS_STREAM_PREFIX"], base: base, iss: iss,
-		pool: pool, spec: openapitest.Load(t, api.OpenAPI), ip: ip, analytics: fake, dns: zone}
+		pool: pool, spec: openapitest.Load(t, api.OpenAPI), ip: ip, analytics: fake, dns: zone, db: db}
 }
 
 func (h *harness) token(plan string) string {
@@ -166,6 +168,15 @@ func keys(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestContractProperties sends every operation the requests the document makes up, valid and not.
+func TestContractProperties(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "198.51.100.90")
+	token := h.token("growth")
+	h.spec.Probe(t, openapitest.Probe{Base: h.base, Outage: h.db.Outage,
+		Credentials: map[string]func(*http.Request){"bearer": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }}})
 }
 
 func TestLeadFinder(t *testing.T) {
