@@ -58,12 +58,34 @@ func (s Secret) derive(purpose string) []byte {
 }
 
 // CSRF is the token every state-changing form of this browser carries; a forged form from
-// another site cannot know it, since it is derived from the HttpOnly cookie's secret.
-func (s Secret) CSRF() string { return base64.RawURLEncoding.EncodeToString(s.derive("csrf")) }
+// another site cannot know it, since it is derived from the HttpOnly cookie's secret. Each call
+// masks it afresh (a random pad, then the token XOR the pad, as Django and Rails do), so no two
+// pages carry the same bytes: a compressed page that reflects a guess beside the token cannot
+// reveal it by its size (BREACH).
+func (s Secret) CSRF() string {
+	token := s.derive("csrf")
+	masked := make([]byte, 2*len(token))
+	_, _ = rand.Read(masked[:len(token)]) // crypto/rand never fails on supported platforms
+	subtle.XORBytes(masked[len(token):], token, masked[:len(token)])
+	return base64.RawURLEncoding.EncodeToString(masked)
+}
 
-// CheckCSRF reports whether token is this secret's CSRF token, in constant time.
+// CheckCSRF reports, in constant time, whether token is a masking of this secret's CSRF token,
+// or the token unmasked, as pages rendered before masking carry it.
 func (s Secret) CheckCSRF(token string) bool {
-	return len(s.b) == secretBytes && subtle.ConstantTimeCompare([]byte(token), []byte(s.CSRF())) == 1
+	if len(s.b) != secretBytes {
+		return false
+	}
+	want := s.derive("csrf")
+	got, err := base64.RawURLEncoding.DecodeString(token)
+	switch {
+	case err != nil:
+		return false
+	case len(got) == 2*len(want):
+		subtle.XORBytes(got[len(want):], got[len(want):], got[:len(want)])
+		got = got[len(want):]
+	}
+	return subtle.ConstantTimeCompare(got, want) == 1
 }
 
 // Seal encrypts an API token under a key derived from the secret (AES-256-GCM), bound to the
