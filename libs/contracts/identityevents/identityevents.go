@@ -10,6 +10,20 @@ const (
 	AccountPlanChanged = "account.plan_changed"
 )
 
+// Plans are the plans an account may be on, from the least to the most an account may do.
+var Plans = []string{"free", "growth", "full_stack"}
+
+// PlansUpTo returns the plans an owner on plan may give a client: its own and those below it
+// (none for a plan it does not know).
+func PlansUpTo(plan string) []string {
+	for i, p := range Plans {
+		if p == plan {
+			return Plans[:i+1]
+		}
+	}
+	return nil
+}
+
 // Account roles in AccountCreatedData.Role.
 const (
 	RoleOwner  = "owner"

@@ -507,6 +507,27 @@ func (e InvitationOk) Valid() bool {
 	}
 }
 
+// Defines values for InvitationPlan.
+const (
+	InvitationPlanFree      InvitationPlan = "free"
+	InvitationPlanFullStack InvitationPlan = "full_stack"
+	InvitationPlanGrowth    InvitationPlan = "growth"
+)
+
+// Valid indicates whether the value is a known member of the InvitationPlan enum.
+func (e InvitationPlan) Valid() bool {
+	switch e {
+	case InvitationPlanFree:
+		return true
+	case InvitationPlanFullStack:
+		return true
+	case InvitationPlanGrowth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InviteRequestPlan.
 const (
 	InviteRequestPlanFree      InviteRequestPlan = "free"
@@ -2250,10 +2271,16 @@ type Invitation struct {
 	InviteExpiresAt time.Time    `json:"inviteExpiresAt"`
 	InviteToken     string       `json:"inviteToken"`
 	Ok              InvitationOk `json:"ok"`
+
+	// Plan The plan the client was given. A plan above the owner's is lowered to the owner's.
+	Plan InvitationPlan `json:"plan"`
 }
 
 // InvitationOk defines model for Invitation.Ok.
 type InvitationOk bool
+
+// InvitationPlan The plan the client was given. A plan above the owner's is lowered to the owner's.
+type InvitationPlan string
 
 // InviteRequest defines model for InviteRequest.
 type InviteRequest struct {

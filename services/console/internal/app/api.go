@@ -42,10 +42,11 @@ type Invite struct {
 	Email, BusinessName, OwnerName, Phone, Plan string
 }
 
-// Invitation is what an invite returns: the token the client accepts with.
+// Invitation is what an invite returns: the token the client accepts with, and the plan the
+// client was given (identity lowers one above the owner's to the owner's).
 type Invitation struct {
-	ID, InviteToken string
-	ExpiresAt       time.Time
+	ID, Plan, InviteToken string
+	ExpiresAt             time.Time
 }
 
 // Identity is the identity service's public API.

@@ -8,18 +8,22 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/services/console/internal/app"
 	"github.com/bizassist/bizassist/services/console/internal/domain/dashboard"
 )
 
-// clientsData is the Clients page's data.
+// clientsData is the Clients page's data: Plans are those the owner may give a client (its own
+// and below), InvitePlan the plan the invitation just made gave.
 type clientsData struct {
-	Clients    []dashboard.Client
-	Err        error
-	InviteLink string
+	Clients                []dashboard.Client
+	Err                    error
+	Plans                  []string
+	InviteLink, InvitePlan string
 }
 
 func (h *Web) clientsPage(w http.ResponseWriter, r *http.Request, s *signedIn, status int, v *view, d clientsData) {
+	d.Plans = identityevents.PlansUpTo(s.sess.Plan)
 	d.Clients, d.Err = h.App.Clients.List(r.Context(), s.sess.Token)
 	if app.Unauthenticated(d.Err) {
 		h.ended(w, r, s)
@@ -53,7 +57,7 @@ func (h *Web) invite(w http.ResponseWriter, r *http.Request, s *signedIn) {
 		return
 	}
 	link := "https://" + r.Host + "/invitations/accept?" + url.Values{"token": {inv.InviteToken}}.Encode()
-	h.clientsPage(w, r, s, http.StatusCreated, v, clientsData{InviteLink: link})
+	h.clientsPage(w, r, s, http.StatusCreated, v, clientsData{InviteLink: link, InvitePlan: inv.Plan})
 }
 
 // clientData is one client's page.

@@ -392,8 +392,11 @@ func TestClientsAreRankedAndAnInvitationGivesALink(t *testing.T) {
 	require.Less(t, strings.Index(p.Body, "Risky Co"), strings.Index(p.Body, "Calm Co"), "most at risk first")
 	require.Contains(t, p.Body, "<td>90%</td>")
 
+	require.Contains(t, p.Body, `<option value="growth">growth</option>`)
+	require.NotContains(t, p.Body, `value="full_stack"`, "a growth owner is offered only what it may give")
 	p = b.post("/clients", "/clients", url.Values{"email": {"new@example.com"}, "businessName": {"New Co"}, "plan": {"growth"}})
 	require.Equal(t, http.StatusCreated, p.Status, p.Body)
+	require.Contains(t, p.Body, "invited on the <strong>growth</strong> plan")
 	link := regexp.MustCompile(`id="invite-link" readonly value="(https://[^"]+)"`).FindStringSubmatch(p.Body)
 	require.NotNil(t, link, p.Body)
 	require.True(t, strings.HasPrefix(link[1], "https://"+strings.TrimPrefix(b.Base(), "http://")+"/invitations/accept?token=inv-"), link[1])

@@ -173,6 +173,7 @@ type inviteRequest struct {
 
 type invitationResponse struct {
 	ID              string     `json:"id"`
+	Plan            string     `json:"plan"`
 	InviteToken     string     `json:"inviteToken"`
 	InviteExpiresAt httpx.Time `json:"inviteExpiresAt"`
 }
@@ -200,7 +201,8 @@ func (h *HTTP) inviteClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	idempotency.ShownOnce(w, r, "inviteToken")
-	httpx.Respond(w, http.StatusCreated, invitationResponse{ID: inv.Client.ID(), InviteToken: inv.Token, InviteExpiresAt: httpx.Time(inv.ExpiresAt)})
+	httpx.Respond(w, http.StatusCreated, invitationResponse{ID: inv.Client.ID(), Plan: string(inv.Client.Plan()),
+		InviteToken: inv.Token, InviteExpiresAt: httpx.Time(inv.ExpiresAt)})
 }
 
 type acceptRequest struct {

@@ -244,7 +244,11 @@ func TestInvitedClientAcceptsAndSignsIn(t *testing.T) {
 
 	inv := s.call(t, http.MethodPost, "/api/clients", "10.1.5.1", token, map[string]string{"email": "C@Shop.com", "businessName": "Shop", "ownerName": "Cy"})
 	require.Equal(t, http.StatusCreated, inv.status, inv.body)
-	require.ElementsMatch(t, []string{"ok", "id", "inviteToken", "inviteExpiresAt"}, keys(inv.body))
+	require.ElementsMatch(t, []string{"ok", "id", "plan", "inviteToken", "inviteExpiresAt"}, keys(inv.body))
+	require.Equal(t, "free", inv.body["plan"], "no plan asked: free")
+	higher := s.call(t, http.MethodPost, "/api/clients", "10.1.5.1", token, map[string]string{"email": "big@shop.com", "businessName": "Big", "plan": "full_stack"})
+	require.Equal(t, http.StatusCreated, higher.status, higher.body)
+	require.Equal(t, "growth", higher.body["plan"], "a plan above the owner's is lowered to it, and the answer says so")
 	again := s.call(t, http.MethodPost, "/api/clients", "10.1.5.1", token, map[string]string{"email": "c@shop.com", "businessName": "Shop"})
 	require.Equal(t, http.StatusCreated, again.status, again.body)
 	require.Equal(t, inv.body["id"], again.body["id"], "re-inviting renews the invitation")

@@ -123,11 +123,12 @@ func (i identity) InviteClient(ctx context.Context, token string, in app.Invite)
 	}
 	var out struct {
 		ID              string    `json:"id"`
+		Plan            string    `json:"plan"`
 		InviteToken     string    `json:"inviteToken"`
 		InviteExpiresAt time.Time `json:"inviteExpiresAt"`
 	}
 	err := i.c.do(ctx, http.MethodPost, "/api/clients", token, nil, body, &out)
-	return app.Invitation{ID: out.ID, InviteToken: out.InviteToken, ExpiresAt: out.InviteExpiresAt}, err
+	return app.Invitation{ID: out.ID, Plan: out.Plan, InviteToken: out.InviteToken, ExpiresAt: out.InviteExpiresAt}, err
 }
 
 type analytics struct{ c client }

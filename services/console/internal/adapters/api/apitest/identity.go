@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/ids"
 )
@@ -187,13 +188,18 @@ func (a *API) invite(w http.ResponseWriter, r *http.Request, email string) {
 		httpx.Fail(w, r, apperr.InvalidField("email", "must be an email address"))
 		return
 	}
+	// As identity does: a plan above the owner's is lowered to the owner's.
+	given := cmpOr(in.Plan, "free")
+	if !slices.Contains(identityevents.PlansUpTo(plan), given) {
+		given = plan
+	}
 	id := a.AddClient(Client{Email: in.Email, BusinessName: in.BusinessName, Status: "invited"})
 	a.mu.Lock()
 	a.seq++
 	tok := fmt.Sprintf("inv-%d", a.seq)
-	a.invitations[tok] = invitation{email: in.Email, plan: cmpOr(in.Plan, "free")}
+	a.invitations[tok] = invitation{email: in.Email, plan: given}
 	a.mu.Unlock()
-	httpx.Respond(w, http.StatusCreated, map[string]any{"id": id, "inviteToken": tok, "inviteExpiresAt": ts(a.now().Add(7 * 24 * time.Hour))})
+	httpx.Respond(w, http.StatusCreated, map[string]any{"id": id, "plan": given, "inviteToken": tok, "inviteExpiresAt": ts(a.now().Add(7 * 24 * time.Hour))})
 }
 
 func cmpOr(v, fallback string) string {
