@@ -8073,6 +8073,11 @@ type AgentBrainPublicFeedResponse304Headers struct {
 	APIVersion *string
 }
 
+// AgentBrainPublicFeedResponse400Headers the declared response headers of an HTTP 400 response for AgentBrainPublicFeed
+type AgentBrainPublicFeedResponse400Headers struct {
+	APIVersion *string
+}
+
 // AgentBrainPublicFeedResponse429Headers the declared response headers of an HTTP 429 response for AgentBrainPublicFeed
 type AgentBrainPublicFeedResponse429Headers struct {
 	APIVersion *string
@@ -8084,12 +8089,16 @@ type AgentBrainPublicFeedResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Feed
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AssistantError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AssistantRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *AgentBrainPublicFeedResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *AgentBrainPublicFeedResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AgentBrainPublicFeedResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AgentBrainPublicFeedResponse429Headers
 }
@@ -8097,6 +8106,11 @@ type AgentBrainPublicFeedResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r AgentBrainPublicFeedResponse) GetJSON200() *Feed {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AgentBrainPublicFeedResponse) GetJSON400() *AssistantError {
+	return r.JSON400
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8414,6 +8428,11 @@ type JwksResponse200Headers struct {
 	APIVersion *string
 }
 
+// JwksResponse400Headers the declared response headers of an HTTP 400 response for Jwks
+type JwksResponse400Headers struct {
+	APIVersion *string
+}
+
 type JwksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8429,8 +8448,12 @@ type JwksResponse struct {
 		} `json:"keys"`
 		Ok Jwks200JSONResponseBodyOk `json:"ok"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IdentityError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *JwksResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *JwksResponse400Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8446,6 +8469,11 @@ func (r JwksResponse) GetJSON200() *struct {
 	Ok Jwks200JSONResponseBodyOk `json:"ok"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r JwksResponse) GetJSON400() *IdentityError {
+	return r.JSON400
 }
 
 // GetBody returns the raw response body bytes
@@ -8897,6 +8925,11 @@ type ListClientsResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListClientsResponse400Headers the declared response headers of an HTTP 400 response for ListClients
+type ListClientsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListClientsResponse401Headers the declared response headers of an HTTP 401 response for ListClients
 type ListClientsResponse401Headers struct {
 	APIVersion *string
@@ -8913,12 +8946,16 @@ type ListClientsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ClientList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListClientsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListClientsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListClientsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -8928,6 +8965,11 @@ type ListClientsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListClientsResponse) GetJSON200() *ClientList {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListClientsResponse) GetJSON400() *IdentityError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9240,6 +9282,11 @@ type ReplayDeliveryResponse202Headers struct {
 	APIVersion *string
 }
 
+// ReplayDeliveryResponse400Headers the declared response headers of an HTTP 400 response for ReplayDelivery
+type ReplayDeliveryResponse400Headers struct {
+	APIVersion *string
+}
+
 // ReplayDeliveryResponse401Headers the declared response headers of an HTTP 401 response for ReplayDelivery
 type ReplayDeliveryResponse401Headers struct {
 	APIVersion *string
@@ -9270,6 +9317,8 @@ type ReplayDeliveryResponse struct {
 		Ok         ReplayDelivery202JSONResponseBodyOk `json:"ok"`
 		Queued     bool                                `json:"queued"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9280,6 +9329,8 @@ type ReplayDeliveryResponse struct {
 	JSON429 *IntegrationsRateLimited
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *ReplayDeliveryResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReplayDeliveryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ReplayDeliveryResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -9297,6 +9348,11 @@ func (r ReplayDeliveryResponse) GetJSON202() *struct {
 	Queued     bool                                `json:"queued"`
 } {
 	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReplayDeliveryResponse) GetJSON400() *IntegrationsError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9353,6 +9409,11 @@ type ExtWebhookSamplesResponse200Headers struct {
 	APIVersion *string
 }
 
+// ExtWebhookSamplesResponse400Headers the declared response headers of an HTTP 400 response for ExtWebhookSamples
+type ExtWebhookSamplesResponse400Headers struct {
+	APIVersion *string
+}
+
 type ExtWebhookSamplesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9388,8 +9449,12 @@ type ExtWebhookSamplesResponse struct {
 			NewLead InboundEvent `json:"new_lead"`
 		} `json:"samples"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IntegrationsError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExtWebhookSamplesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExtWebhookSamplesResponse400Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9427,6 +9492,11 @@ func (r ExtWebhookSamplesResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExtWebhookSamplesResponse) GetJSON400() *IntegrationsError {
+	return r.JSON400
+}
+
 // GetBody returns the raw response body bytes
 func (r ExtWebhookSamplesResponse) GetBody() []byte {
 	return r.Body
@@ -9461,6 +9531,11 @@ type RotateWebhookSecretResponse200Headers struct {
 	APIVersion *string
 }
 
+// RotateWebhookSecretResponse400Headers the declared response headers of an HTTP 400 response for RotateWebhookSecret
+type RotateWebhookSecretResponse400Headers struct {
+	APIVersion *string
+}
+
 // RotateWebhookSecretResponse401Headers the declared response headers of an HTTP 401 response for RotateWebhookSecret
 type RotateWebhookSecretResponse401Headers struct {
 	APIVersion *string
@@ -9488,6 +9563,8 @@ type RotateWebhookSecretResponse struct {
 		RotatedAt Timestamp `json:"rotatedAt"`
 		Secret    string    `json:"secret"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -9496,6 +9573,8 @@ type RotateWebhookSecretResponse struct {
 	JSON429 *IntegrationsRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RotateWebhookSecretResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RotateWebhookSecretResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *RotateWebhookSecretResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -9513,6 +9592,11 @@ func (r RotateWebhookSecretResponse) GetJSON200() *struct {
 	Secret    string    `json:"secret"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON400() *IntegrationsError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9735,6 +9819,11 @@ type ListSubscriptionsResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListSubscriptionsResponse400Headers the declared response headers of an HTTP 400 response for ListSubscriptions
+type ListSubscriptionsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListSubscriptionsResponse401Headers the declared response headers of an HTTP 401 response for ListSubscriptions
 type ListSubscriptionsResponse401Headers struct {
 	APIVersion *string
@@ -9754,12 +9843,16 @@ type ListSubscriptionsResponse struct {
 		Ok            ListSubscriptions200JSONResponseBodyOk `json:"ok"`
 		Subscriptions []Subscription                         `json:"subscriptions"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSubscriptionsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListSubscriptionsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListSubscriptionsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -9772,6 +9865,11 @@ func (r ListSubscriptionsResponse) GetJSON200() *struct {
 	Subscriptions []Subscription                         `json:"subscriptions"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSubscriptionsResponse) GetJSON400() *IntegrationsError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9818,6 +9916,11 @@ type UnsubscribeResponse200Headers struct {
 	APIVersion *string
 }
 
+// UnsubscribeResponse400Headers the declared response headers of an HTTP 400 response for Unsubscribe
+type UnsubscribeResponse400Headers struct {
+	APIVersion *string
+}
+
 // UnsubscribeResponse401Headers the declared response headers of an HTTP 401 response for Unsubscribe
 type UnsubscribeResponse401Headers struct {
 	APIVersion *string
@@ -9843,6 +9946,8 @@ type UnsubscribeResponse struct {
 		Id      string                           `json:"id"`
 		Ok      Unsubscribe200JSONResponseBodyOk `json:"ok"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9851,6 +9956,8 @@ type UnsubscribeResponse struct {
 	JSON429 *IntegrationsRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UnsubscribeResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UnsubscribeResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UnsubscribeResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -9866,6 +9973,11 @@ func (r UnsubscribeResponse) GetJSON200() *struct {
 	Ok      Unsubscribe200JSONResponseBodyOk `json:"ok"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UnsubscribeResponse) GetJSON400() *IntegrationsError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -9917,6 +10029,11 @@ type ListDeliveriesResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListDeliveriesResponse400Headers the declared response headers of an HTTP 400 response for ListDeliveries
+type ListDeliveriesResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListDeliveriesResponse401Headers the declared response headers of an HTTP 401 response for ListDeliveries
 type ListDeliveriesResponse401Headers struct {
 	APIVersion *string
@@ -9941,6 +10058,8 @@ type ListDeliveriesResponse struct {
 		Attempts []Attempt                           `json:"attempts"`
 		Ok       ListDeliveries200JSONResponseBodyOk `json:"ok"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9949,6 +10068,8 @@ type ListDeliveriesResponse struct {
 	JSON429 *IntegrationsRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDeliveriesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListDeliveriesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListDeliveriesResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -9963,6 +10084,11 @@ func (r ListDeliveriesResponse) GetJSON200() *struct {
 	Ok       ListDeliveries200JSONResponseBodyOk `json:"ok"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDeliveriesResponse) GetJSON400() *IntegrationsError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -10014,6 +10140,11 @@ type HealthScoreResponse200Headers struct {
 	APIVersion *string
 }
 
+// HealthScoreResponse400Headers the declared response headers of an HTTP 400 response for HealthScore
+type HealthScoreResponse400Headers struct {
+	APIVersion *string
+}
+
 // HealthScoreResponse401Headers the declared response headers of an HTTP 401 response for HealthScore
 type HealthScoreResponse401Headers struct {
 	APIVersion *string
@@ -10029,12 +10160,16 @@ type HealthScoreResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Health
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *AnalyticsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *AnalyticsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AnalyticsError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *HealthScoreResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *HealthScoreResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *HealthScoreResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10044,6 +10179,11 @@ type HealthScoreResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r HealthScoreResponse) GetJSON200() *Health {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r HealthScoreResponse) GetJSON400() *AnalyticsError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -10313,6 +10453,11 @@ type ListApiKeysResponse200Headers struct {
 	APIVersion *string
 }
 
+// ListApiKeysResponse400Headers the declared response headers of an HTTP 400 response for ListApiKeys
+type ListApiKeysResponse400Headers struct {
+	APIVersion *string
+}
+
 // ListApiKeysResponse401Headers the declared response headers of an HTTP 401 response for ListApiKeys
 type ListApiKeysResponse401Headers struct {
 	APIVersion *string
@@ -10329,12 +10474,16 @@ type ListApiKeysResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *KeyList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListApiKeysResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListApiKeysResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListApiKeysResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10344,6 +10493,11 @@ type ListApiKeysResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListApiKeysResponse) GetJSON200() *KeyList {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListApiKeysResponse) GetJSON400() *IdentityError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -10523,6 +10677,11 @@ type DeleteApiKeyResponse200Headers struct {
 	APIVersion *string
 }
 
+// DeleteApiKeyResponse400Headers the declared response headers of an HTTP 400 response for DeleteApiKey
+type DeleteApiKeyResponse400Headers struct {
+	APIVersion *string
+}
+
 // DeleteApiKeyResponse401Headers the declared response headers of an HTTP 401 response for DeleteApiKey
 type DeleteApiKeyResponse401Headers struct {
 	APIVersion *string
@@ -10544,6 +10703,8 @@ type DeleteApiKeyResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Ok
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10552,6 +10713,8 @@ type DeleteApiKeyResponse struct {
 	JSON429 *IdentityRateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeleteApiKeyResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteApiKeyResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteApiKeyResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -10563,6 +10726,11 @@ type DeleteApiKeyResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r DeleteApiKeyResponse) GetJSON200() *Ok {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteApiKeyResponse) GetJSON400() *IdentityError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -11188,6 +11356,11 @@ type ExportLeadsResponse200Headers struct {
 	APIVersion *string
 }
 
+// ExportLeadsResponse400Headers the declared response headers of an HTTP 400 response for ExportLeads
+type ExportLeadsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ExportLeadsResponse401Headers the declared response headers of an HTTP 401 response for ExportLeads
 type ExportLeadsResponse401Headers struct {
 	APIVersion *string
@@ -11201,16 +11374,25 @@ type ExportLeadsResponse429Headers struct {
 type ExportLeadsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *LeadsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *LeadsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExportLeadsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExportLeadsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ExportLeadsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExportLeadsResponse429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExportLeadsResponse) GetJSON400() *LeadsError {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -11406,6 +11588,11 @@ type ApiReferenceResponse200Headers struct {
 	APIVersion *string
 }
 
+// ApiReferenceResponse400Headers the declared response headers of an HTTP 400 response for ApiReference
+type ApiReferenceResponse400Headers struct {
+	APIVersion *string
+}
+
 // ApiReferenceResponse429Headers the declared response headers of an HTTP 429 response for ApiReference
 type ApiReferenceResponse429Headers struct {
 	APIVersion *string
@@ -11415,12 +11602,21 @@ type ApiReferenceResponse429Headers struct {
 type ApiReferenceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ApiReferenceResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ApiReferenceResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ApiReferenceResponse429Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ApiReferenceResponse) GetJSON400() *IdentityError {
+	return r.JSON400
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11462,6 +11658,11 @@ type OpenapiDocumentResponse200Headers struct {
 	APIVersion *string
 }
 
+// OpenapiDocumentResponse400Headers the declared response headers of an HTTP 400 response for OpenapiDocument
+type OpenapiDocumentResponse400Headers struct {
+	APIVersion *string
+}
+
 // OpenapiDocumentResponse429Headers the declared response headers of an HTTP 429 response for OpenapiDocument
 type OpenapiDocumentResponse429Headers struct {
 	APIVersion *string
@@ -11477,10 +11678,14 @@ type OpenapiDocumentResponse struct {
 		Openapi string                 `json:"openapi"`
 		Paths   map[string]interface{} `json:"paths"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IdentityError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenapiDocumentResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OpenapiDocumentResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *OpenapiDocumentResponse429Headers
 }
@@ -11492,6 +11697,11 @@ func (r OpenapiDocumentResponse) GetJSON200() *struct {
 	Paths   map[string]interface{} `json:"paths"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OpenapiDocumentResponse) GetJSON400() *IdentityError {
+	return r.JSON400
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11747,6 +11957,11 @@ type ScoutStatsResponse304Headers struct {
 	APIVersion *string
 }
 
+// ScoutStatsResponse400Headers the declared response headers of an HTTP 400 response for ScoutStats
+type ScoutStatsResponse400Headers struct {
+	APIVersion *string
+}
+
 // ScoutStatsResponse429Headers the declared response headers of an HTTP 429 response for ScoutStats
 type ScoutStatsResponse429Headers struct {
 	APIVersion *string
@@ -11776,12 +11991,16 @@ type ScoutStatsResponse struct {
 		Total     int       `json:"total"`
 		UpdatedAt time.Time `json:"updatedAt"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *LeadsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ScoutStatsResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *ScoutStatsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ScoutStatsResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ScoutStatsResponse429Headers
 }
@@ -11808,6 +12027,11 @@ func (r ScoutStatsResponse) GetJSON200() *struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 } {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ScoutStatsResponse) GetJSON400() *LeadsError {
+	return r.JSON400
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12831,6 +13055,13 @@ func ParseAgentBrainPublicFeedResponse(rsp *http.Response) (*AgentBrainPublicFee
 	case rsp.StatusCode == 304:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AssistantError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest AssistantRateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12896,6 +13127,16 @@ func ParseAgentBrainPublicFeedResponse(rsp *http.Response) (*AgentBrainPublicFee
 			headers.APIVersion = &value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers AgentBrainPublicFeedResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers AgentBrainPublicFeedResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -13276,6 +13517,13 @@ func ParseJwksResponse(rsp *http.Response) (*JwksResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	}
 
 	switch {
@@ -13289,6 +13537,16 @@ func ParseJwksResponse(rsp *http.Response) (*JwksResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers JwksResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -13790,6 +14048,13 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13817,6 +14082,16 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListClientsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListClientsResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14170,6 +14445,13 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 		}
 		response.JSON202 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14211,6 +14493,16 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 			headers.APIVersion = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReplayDeliveryResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ReplayDeliveryResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14314,6 +14606,13 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	}
 
 	switch {
@@ -14327,6 +14626,16 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExtWebhookSamplesResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -14358,6 +14667,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
@@ -14393,6 +14709,16 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RotateWebhookSecretResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers RotateWebhookSecretResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14626,6 +14952,13 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14653,6 +14986,16 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListSubscriptionsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListSubscriptionsResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14710,6 +15053,13 @@ func ParseUnsubscribeResponse(rsp *http.Response) (*UnsubscribeResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14744,6 +15094,16 @@ func ParseUnsubscribeResponse(rsp *http.Response) (*UnsubscribeResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers UnsubscribeResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UnsubscribeResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14810,6 +15170,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IntegrationsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14844,6 +15211,16 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListDeliveriesResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListDeliveriesResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -14907,6 +15284,13 @@ func ParseHealthScoreResponse(rsp *http.Response) (*HealthScoreResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest AnalyticsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest AnalyticsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14934,6 +15318,16 @@ func ParseHealthScoreResponse(rsp *http.Response) (*HealthScoreResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers HealthScoreResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers HealthScoreResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15218,6 +15612,13 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15245,6 +15646,16 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListApiKeysResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListApiKeysResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -15446,6 +15857,13 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15480,6 +15898,16 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteApiKeyResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeleteApiKeyResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16063,6 +16491,13 @@ func ParseExportLeadsResponse(rsp *http.Response) (*ExportLeadsResponse, error) 
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest LeadsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest LeadsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16090,6 +16525,16 @@ func ParseExportLeadsResponse(rsp *http.Response) (*ExportLeadsResponse, error) 
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExportLeadsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ExportLeadsResponse401Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16308,6 +16753,13 @@ func ParseApiReferenceResponse(rsp *http.Response) (*ApiReferenceResponse, error
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16328,6 +16780,16 @@ func ParseApiReferenceResponse(rsp *http.Response) (*ApiReferenceResponse, error
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ApiReferenceResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers ApiReferenceResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16375,6 +16837,13 @@ func ParseOpenapiDocumentResponse(rsp *http.Response) (*OpenapiDocumentResponse,
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest IdentityError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16395,6 +16864,16 @@ func ParseOpenapiDocumentResponse(rsp *http.Response) (*OpenapiDocumentResponse,
 			headers.APIVersion = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OpenapiDocumentResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers OpenapiDocumentResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
@@ -16670,6 +17149,13 @@ func ParseScoutStatsResponse(rsp *http.Response) (*ScoutStatsResponse, error) {
 	case rsp.StatusCode == 304:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest LeadsError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest LeadsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16714,6 +17200,16 @@ func ParseScoutStatsResponse(rsp *http.Response) (*ScoutStatsResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ScoutStatsResponse400Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
 		var headers ScoutStatsResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
