@@ -2118,13 +2118,13 @@ type ChatReplyOk bool
 
 // ChatRequest defines model for ChatRequest.
 type ChatRequest struct {
-	// Context at most 4 KB as compact JSON; industry/vertical and location/city fill a lead search the message leaves open
+	// Context at most 4 KB as compact JSON; industry/vertical and location/city fill a lead search the message leaves open; null is the same as leaving it out
 	Context *map[string]interface{} `json:"context,omitempty"`
 
 	// Message at most 4,000 characters; blank after trimming is refused
 	Message string `json:"message"`
 
-	// SessionId an id from an earlier reply, or the client's own (no control characters)
+	// SessionId an id from an earlier reply, or the client's own (no control characters); leave it out, not empty, to start a new session
 	SessionId *string `json:"sessionId,omitempty"`
 }
 
@@ -2362,7 +2362,7 @@ type LogUsageRequest struct {
 	Action  *Name `json:"action,omitempty"`
 	Feature Name  `json:"feature"`
 
-	// Meta Free-form; at most 2,048 bytes as compact JSON.
+	// Meta Free-form; at most 2,048 bytes as compact JSON. null is the same as leaving it out.
 	Meta *map[string]interface{} `json:"meta,omitempty"`
 }
 
