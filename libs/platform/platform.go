@@ -139,15 +139,23 @@ func (rt *Runtime) Migrate(ctx context.Context, sources ...pgkit.Source) error {
 	return pgkit.Migrate(ctx, rt.Pool, rt.Config.DB.Schema, append(slices.Clone(Shared), sources...)...)
 }
 
-// Router returns a router with panic recovery, security headers, the API version, path and query
-// parameters refused unless they are text PostgreSQL can store, an empty Idempotency-Key refused,
-// HEAD on every GET route and envelope 404/405 answers (405 with Allow). Telemetry wraps the whole
-// router in Serve, so unmatched requests are measured too.
+// Router returns a router with panic recovery, security headers, the API version, HEAD on every
+// GET route and envelope 404/405 answers (405 with Allow). Telemetry wraps the whole router in
+// Serve, so unmatched requests are measured too.
 func (rt *Runtime) Router() *mux.Router {
 	r := mux.NewRouter()
 	r.NotFoundHandler = httpx.Versioned(unrouted(r, httpx.NotFoundHandler()))
 	r.MethodNotAllowedHandler = r.NotFoundHandler
-	r.Use(httpx.Recover, httpx.SecurityHeaders, httpx.Versioned, httpx.TextParams(mux.Vars), httpx.NonEmptyHeaders(idempotency.Header))
+	r.Use(httpx.Recover, httpx.SecurityHeaders, httpx.Versioned)
+	return r
+}
+
+// APIRouter is Router for the JSON API's services: path and query parameters that are not text
+// PostgreSQL can store, and an empty Idempotency-Key, are 400s naming them before any handler
+// runs. The console's pages keep Router: they answer in HTML and judge their own parameters.
+func (rt *Runtime) APIRouter() *mux.Router {
+	r := rt.Router()
+	r.Use(httpx.TextParams(mux.Vars), httpx.NonEmptyHeaders(idempotency.Header))
 	return r
 }
 
