@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"bytes"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -20,12 +23,14 @@ import (
 const DefaultMaxBody int64 = 64 << 10
 
 // strict are the decoding rules the API documents: member names match exactly (case included),
-// a name given twice is refused, and so is a member the request type does not have.
+// a name given twice is refused, and so is a member the request type does not have, a string
+// that is not UTF-8 and a null for a member that does not take any JSON.
 var strict = json.JoinOptions(
 	json.RejectUnknownMembers(true),
 	json.MatchCaseInsensitiveNames(false),
 	jsontext.AllowDuplicateNames(false),
 	jsontext.AllowInvalidUTF8(false),
+	json.WithUnmarshalers(json.UnmarshalFromFunc(refuseNull)),
 )
 
 // lenient are the rules of LenientJSONVersion, kept for clients that pin it: encoding/json v1's.
@@ -55,11 +60,53 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any, maxBytes int64) err
 	if r.ContentLength > maxBytes {
 		return tooLarge(maxBytes)
 	}
-	err := json.UnmarshalRead(http.MaxBytesReader(w, r.Body, maxBytes), dst, opts)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
 	if err != nil {
 		return decodeError(err, maxBytes)
 	}
+	if opts == lenient {
+		// v1 read invalid UTF-8 as U+FFFD; members that take raw JSON get that reading too.
+		body = bytes.ToValidUTF8(body, []byte(string(utf8.RuneError)))
+	}
+	if err := refuseNUL(body); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, dst, opts); err != nil {
+		return decodeError(err, maxBytes)
+	}
 	return nil
+}
+
+// refuseNUL refuses a U+0000 in any string of body, member names included: JSON allows it, but no
+// PostgreSQL text or jsonb holds it (SQLSTATE 22021), wherever in a request it would be stored.
+// Malformed JSON is left to the decoder, which says what is wrong.
+func refuseNUL(body []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
+		}
+		if tok.Kind() == '"' && strings.IndexByte(tok.String(), 0) >= 0 {
+			return apperr.InvalidField(fieldPath(dec.StackPointer()), "must not contain the character U+0000")
+		}
+	}
+}
+
+// errNull is a null sent for a member that does not take it.
+var errNull = errors.New("null is not a value of this member")
+
+// takesAnyJSON are the member types whose handler judges the JSON itself, null included.
+var takesAnyJSON = map[reflect.Type]bool{reflect.TypeFor[stdjson.RawMessage](): true, reflect.TypeFor[jsontext.Value](): true}
+
+// refuseNull refuses null for every member but those that take any JSON: encoding/json v1 read
+// null as absent, so that "limit":null answered as if no limit had been sent.
+func refuseNull(dec *jsontext.Decoder, v any) error {
+	t := reflect.TypeOf(v).Elem()
+	if dec.PeekKind() != 'n' || t.Kind() == reflect.Interface || takesAnyJSON[t] {
+		return errors.ErrUnsupported // decode as usual
+	}
+	return &json.SemanticError{GoType: t, JSONKind: 'n', Err: errNull}
 }
 
 // RequireJSON refuses a request whose Content-Type is not JSON (application/json or a
@@ -103,6 +150,11 @@ func decodeError(err error, maxBytes int64) error {
 				return apperr.Invalid(apperr.CodeMalformedJSON, "request body is empty; a JSON object is required")
 			}
 			return apperr.Invalid(apperr.CodeMalformedJSON, "request body is truncated JSON")
+		}
+		if field := fieldPath(syntaxErr.JSONPointer); field != "" {
+			// Inside a member: invalid UTF-8 or an unpaired surrogate in a string, most often.
+			return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeMalformedJSON, Field: field,
+				Message: fmt.Sprintf("%s: not valid JSON text (at byte %d: %v)", field, syntaxErr.ByteOffset, syntaxErr.Err)}
 		}
 		return apperr.Invalid(apperr.CodeMalformedJSON,
 			fmt.Sprintf("request body is not valid JSON (at byte %d)", syntaxErr.ByteOffset))

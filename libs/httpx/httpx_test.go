@@ -63,7 +63,15 @@ func TestDecodeRejectsBadBodies(t *testing.T) {
 		// A name given twice: v1 took the last value.
 		{"duplicate name", `{"limit":1,"limit":50}`, 1024, apperr.CodeDuplicateField, "limit", apperr.KindInvalid},
 		{"fraction for an integer", `{"limit":2.5}`, 1024, apperr.CodeInvalidType, "limit", apperr.KindInvalid},
-		{"invalid UTF-8", "{\"email\":\"\xff\"}", 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
+		// Bytes PostgreSQL's text cannot hold (SQLSTATE 22021) are refused naming the field.
+		{"invalid UTF-8", "{\"email\":\"\xff\"}", 1024, apperr.CodeMalformedJSON, "email", apperr.KindInvalid},
+		{"unpaired surrogate", `{"email":"\ud800"}`, 1024, apperr.CodeMalformedJSON, "email", apperr.KindInvalid},
+		{"NUL in a value", `{"email":"nul\u0000byte"}`, 1024, apperr.CodeInvalidField, "email", apperr.KindInvalid},
+		{"NUL in a name", `{"em\u0000":"x"}`, 1024, apperr.CodeInvalidField, "em\u0000", apperr.KindInvalid},
+		// null is not absent: the documents declare these members, none of them nullable.
+		{"null for an optional integer", `{"limit":null}`, 1024, apperr.CodeInvalidType, "limit", apperr.KindInvalid},
+		{"null for a string", `{"email":null}`, 1024, apperr.CodeInvalidType, "email", apperr.KindInvalid},
+		{"null for the body", `null`, 1024, apperr.CodeMalformedJSON, "", apperr.KindInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -150,6 +150,15 @@ func (rt *Runtime) Router() *mux.Router {
 	return r
 }
 
+// APIRouter is Router for the JSON API's services: path and query parameters that are not text
+// PostgreSQL can store, and an empty Idempotency-Key, are 400s naming them before any handler
+// runs. The console's pages keep Router: they answer in HTML and judge their own parameters.
+func (rt *Runtime) APIRouter() *mux.Router {
+	r := rt.Router()
+	r.Use(httpx.TextParams(mux.Vars), httpx.NonEmptyHeaders(idempotency.Header))
+	return r
+}
+
 // Middleware is what every service's inbound HTTP port wraps its routes in: ports.HTTP.Routes
 // takes it, so routes are registered one way in every service.
 type Middleware struct {

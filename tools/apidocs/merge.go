@@ -135,6 +135,7 @@ func Merge(specs []Spec, version string) (map[string]any, error) {
 			"version": version,
 			"description": "Every public route of the bizassist services, merged from services/*/api/openapi.yaml by tools/apidocs. Operations are tagged with the service that answers them. " +
 				"Request bodies are strict JSON: Content-Type application/json (415 otherwise), member names exactly as documented, none given twice (duplicate_field), none unknown (unknown_field). " +
+				"Every string (body members and names, path and query parameters) is UTF-8 text without U+0000, which no PostgreSQL text holds; null is a value only where a member is documented nullable (or takes any JSON); an empty Idempotency-Key is refused: each is 400 naming the field or parameter. " +
 				"Every GET route answers HEAD; OPTIONS on a documented path answers 204 with Allow; another method answers 405 method_not_allowed with an Allow header. " +
 				"POSTs that create, spend or send honour an Idempotency-Key header (per caller, kept 7 days): a retry with the same key and body gets the first answer with Idempotent-Replayed: true and no second effect; the same key with another body is 409 idempotency_key_reused. " +
 				"A secret shown once (an API key, an invitation token, a signing or inbound webhook secret) is never replayed: such a retry is 409 idempotency_secret_withheld, with withheld naming the members left out and answer the rest of the first answer. " +

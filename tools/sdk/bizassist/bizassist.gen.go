@@ -2080,13 +2080,13 @@ type ChatReplyOk bool
 
 // ChatRequest defines model for ChatRequest.
 type ChatRequest struct {
-	// Context at most 4 KB as compact JSON; industry/vertical and location/city fill a lead search the message leaves open
+	// Context at most 4 KB as compact JSON; industry/vertical and location/city fill a lead search the message leaves open; null is the same as leaving it out
 	Context *map[string]interface{} `json:"context,omitempty"`
 
 	// Message at most 4,000 characters; blank after trimming is refused
 	Message string `json:"message"`
 
-	// SessionId an id from an earlier reply, or the client's own (no control characters)
+	// SessionId an id from an earlier reply, or the client's own (no control characters); leave it out, not empty, to start a new session
 	SessionId *string `json:"sessionId,omitempty"`
 }
 
@@ -2342,7 +2342,7 @@ type LogUsageRequest struct {
 	Action  *Name `json:"action,omitempty"`
 	Feature Name  `json:"feature"`
 
-	// Meta Free-form; at most 2,048 bytes as compact JSON.
+	// Meta Free-form; at most 2,048 bytes as compact JSON. null is the same as leaving it out.
 	Meta *map[string]interface{} `json:"meta,omitempty"`
 }
 
@@ -2585,9 +2585,6 @@ type TooLarge = Error
 
 // Unavailable defines model for Unavailable.
 type Unavailable = Error
-
-// UnsupportedVersion defines model for UnsupportedVersion.
-type UnsupportedVersion = Error
 
 // AnalyticsError defines model for analytics.Error.
 type AnalyticsError = Error
@@ -8254,7 +8251,7 @@ type AgentBrainPublicFeedResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Feed
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *AssistantError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *AssistantRateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8277,7 +8274,7 @@ func (r AgentBrainPublicFeedResponse) GetJSON200() *Feed {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r AgentBrainPublicFeedResponse) GetJSON400() *UnsupportedVersion {
+func (r AgentBrainPublicFeedResponse) GetJSON400() *AssistantError {
 	return r.JSON400
 }
 
@@ -8637,7 +8634,7 @@ type JwksResponse struct {
 		Ok Jwks200JSONResponseBodyOk `json:"ok"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IdentityError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *JwksResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8660,7 +8657,7 @@ func (r JwksResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r JwksResponse) GetJSON400() *UnsupportedVersion {
+func (r JwksResponse) GetJSON400() *IdentityError {
 	return r.JSON400
 }
 
@@ -9172,7 +9169,7 @@ type ListClientsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ClientList
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -9197,7 +9194,7 @@ func (r ListClientsResponse) GetJSON200() *ClientList {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListClientsResponse) GetJSON400() *UnsupportedVersion {
+func (r ListClientsResponse) GetJSON400() *IdentityError {
 	return r.JSON400
 }
 
@@ -9588,7 +9585,7 @@ type ReplayDeliveryResponse struct {
 		Queued     bool                                `json:"queued"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -9625,7 +9622,7 @@ func (r ReplayDeliveryResponse) GetJSON202() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ReplayDeliveryResponse) GetJSON400() *UnsupportedVersion {
+func (r ReplayDeliveryResponse) GetJSON400() *IntegrationsError {
 	return r.JSON400
 }
 
@@ -9729,7 +9726,7 @@ type ExtWebhookSamplesResponse struct {
 		} `json:"samples"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IntegrationsError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExtWebhookSamplesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9772,7 +9769,7 @@ func (r ExtWebhookSamplesResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ExtWebhookSamplesResponse) GetJSON400() *UnsupportedVersion {
+func (r ExtWebhookSamplesResponse) GetJSON400() *IntegrationsError {
 	return r.JSON400
 }
 
@@ -9855,7 +9852,7 @@ type RotateWebhookSecretResponse struct {
 		Secret    string    `json:"secret"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -9894,7 +9891,7 @@ func (r RotateWebhookSecretResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r RotateWebhookSecretResponse) GetJSON400() *UnsupportedVersion {
+func (r RotateWebhookSecretResponse) GetJSON400() *IntegrationsError {
 	return r.JSON400
 }
 
@@ -10188,7 +10185,7 @@ type ListSubscriptionsResponse struct {
 		Subscriptions []Subscription                         `json:"subscriptions"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10216,7 +10213,7 @@ func (r ListSubscriptionsResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListSubscriptionsResponse) GetJSON400() *UnsupportedVersion {
+func (r ListSubscriptionsResponse) GetJSON400() *IntegrationsError {
 	return r.JSON400
 }
 
@@ -10306,7 +10303,7 @@ type UnsubscribeResponse struct {
 		Ok      Unsubscribe200JSONResponseBodyOk `json:"ok"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10339,7 +10336,7 @@ func (r UnsubscribeResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r UnsubscribeResponse) GetJSON400() *UnsupportedVersion {
+func (r UnsubscribeResponse) GetJSON400() *IntegrationsError {
 	return r.JSON400
 }
 
@@ -10433,7 +10430,7 @@ type ListDeliveriesResponse struct {
 		Ok       ListDeliveries200JSONResponseBodyOk `json:"ok"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IntegrationsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IntegrationsError
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -10465,7 +10462,7 @@ func (r ListDeliveriesResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListDeliveriesResponse) GetJSON400() *UnsupportedVersion {
+func (r ListDeliveriesResponse) GetJSON400() *IntegrationsError {
 	return r.JSON400
 }
 
@@ -10550,7 +10547,7 @@ type HealthScoreResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Health
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *AnalyticsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *AnalyticsError
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10575,7 +10572,7 @@ func (r HealthScoreResponse) GetJSON200() *Health {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r HealthScoreResponse) GetJSON400() *UnsupportedVersion {
+func (r HealthScoreResponse) GetJSON400() *AnalyticsError {
 	return r.JSON400
 }
 
@@ -10895,7 +10892,7 @@ type ListApiKeysResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *KeyList
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10920,7 +10917,7 @@ func (r ListApiKeysResponse) GetJSON200() *KeyList {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListApiKeysResponse) GetJSON400() *UnsupportedVersion {
+func (r ListApiKeysResponse) GetJSON400() *IdentityError {
 	return r.JSON400
 }
 
@@ -11173,7 +11170,7 @@ type DeleteApiKeyResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Ok
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IdentityError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *IdentityError
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -11206,7 +11203,7 @@ func (r DeleteApiKeyResponse) GetJSON200() *Ok {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r DeleteApiKeyResponse) GetJSON400() *UnsupportedVersion {
+func (r DeleteApiKeyResponse) GetJSON400() *IdentityError {
 	return r.JSON400
 }
 
@@ -11960,7 +11957,7 @@ type ExportLeadsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *LeadsError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *LeadsError
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -11980,7 +11977,7 @@ type ExportLeadsResponse struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ExportLeadsResponse) GetJSON400() *UnsupportedVersion {
+func (r ExportLeadsResponse) GetJSON400() *LeadsError {
 	return r.JSON400
 }
 
@@ -12199,7 +12196,7 @@ type ApiReferenceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -12211,7 +12208,7 @@ type ApiReferenceResponse struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ApiReferenceResponse) GetJSON400() *UnsupportedVersion {
+func (r ApiReferenceResponse) GetJSON400() *IdentityError {
 	return r.JSON400
 }
 
@@ -12275,7 +12272,7 @@ type OpenapiDocumentResponse struct {
 		Paths   map[string]interface{} `json:"paths"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -12296,7 +12293,7 @@ func (r OpenapiDocumentResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r OpenapiDocumentResponse) GetJSON400() *UnsupportedVersion {
+func (r OpenapiDocumentResponse) GetJSON400() *IdentityError {
 	return r.JSON400
 }
 
@@ -12610,7 +12607,7 @@ type ScoutStatsResponse struct {
 		UpdatedAt time.Time `json:"updatedAt"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *UnsupportedVersion
+	JSON400 *LeadsError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *LeadsError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12652,7 +12649,7 @@ func (r ScoutStatsResponse) GetJSON200() *struct {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ScoutStatsResponse) GetJSON400() *UnsupportedVersion {
+func (r ScoutStatsResponse) GetJSON400() *LeadsError {
 	return r.JSON400
 }
 
@@ -13721,7 +13718,7 @@ func ParseAgentBrainPublicFeedResponse(rsp *http.Response) (*AgentBrainPublicFee
 		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest AssistantError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14231,7 +14228,7 @@ func ParseJwksResponse(rsp *http.Response) (*JwksResponse, error) {
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14817,7 +14814,7 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15286,7 +15283,7 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15471,7 +15468,7 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15533,7 +15530,7 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15906,7 +15903,7 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16031,7 +16028,7 @@ func ParseUnsubscribeResponse(rsp *http.Response) (*UnsubscribeResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16172,7 +16169,7 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IntegrationsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16310,7 +16307,7 @@ func ParseHealthScoreResponse(rsp *http.Response) (*HealthScoreResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest AnalyticsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16693,7 +16690,7 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17003,7 +17000,7 @@ func ParseDeleteApiKeyResponse(rsp *http.Response) (*DeleteApiKeyResponse, error
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17823,7 +17820,7 @@ func ParseExportLeadsResponse(rsp *http.Response) (*ExportLeadsResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest LeadsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -18123,7 +18120,7 @@ func ParseApiReferenceResponse(rsp *http.Response) (*ApiReferenceResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -18207,7 +18204,7 @@ func ParseOpenapiDocumentResponse(rsp *http.Response) (*OpenapiDocumentResponse,
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest IdentityError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -18550,7 +18547,7 @@ func ParseScoutStatsResponse(rsp *http.Response) (*ScoutStatsResponse, error) {
 		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest UnsupportedVersion
+		var dest LeadsError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -220,7 +220,7 @@ func TestBadInputIsA4xxNamingTheField(t *testing.T) {
 		{"bad feature name", "POST", "/api/log-usage", `{"feature":"Lead Finder"}`, 400, "invalid_field", "feature"},
 		{"meta of 2,049 bytes", "POST", "/api/log-usage", `{"feature":"chat","meta":` + meta(2049) + `}`, 400, "invalid_field", "meta"},
 		{"meta not an object", "POST", "/api/log-usage", `{"feature":"chat","meta":[1,2]}`, 400, "invalid_field", "meta"},
-		{"meta with a NUL", "POST", "/api/log-usage", `{"feature":"chat","meta":{"q":"a\u0000b"}}`, 400, "invalid_field", "meta"},
+		{"meta with a NUL", "POST", "/api/log-usage", `{"feature":"chat","meta":{"q":"a\u0000b"}}`, 400, "invalid_field", "meta.q"},
 		{"unknown field", "POST", "/api/log-usage", `{"feature":"chat","user":"x"}`, 400, "unknown_field", "user"},
 		{"malformed json", "POST", "/api/log-usage", `{"feature":`, 400, "malformed_json", ""},
 		{"body too large", "POST", "/api/log-usage", `{"feature":"chat","meta":` + meta(20000) + `}`, 413, "body_too_large", ""},

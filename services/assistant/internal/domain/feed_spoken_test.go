@@ -34,6 +34,10 @@ func TestFeedLeaksWrittenInWords(t *testing.T) {
 			want: "my number is [number]"},
 		{text: "Hi, this is River Field, the sink is leaking", leaks: []string{"river", "field"}, want: "Hi, this is …, the sink is leaking"},
 		{text: "my name is water, call back today", leaks: []string{"water"}, want: "my name is …, call back today"},
+		// issue 37, item 10: a number in words that sound like digits.
+		{text: "won too won ate ate ate for", leaks: []string{"won", "too", "ate", "for"}},
+		{text: "call won to won, ate ate ate, fore tree", leaks: []string{"won", "ate", "fore", "tree"}, want: "call [number]"},
+		{text: "text five won two ate sicks nein for", leaks: []string{"five", "won", "ate", "sicks", "nein"}, want: "text [number]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.text, func(t *testing.T) {
@@ -64,8 +68,18 @@ func TestFeedKeepsOrdinaryText(t *testing.T) {
 		"one way or another, fix it by Friday":     "one way or another, fix it by Friday",
 		"we have a flat roof and two dogs":         "we have a flat roof and two dogs",
 		"please come here after 5":                 "please come here after 5",
+		// Words that sound like digits are words until they make a number's worth of them.
+		"I ate for two, then went to bed":     "I ate for two, then went to bed",
+		"we won! Come to the shop for a tree": "we won! Come to the shop for a tree",
+		"open 9 to 5, too busy for more":      "open 9 to 5, too busy for more",
 	} {
 		require.Equal(t, want, domain.Prefix(text, domain.TextPrefixChars), text)
 		require.NotContains(t, strings.ToLower(domain.Scrub(text)), "[", text)
 	}
+}
+
+// A sound-alike before a street is a word, not a house number: "to" is not eaten with the address.
+func TestSoundAlikesAloneAreNoHouseNumber(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "come to our shop [address]", domain.Prefix("come to our shop on main street", domain.TextPrefixChars))
 }

@@ -37,6 +37,11 @@ var numberWords = func() map[string]int {
 	return m
 }()
 
+// soundAlikes are words that sound like a digit ("won too won ate" is 1218). Each is an everyday
+// word too, so a run holding one is a number only with denseDigits digits, a phone number's worth.
+var soundAlikes = map[string]bool{"won": true, "to": true, "too": true, "tree": true, "for": true, "fore": true,
+	"sicks": true, "ate": true, "nein": true, "niner": true}
+
 // numberWordAlt is numberWords as a regular-expression alternation, longest first.
 var numberWordAlt = func() string {
 	words := make([]string, 0, len(numberWords))
@@ -50,8 +55,12 @@ var numberWordAlt = func() string {
 }()
 
 // numTok is a numeric token of s: its byte span, its position in characters (a number word counts
-// as one, like the digit it stands for) and the most digits it can carry.
-type numTok struct{ start, end, pos, digits int }
+// as one, like the digit it stands for), the most digits it can carry and whether it is a
+// sound-alike.
+type numTok struct {
+	start, end, pos, digits int
+	alike                   bool
+}
 
 // numericTokens finds the digits and number words of s. A word holding digits ("3pm", "jsmith84")
 // carries them; "double" and "triple" count only before another numeric token, and "and" only
@@ -77,10 +86,13 @@ func numericTokens(s string) []numTok {
 		}
 		switch n, spoken := numberWords[word]; {
 		case digits > 0:
-			toks, words = append(toks, numTok{i, j, pos, digits}), append(words, word)
+			toks, words = append(toks, numTok{start: i, end: j, pos: pos, digits: digits}), append(words, word)
 			pos += utf8.RuneCountInString(word)
 		case spoken || word == "and":
-			toks, words = append(toks, numTok{i, j, pos, n}), append(words, word)
+			toks, words = append(toks, numTok{start: i, end: j, pos: pos, digits: n}), append(words, word)
+			pos++
+		case soundAlikes[word]:
+			toks, words = append(toks, numTok{start: i, end: j, pos: pos, digits: 1, alike: true}), append(words, word)
 			pos++
 		default:
 			pos += utf8.RuneCountInString(word)
@@ -112,19 +124,25 @@ func inRun(s string, a, b numTok) bool {
 	return separatorsOnly(gap) && utf8.RuneCountInString(gap) <= maxRunGap
 }
 
-// dropNumbers removes from s every run of numeric tokens carrying minRunDigits or more, and every
-// numeric token with denseDigits or more carried within denseWindow characters; each stretch of
-// removed tokens and their separators becomes one phNumber.
+// dropNumbers removes from s every run of numeric tokens carrying minRunDigits or more (denseDigits
+// when a sound-alike is among them), and every numeric token with denseDigits or more carried
+// within denseWindow characters; each stretch of removed tokens and their separators becomes one
+// phNumber.
 func dropNumbers(s string) string {
 	toks := numericTokens(s)
 	drop := make([]bool, len(toks))
 	for first := 0; first < len(toks); {
-		last, digits := first, toks[first].digits
+		last, digits, need := first, toks[first].digits, minRunDigits
 		for last+1 < len(toks) && inRun(s, toks[last], toks[last+1]) {
 			last++
 			digits += toks[last].digits
 		}
-		for k := first; k <= last && digits >= minRunDigits; k++ {
+		for k := first; k <= last; k++ {
+			if toks[k].alike {
+				need = denseDigits
+			}
+		}
+		for k := first; k <= last && digits >= need; k++ {
 			drop[k] = true
 		}
 		first = last + 1
@@ -175,12 +193,14 @@ func scrubSpokenAddresses(s string) string {
 	var b strings.Builder
 	done := 0
 	for first := 0; first < len(toks); {
-		last := first
+		last, alikes := first, toks[first].alike
 		for last+1 < len(toks) && inRun(s, toks[last], toks[last+1]) {
 			last++
+			alikes = alikes && toks[last].alike
 		}
 		start, end := toks[first].start, toks[last].end
-		if m := streetAfterRe.FindStringIndex(s[end:]); m != nil {
+		// Sound-alikes alone are no house number: "walk to the high street".
+		if m := streetAfterRe.FindStringIndex(s[end:]); m != nil && !alikes {
 			b.WriteString(s[done:start] + phAddress)
 			done = end + m[1]
 		}

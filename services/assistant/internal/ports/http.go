@@ -45,7 +45,7 @@ func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Message   *string         `json:"message"`
-		SessionID string          `json:"sessionId"`
+		SessionID *string         `json:"sessionId"`
 		Context   json.RawMessage `json:"context"`
 	}
 	if err := httpx.Decode(w, r, &body, maxChatBody); err != nil {
@@ -56,6 +56,14 @@ func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, apperr.MissingField("message"))
 		return
 	}
+	var sessionID string
+	if body.SessionID != nil {
+		if sessionID = *body.SessionID; sessionID == "" {
+			// Absent starts a session; "" was read as absent, so a client's lost id went unnoticed.
+			httpx.Fail(w, r, apperr.InvalidField("sessionId", "must not be empty; leave it out to start a new session"))
+			return
+		}
+	}
 	caller, err := authjwt.RequireCaller(r.Context())
 	if err != nil {
 		httpx.Fail(w, r, err)
@@ -63,7 +71,7 @@ func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.App.Chat.Handle(r.Context(), app.ChatCommand{
 		AccountID: caller.AccountID, Plan: caller.Plan, Token: caller.Token,
-		Message: *body.Message, SessionID: body.SessionID, Context: body.Context,
+		Message: *body.Message, SessionID: sessionID, Context: body.Context,
 	})
 	if err != nil {
 		httpx.Fail(w, r, err)

@@ -83,7 +83,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 
 // Handler returns the assistant's HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
-	r := s.Runtime.Router()
+	r := s.Runtime.APIRouter()
 	h := &ports.HTTP{App: s.App, AdminSecret: s.adminSecret}
 	h.Routes(r, s.Runtime.Middleware())
 	return r

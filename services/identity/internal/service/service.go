@@ -131,7 +131,7 @@ func (s *Service) prepareKeys(ctx context.Context) error {
 
 // Handler returns identity's HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
-	r := s.Runtime.Router()
+	r := s.Runtime.APIRouter()
 	h := &ports.HTTP{App: s.App, Keys: s.Signer, ClientIP: s.Runtime.Limiter.ClientIP, Now: s.now}
 	h.Routes(r, s.Runtime.Middleware())
 	return r

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/contracts"
@@ -85,7 +86,9 @@ type KnownLeads interface {
 type ReceiveInboundCmd struct {
 	Secret         string
 	IdempotencyKey string
-	Body           map[string]json.RawMessage
+	// KeyHeader names the header IdempotencyKey came in (Idempotency-Key or webhook-id).
+	KeyHeader string
+	Body      map[string]json.RawMessage
 	// ClientIP is the sender's address, which requests without a valid secret are metered by.
 	ClientIP netip.Addr
 }
@@ -163,7 +166,11 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 		return InboundResult{}, err
 	}
 	if len(cmd.IdempotencyKey) > MaxIdempotencyKeyLength {
-		return InboundResult{}, apperr.InvalidField("Idempotency-Key", fmt.Sprintf("must be at most %d characters", MaxIdempotencyKeyLength))
+		return InboundResult{}, apperr.InvalidField(cmd.KeyHeader, fmt.Sprintf("must be at most %d characters", MaxIdempotencyKeyLength))
+	}
+	if !utf8.ValidString(cmd.IdempotencyKey) {
+		// HTTP allows any byte above 0x7f in a header; PostgreSQL's text holds only UTF-8.
+		return InboundResult{}, apperr.InvalidField(cmd.KeyHeader, "must be UTF-8 text")
 	}
 	now := h.Now().UTC()
 	rec := InboundRecord{

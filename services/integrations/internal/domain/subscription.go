@@ -114,9 +114,14 @@ func ValidateHookURL(raw string, policy TargetPolicy) error {
 	if u.Fragment != "" {
 		return apperr.InvalidField("hookUrl", "must not have a fragment")
 	}
-	host := u.Hostname()
-	if host == "" {
+	if u.Hostname() == "" {
 		return apperr.InvalidField("hookUrl", "must name a host")
+	}
+	// The host as it is stored and dialled: IDNA maps full-width digits and letters to ASCII, so
+	// "１２７.０.０.１" is checked as the 127.0.0.1 it becomes, not passed as a name.
+	host, err := canonicalHost(u.Hostname())
+	if err != nil {
+		return err
 	}
 	if addr, err := netip.ParseAddr(host); err == nil {
 		if policy.Permit(addr) != nil {

@@ -44,6 +44,9 @@ func TestNewSubscriptionRejectsBadInput(t *testing.T) {
 		{"credentials", "new_lead", "https://u:p@a.example/x", domain.TargetPolicy{}, "hookUrl"},
 		{"loopback literal", "new_lead", "https://127.0.0.1/x", domain.TargetPolicy{}, "hookUrl"},
 		{"metadata literal", "new_lead", "https://169.254.169.254/latest", local, "hookUrl"},
+		// issue 37, item 10: IDNA turns full-width digits into the address they spell.
+		{"full-width metadata literal", "new_lead", "https://１６９.２５４.１６９.２５４/latest", local, "hookUrl"},
+		{"full-width private literal", "new_lead", "https://１０.０.０.１/hook", local, "hookUrl"},
 		{"mapped loopback", "new_lead", "https://[::ffff:127.0.0.1]/x", domain.TargetPolicy{}, "hookUrl"},
 		{"localhost", "new_lead", "https://localhost/x", domain.TargetPolicy{}, "hookUrl"},
 		{"bad port", "new_lead", "https://a.example:99999/x", domain.TargetPolicy{}, "hookUrl"},

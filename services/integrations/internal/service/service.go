@@ -182,7 +182,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 
 // Handler returns the HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
-	r := s.Runtime.Router()
+	r := s.Runtime.APIRouter()
 	h := ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment},
 		ClientIP: s.Runtime.Limiter.ClientIP}
 	h.Routes(r, s.Runtime.Middleware())

@@ -242,10 +242,17 @@ func TestLeadFinderRejectsBadInput(t *testing.T) {
 		{map[string]any{"industry": "plumber", "location": "12"}, "invalid_field", "location"},
 		{map[string]any{"industry": "plumber", "radius": 5}, "unknown_field", "radius"},
 		{`{"industry":`, "malformed_json", ""},
+		// issue 37: null was read as absent (200), a NUL was a 500 (SQLSTATE 22021).
+		{`{"industry":"plumber","limit":null}`, "invalid_type", "limit"},
+		{`{"industry":null}`, "invalid_type", "industry"},
+		{`{"industry":"nul\u0000byte"}`, "invalid_field", "industry"},
+		{`{"industry":"plumber","keywords":["ok","b\u0000d"]}`, "invalid_field", "keywords[1]"},
 	}
 	for _, tc := range cases {
 		h.requireError(h.do("POST", "/api/lead-finder", tok, tc.body), 400, tc.code, tc.field)
 	}
+	h.requireError(h.do("POST", "/api/lead-quality-batch", tok, `{"leads":[{"email":"a@b.co","businessName":"nul\u0000byte"}]}`),
+		400, "invalid_field", "leads[0].businessName")
 	h.requireError(h.do("POST", "/api/lead-finder", "", map[string]any{"industry": "plumber"}), 401, "unauthenticated", "")
 	h.requireError(h.do("POST", "/api/lead-finder", "not-a-token", map[string]any{"industry": "plumber"}), 401, "invalid_token", "")
 	require.Zero(t, h.analytics.Reserves(), "refused searches reserve no allowance")

@@ -88,7 +88,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 
 // Handler returns the leads routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
-	r := s.Router()
+	r := s.APIRouter()
 	ports.HTTP{App: s.App}.Routes(r, s.Middleware())
 	return r
 }
