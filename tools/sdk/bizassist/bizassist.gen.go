@@ -2326,7 +2326,7 @@ type Lead struct {
 	Source       string `json:"source"`
 }
 
-// LeadInput Spec 2.3. Tolerant: other fields are ignored, so the finder's Lead objects (ownerName, score, source) can be passed as they are; the request object around the leads is strict.
+// LeadInput Spec 2.3. Tolerant: other fields are ignored, so the finder's Lead objects (ownerName, score, source) can be passed as they are, and null for an optional field is read as absent, as CRM exports write an empty field; the request object around the leads is strict.
 type LeadInput struct {
 	BusinessName *string `json:"businessName,omitempty"`
 
