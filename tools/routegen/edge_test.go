@@ -81,6 +81,32 @@ func TestNginxsOwnErrorsAreTheEnvelope(t *testing.T) {
 	}
 }
 
+// A body over the limit sent whole, as clients do, over HTTP/2 and HTTP/1.1: nginx reads part
+// of it before refusing, which is another path to its 413 than a Content-Length it refuses at
+// once (the e2e suite's TestOversizedBodiesAre413 got nginx's HTML page over HTTP/2).
+func TestNginxRefusesAnOversizedBodyInTheEnvelope(t *testing.T) {
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx is not installed (make up needs it: tools/devstack/deps.sh)")
+	}
+	httpsPort := freePort(t)
+	startNginx(t, freePort(t), httpsPort)
+	body := `{"email":"a@b.c","password":"` + strings.Repeat("x", 2<<20) + `"}`
+	for _, h2 := range []bool{true, false} {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: h2} //nolint:gosec // a throwaway certificate
+		if !h2 {
+			tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+		}
+		resp, err := (&http.Client{Transport: tr}).Post("https://127.0.0.1:"+strconv.Itoa(httpsPort)+"/api/auth", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		got, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "HTTP/2 %v: %s", h2, got)
+		require.Contains(t, string(got), `"code":"body_too_large"`, "HTTP/2 %v (%s): %s", h2, resp.Proto, got)
+	}
+}
+
 // startNginx runs the real template's config on the given ports with a throwaway certificate;
 // every upstream is a closed port, so no request reaches a running stack.
 func startNginx(t *testing.T, httpPort, httpsPort int) string {

@@ -138,7 +138,7 @@ http {
         # are internal URIs, not named locations: a request whose line did not parse has no URI,
         # and nginx redirects that only to a URI. The status stays the error's, except where "="
         # says otherwise. Upstream error responses are not intercepted: services already answer
-        # with their own envelopes.
+        # with their own envelopes. Each page lifts the body limit, which the redirect checks again.
         error_page 400 /_edge/bad_request;
         error_page 405 /_edge/method_not_allowed;
         error_page 411 /_edge/length_required;
@@ -154,54 +154,67 @@ http {
         error_page 505 /_edge/version_not_supported;
         location = /_edge/bad_request {
             internal;
+            client_max_body_size 0;
             return 400 '{"ok":false,"error":"the request could not be parsed (request line, path or a header)","code":"bad_request"}\n';
         }
         location = /_edge/method_not_allowed {
             internal;
+            client_max_body_size 0;
             return 405 '{"ok":false,"error":"method not allowed","code":"method_not_allowed"}\n';
         }
         location = /_edge/length_required {
             internal;
+            client_max_body_size 0;
             return 411 '{"ok":false,"error":"a body needs Content-Length or chunked Transfer-Encoding","code":"length_required"}\n';
         }
         location = /_edge/body_too_large {
             internal;
+            client_max_body_size 0;
             return 413 '{"ok":false,"error":"request body exceeds 1 MiB","code":"body_too_large"}\n';
         }
         location = /_edge/uri_too_long {
             internal;
+            client_max_body_size 0;
             return 414 '{"ok":false,"error":"the request line is too long","code":"uri_too_long"}\n';
         }
         location = /_edge/too_many_connections {
             internal;
+            client_max_body_size 0;
             return 429 '{"ok":false,"error":"too many connections from this address","code":"too_many_connections"}\n';
         }
         location = /_edge/header_too_large {
             internal;
+            client_max_body_size 0;
             return 431 '{"ok":false,"error":"a request header or all of them together are too large","code":"header_too_large"}\n';
         }
         location = /_edge/https_required {
             internal;
+            client_max_body_size 0;
             return 400 '{"ok":false,"error":"plain HTTP was sent to the HTTPS port","code":"https_required"}\n';
         }
         location = /_edge/internal {
             internal;
+            client_max_body_size 0;
             return 500 '{"ok":false,"error":"internal error","code":"internal"}\n';
         }
         location = /_edge/not_implemented {
             internal;
+            client_max_body_size 0;
             return 501 '{"ok":false,"error":"the request uses a method or transfer coding this server does not implement","code":"not_implemented"}\n';
         }
         location = /_edge/unavailable {
             internal;
+            client_max_body_size 0;
             return 502 '{"ok":false,"error":"service unavailable","code":"unavailable"}\n';
         }
         location = /_edge/timeout {
             internal;
+            client_max_body_size 0;
             return 504 '{"ok":false,"error":"service timed out","code":"unavailable"}\n';
         }
         location = /_edge/version_not_supported {
             internal;
+            client_max_body_size 0;
             return 505 '{"ok":false,"error":"HTTP version not supported","code":"http_version_not_supported"}\n';
         }
 {{- end}}

@@ -9,7 +9,6 @@ import (
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
-	"strconv"
 
 	"github.com/gorilla/mux"
 
@@ -63,7 +62,7 @@ func caller(ctx context.Context) (app.Caller, error) {
 
 type logUsageRequest struct {
 	Feature string          `json:"feature"`
-	Action  string          `json:"action"`
+	Action  *string         `json:"action"`
 	Meta    json.RawMessage `json:"meta"`
 }
 
@@ -84,8 +83,13 @@ func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
+	action, err := httpx.Optional("action", req.Action)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
 	logged, err := h.App.LogUsage.Handle(r.Context(), c, app.LogUsageInput{
-		Feature: req.Feature, Action: req.Action, Meta: req.Meta, IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		Feature: req.Feature, Action: action, Meta: req.Meta, IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	})
 	if err != nil {
 		httpx.Fail(w, r, err)
@@ -250,11 +254,9 @@ func (h *HTTP) healthHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := app.HistoryQuery{Caller: c, ClientID: r.URL.Query().Get("clientId"), Days: 30}
-	if v := r.URL.Query().Get("days"); v != "" {
-		if q.Days, err = strconv.Atoi(v); err != nil {
-			httpx.Fail(w, r, apperr.InvalidField("days", "must be an integer"))
-			return
-		}
+	if err := httpx.QueryInt(r.URL.Query(), "days", &q.Days); err != nil {
+		httpx.Fail(w, r, err)
+		return
 	}
 	points, err := h.App.History.Handle(r.Context(), q)
 	if err != nil {
@@ -294,11 +296,11 @@ func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	in := app.PredictChurnInput{Threshold: app.DefaultChurnThreshold, Limit: app.DefaultChurnLimit}
-	if err := intParam(q, "threshold", &in.Threshold); err != nil {
+	if err := httpx.QueryInt(q, "threshold", &in.Threshold); err != nil {
 		httpx.Fail(w, r, err)
 		return
 	}
-	if err := intParam(q, "limit", &in.Limit); err != nil {
+	if err := httpx.QueryInt(q, "limit", &in.Limit); err != nil {
 		httpx.Fail(w, r, err)
 		return
 	}
@@ -318,21 +320,6 @@ func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request) {
 		out.Clients = append(out.Clients, row)
 	}
 	httpx.Respond(w, http.StatusOK, out)
-}
-
-// intParam reads an optional integer query parameter into dst, leaving the default when absent.
-func intParam(q map[string][]string, name string, dst *int) error {
-	vals, ok := q[name]
-	if !ok {
-		return nil
-	}
-	n, err := strconv.Atoi(vals[0])
-	if err != nil || len(vals) > 1 {
-		return &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeInvalidType, Field: name,
-			Message: name + ": must be an integer"}
-	}
-	*dst = n
-	return nil
 }
 
 // capOf is n of a limited allowance, or null for an unlimited one: "unlimited" has no number.

@@ -26,7 +26,7 @@ const maxClockSkew = 5 * time.Minute
 type SeedEvent struct {
 	Module    string         `json:"module"`
 	EventType string         `json:"event_type"`
-	TS        string         `json:"ts"`
+	TS        *string        `json:"ts"` // absent: now
 	Fields    map[string]any `json:"fields"`
 }
 
@@ -50,8 +50,8 @@ func (h *SeedFeed) Handle(ctx context.Context, in []SeedEvent) (int, error) {
 	evs := make([]SourcedEvent, 0, len(in))
 	for i, e := range in {
 		at := now
-		if e.TS != "" {
-			ts, err := time.Parse(time.RFC3339Nano, e.TS)
+		if e.TS != nil {
+			ts, err := time.Parse(time.RFC3339Nano, *e.TS)
 			switch {
 			case err != nil:
 				return 0, apperr.InvalidField(fmt.Sprintf("events[%d].ts", i), "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05.000Z")

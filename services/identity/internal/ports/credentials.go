@@ -193,8 +193,13 @@ func (h *HTTP) inviteClient(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
+	plan, err := httpx.Optional("plan", req.Plan)
+	if err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
 	inv, err := h.App.InviteClient.Handle(r.Context(), app.InviteClientCommand{OwnerID: c.AccountID, ClientDetails: account.ClientDetails{
-		Email: *req.Email, BusinessName: *req.BusinessName, OwnerName: deref(req.OwnerName), Phone: deref(req.Phone), Plan: deref(req.Plan),
+		Email: *req.Email, BusinessName: *req.BusinessName, OwnerName: deref(req.OwnerName), Phone: deref(req.Phone), Plan: plan,
 	}})
 	if err != nil {
 		httpx.Fail(w, r, err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/bizassist/bizassist/libs/phone"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
@@ -24,7 +23,8 @@ type ListSheet struct{ Sheet Sheet }
 
 // ListInput carries the raw query values so that bad ones are reported by name.
 type ListInput struct {
-	AccountID, Cursor, Limit string
+	AccountID, Cursor string
+	Limit             int
 }
 
 // Page is one page of the sheet; NextCursor is "" on the last page.
@@ -34,13 +34,9 @@ type Page struct {
 }
 
 func (h ListSheet) Handle(ctx context.Context, in ListInput) (Page, error) {
-	limit := DefaultListLimit
-	if in.Limit != "" {
-		n, err := strconv.Atoi(in.Limit)
-		if err != nil || n < 1 || n > MaxListLimit {
-			return Page{}, apperr.InvalidField("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxListLimit))
-		}
-		limit = n
+	limit := in.Limit
+	if limit < 1 || limit > MaxListLimit {
+		return Page{}, apperr.InvalidField("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxListLimit))
 	}
 	if in.Cursor != "" && !ids.Valid("lead", in.Cursor) {
 		return Page{}, apperr.InvalidField("cursor", "must be the nextCursor of a previous page")

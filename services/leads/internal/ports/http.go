@@ -222,7 +222,12 @@ func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	page, err := h.App.ListSheet.Handle(r.Context(), app.ListInput{AccountID: c.AccountID, Cursor: q.Get("cursor"), Limit: q.Get("limit")})
+	in := app.ListInput{AccountID: c.AccountID, Cursor: q.Get("cursor"), Limit: app.DefaultListLimit}
+	if err := httpx.QueryInt(q, "limit", &in.Limit); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
+	page, err := h.App.ListSheet.Handle(r.Context(), in)
 	if err != nil {
 		httpx.Fail(w, r, err)
 		return
