@@ -57,6 +57,7 @@ func TestNginxsOwnErrorsAreTheEnvelope(t *testing.T) {
 		{"a 2 MiB body", httpsPort, true, "POST /api/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 2097152\r\n\r\n", 413, "body_too_large"},
 		{"plain HTTP on the HTTPS port", httpsPort, false, "GET /api/keys HTTP/1.1\r\nHost: x\r\n\r\n", 400, "https_required"},
 		{"a NUL in the path on the HTTP port", httpPort, false, "GET /api/keys/%00 HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad_request"},
+		{"plain HTTP for a host the certificate does not name", httpPort, false, "GET /api/keys HTTP/1.1\r\nHost: evil.example\r\n\r\n", 421, "misdirected_request"},
 		{"a 10 KB request line on the HTTP port", httpPort, false, "GET /?q=" + strings.Repeat("a", 10<<10) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"},
 	}
 	for _, tc := range cases {
@@ -78,6 +79,22 @@ func TestNginxsOwnErrorsAreTheEnvelope(t *testing.T) {
 			require.NotEmpty(t, envelope.Error)
 			require.Equal(t, tc.code, envelope.Code)
 		})
+	}
+}
+
+// Plain HTTP is redirected to HTTPS on the same host only for the hosts the certificate names;
+// the Host header is the client's, and a redirect to any host it names is an open redirect.
+func TestPlainHTTPRedirectsOnlyToTheCertificatesHosts(t *testing.T) {
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx is not installed (make up needs it: tools/devstack/deps.sh)")
+	}
+	httpPort, httpsPort := freePort(t), freePort(t)
+	startNginx(t, httpPort, httpsPort)
+	for _, host := range []string{"localhost", "127.0.0.1"} {
+		resp := raw(t, httpPort, false, "GET /api/keys?x=1 HTTP/1.1\r\nHost: "+host+":"+strconv.Itoa(httpPort)+"\r\n\r\n")
+		resp.Body.Close()
+		require.Equal(t, http.StatusPermanentRedirect, resp.StatusCode, host)
+		require.Equal(t, "https://"+host+":"+strconv.Itoa(httpsPort)+"/api/keys?x=1", resp.Header.Get("Location"), host)
 	}
 }
 

@@ -47,7 +47,7 @@ func TestEdgeServesTheIngressPaths(t *testing.T) {
 		"default 0;\n        127.0.0.9/32 1;\n        10.1.0.0/16 1;\n    }",
 		"limit_conn_zone $conn_limit_key zone=per_address:1m;",
 		"listen 127.0.0.1:9443 ssl http2 default_server;",
-		"return 308 https://$host:9443$request_uri;",
+		"return 308 https://$https_host:9443$request_uri;",
 	} {
 		require.Contains(t, conf, want)
 	}

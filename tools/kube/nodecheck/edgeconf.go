@@ -51,6 +51,16 @@ http {
     limit_conn_status 429;
     limit_conn_log_level warn;
 
+    # The hosts the certificate names are the only ones the redirect to HTTPS may name: the Host
+    # header is the client's to write, and redirecting to whatever it says lets a crafted link
+    # (or a cache in front) send browsers elsewhere. Any other host is 421.
+    map $host $https_host {
+        localhost localhost;
+        127.0.0.1 127.0.0.1;
+        "[::1]" "[::1]";
+        default "";
+    }
+
     map $http_x_request_id $req_id {
         default $request_id;
         "~^[A-Za-z0-9._:-]{1,64}$" $http_x_request_id;
@@ -92,7 +102,10 @@ http {
         server_name _;
 {{- template "errors"}}
         location / {
-            return 308 https://$host:{{.Vars.HTTPSPort}}$request_uri;
+            if ($https_host = "") {
+                return 421 '{"ok":false,"error":"this server does not answer for that host","code":"misdirected_request"}\n';
+            }
+            return 308 https://$https_host:{{.Vars.HTTPSPort}}$request_uri;
         }
     }
 
