@@ -12346,6 +12346,11 @@ type StripeWebhookResponse413Headers struct {
 	APIVersion *string
 }
 
+// StripeWebhookResponse415Headers the declared response headers of an HTTP 415 response for StripeWebhook
+type StripeWebhookResponse415Headers struct {
+	APIVersion *string
+}
+
 // StripeWebhookResponse429Headers the declared response headers of an HTTP 429 response for StripeWebhook
 type StripeWebhookResponse429Headers struct {
 	APIVersion *string
@@ -12373,6 +12378,8 @@ type StripeWebhookResponse struct {
 	JSON400 *IntegrationsError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *IntegrationsError
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *IntegrationsRateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12383,6 +12390,8 @@ type StripeWebhookResponse struct {
 	Headers400 *StripeWebhookResponse400Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *StripeWebhookResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *StripeWebhookResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *StripeWebhookResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12408,6 +12417,11 @@ func (r StripeWebhookResponse) GetJSON400() *IntegrationsError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r StripeWebhookResponse) GetJSON413() *IntegrationsError {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r StripeWebhookResponse) GetJSON415() *Error {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -18303,6 +18317,13 @@ func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest IntegrationsRateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18350,6 +18371,16 @@ func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, err
 			headers.APIVersion = &value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers StripeWebhookResponse415Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers StripeWebhookResponse429Headers
 		if values := rsp.Header.Values("API-Version"); len(values) > 0 {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -84,11 +85,11 @@ type KnownLeads interface {
 
 // ReceiveInboundCmd is one POST /api/ext-webhook.
 type ReceiveInboundCmd struct {
-	Secret         string
-	IdempotencyKey string
-	// KeyHeader names the header IdempotencyKey came in (Idempotency-Key or webhook-id).
-	KeyHeader string
-	Body      map[string]json.RawMessage
+	Secret string
+	// IdempotencyKey and WebhookID are the headers of those names; the first given is the
+	// delivery's key, and each given must be a valid one.
+	IdempotencyKey, WebhookID string
+	Body                      map[string]json.RawMessage
 	// ClientIP is the sender's address, which requests without a valid secret are metered by.
 	ClientIP netip.Addr
 }
@@ -165,17 +166,14 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	if err != nil {
 		return InboundResult{}, err
 	}
-	if len(cmd.IdempotencyKey) > MaxIdempotencyKeyLength {
-		return InboundResult{}, apperr.InvalidField(cmd.KeyHeader, fmt.Sprintf("must be at most %d characters", MaxIdempotencyKeyLength))
-	}
-	if !utf8.ValidString(cmd.IdempotencyKey) {
-		// HTTP allows any byte above 0x7f in a header; PostgreSQL's text holds only UTF-8.
-		return InboundResult{}, apperr.InvalidField(cmd.KeyHeader, "must be UTF-8 text")
+	key, err := deliveryKey(cmd)
+	if err != nil {
+		return InboundResult{}, err
 	}
 	now := h.Now().UTC()
 	rec := InboundRecord{
 		ID: ids.New("svc"), AccountID: accountID, Event: in.Event, Fields: in.Fields, Extras: in.Extras,
-		IdempotencyKey: cmd.IdempotencyKey, BodyHash: bodyHash(in), ReceivedAt: now,
+		IdempotencyKey: key, BodyHash: bodyHash(in), ReceivedAt: now,
 	}
 	if rec.Event == domain.InboundNewLead {
 		rec.LeadID = leadsevents.LeadID(accountID, rec.Fields["email"])
@@ -258,6 +256,22 @@ func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string
 		return "", errBadSecret
 	}
 	return accountID, nil
+}
+
+// deliveryKey is the key a delivery is recognised by when repeated: Idempotency-Key, else
+// webhook-id (Standard Webhooks' senders), else none. Each one given is checked, the one not used
+// too: a bound the document states holds whichever header a sender fills.
+func deliveryKey(cmd ReceiveInboundCmd) (string, error) {
+	for _, h := range []struct{ name, value string }{{"Idempotency-Key", cmd.IdempotencyKey}, {"webhook-id", cmd.WebhookID}} {
+		if len(h.value) > MaxIdempotencyKeyLength {
+			return "", apperr.InvalidField(h.name, fmt.Sprintf("must be at most %d characters", MaxIdempotencyKeyLength))
+		}
+		if !utf8.ValidString(h.value) {
+			// HTTP allows any byte above 0x7f in a header; PostgreSQL's text holds only UTF-8.
+			return "", apperr.InvalidField(h.name, "must be UTF-8 text")
+		}
+	}
+	return cmp.Or(cmd.IdempotencyKey, cmd.WebhookID), nil
 }
 
 // inboundEvent is the inbound.<event> of an accepted record: its inbox id and its fields.

@@ -64,14 +64,9 @@ func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, err)
 		return
 	}
-	keyHeader := "Idempotency-Key"
-	key := r.Header.Get(keyHeader)
-	if key == "" {
-		keyHeader = "webhook-id"
-		key = r.Header.Get(keyHeader)
-	}
 	res, err := h.App.ReceiveInbound.Handle(r.Context(), app.ReceiveInboundCmd{
-		Secret: r.Header.Get("X-Ext-Secret"), IdempotencyKey: key, KeyHeader: keyHeader, Body: body, ClientIP: h.ClientIP(r),
+		Secret: r.Header.Get("X-Ext-Secret"), IdempotencyKey: r.Header.Get("Idempotency-Key"), WebhookID: r.Header.Get("webhook-id"),
+		Body: body, ClientIP: h.ClientIP(r),
 	})
 	if err != nil {
 		httpx.Fail(w, r, err)

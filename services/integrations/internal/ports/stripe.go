@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,10 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stripe/stripe-go/v85"
 	"github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -32,6 +33,11 @@ type StripeWebhook struct {
 }
 
 func (s *StripeWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Stripe sends JSON; any other body is not its event, however it is signed.
+	if err := httpx.RequireJSON(r); err != nil {
+		httpx.Fail(w, r, err)
+		return
+	}
 	payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxStripeBody))
 	if err != nil {
 		httpx.Fail(w, r, err)
@@ -39,6 +45,11 @@ func (s *StripeWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.Secret == "" {
 		httpx.Fail(w, r, apperr.Unavailable("payments_not_configured", "payment webhooks are not configured"))
+		return
+	}
+	// Stripe's library reads a member given twice as its last value; the API's JSON never does.
+	if !jsontext.Value(payload).IsValid() {
+		httpx.Fail(w, r, apperr.Invalid(apperr.CodeMalformedJSON, "request body is not valid JSON (a member given twice, or bytes that are not UTF-8)"))
 		return
 	}
 	header := r.Header.Get("Stripe-Signature")
