@@ -46,7 +46,7 @@ func (s *Stack) serviceCommand(t *testing.T, service string, args ...string) str
 		require.NoError(t, err)
 		return string(out)
 	}
-	out, err := devenv.ServiceCommand(s.Root, service, args...)
+	out, err := devenv.ServiceCommand(t.Context(), s.Root, service, args...)
 	require.NoError(t, err)
 	return out
 }

@@ -306,7 +306,7 @@ func TestInviteAClientWhoAcceptsInAnotherBrowser(t *testing.T) {
 	// one run at a time, and every run after the twentieth on a machine would fail.
 	ownerEmail := unique("owner")
 	newBrowser(t).signUp(ownerEmail)
-	out, err := devenv.ServiceCommand(root, "identity", "accounts", "set-plan", ownerEmail, "growth")
+	out, err := devenv.ServiceCommand(t.Context(), root, "identity", "accounts", "set-plan", ownerEmail, "growth")
 	require.NoError(t, err)
 	require.Equal(t, ownerEmail+" is now on growth\n", out)
 	owner := newBrowser(t)

@@ -5,6 +5,7 @@ package devenv
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -116,12 +117,12 @@ func unquote(s string) (string, error) {
 
 // ServiceCommand runs one of the local stack's service binaries (identity accounts set-plan ...)
 // under root with the settings make up gave that service, and returns what it printed.
-func ServiceCommand(root, service string, args ...string) (string, error) {
+func ServiceCommand(ctx context.Context, root, service string, args ...string) (string, error) {
 	env, err := Load(filepath.Join(root, ".devstack", "run", service+".env"))
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(filepath.Join(root, ".devstack", "bin", service), args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(root, ".devstack", "bin", service), args...)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
