@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -420,21 +421,45 @@ func (e HistoryResponsePointsTier) Valid() bool {
 	}
 }
 
-// Defines values for InboundEventEvent.
+// Defines values for InboundContactFormEvent.
 const (
-	InboundEventEventContactForm InboundEventEvent = "contact_form"
-	InboundEventEventNewClient   InboundEventEvent = "new_client"
-	InboundEventEventNewLead     InboundEventEvent = "new_lead"
+	InboundContactFormEventContactForm InboundContactFormEvent = "contact_form"
 )
 
-// Valid indicates whether the value is a known member of the InboundEventEvent enum.
-func (e InboundEventEvent) Valid() bool {
+// Valid indicates whether the value is a known member of the InboundContactFormEvent enum.
+func (e InboundContactFormEvent) Valid() bool {
 	switch e {
-	case InboundEventEventContactForm:
+	case InboundContactFormEventContactForm:
 		return true
-	case InboundEventEventNewClient:
+	default:
+		return false
+	}
+}
+
+// Defines values for InboundNewClientEvent.
+const (
+	InboundNewClientEventNewClient InboundNewClientEvent = "new_client"
+)
+
+// Valid indicates whether the value is a known member of the InboundNewClientEvent enum.
+func (e InboundNewClientEvent) Valid() bool {
+	switch e {
+	case InboundNewClientEventNewClient:
 		return true
-	case InboundEventEventNewLead:
+	default:
+		return false
+	}
+}
+
+// Defines values for InboundNewLeadEvent.
+const (
+	InboundNewLeadEventNewLead InboundNewLeadEvent = "new_lead"
+)
+
+// Valid indicates whether the value is a known member of the InboundNewLeadEvent enum.
+func (e InboundNewLeadEvent) Valid() bool {
+	switch e {
+	case InboundNewLeadEventNewLead:
 		return true
 	default:
 		return false
@@ -2205,30 +2230,56 @@ type HistoryResponseOk bool
 // HistoryResponsePointsTier defines model for HistoryResponse.Points.Tier.
 type HistoryResponsePointsTier string
 
-// InboundEvent `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-// in `GET /api/leads`.
+// InboundContactForm A contact form submission (spec 2.11); other fields are extras (InboundEvent).
+type InboundContactForm struct {
+	Email                openapi_types.Email     `json:"email"`
+	Event                InboundContactFormEvent `json:"event"`
+	Message              *string                 `json:"message,omitempty"`
+	Name                 string                  `json:"name"`
+	Phone                *string                 `json:"phone,omitempty"`
+	Subject              *string                 `json:"subject,omitempty"`
+	AdditionalProperties map[string]interface{}  `json:"-"`
+}
+
+// InboundContactFormEvent defines model for InboundContactForm.Event.
+type InboundContactFormEvent string
+
+// InboundEvent `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+// sender's extras: strings, numbers and booleans are kept as text with the stored record
+// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 type InboundEvent struct {
-	BusinessName         *string                `json:"businessName,omitempty"`
+	union json.RawMessage
+}
+
+// InboundNewClient A new client of the account (spec 2.11); other fields are extras (InboundEvent).
+type InboundNewClient struct {
+	BusinessName         string                 `json:"businessName"`
 	Email                openapi_types.Email    `json:"email"`
-	Event                InboundEventEvent      `json:"event"`
-	Message              *string                `json:"message,omitempty"`
-	Name                 *string                `json:"name,omitempty"`
-	Notes                *string                `json:"notes,omitempty"`
+	Event                InboundNewClientEvent  `json:"event"`
 	OwnerName            *string                `json:"ownerName,omitempty"`
 	Phone                *string                `json:"phone,omitempty"`
 	Plan                 *string                `json:"plan,omitempty"`
-	Source               *string                `json:"source,omitempty"`
-	Subject              *string                `json:"subject,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
-// InboundEventEvent defines model for InboundEvent.Event.
-type InboundEventEvent string
+// InboundNewClientEvent defines model for InboundNewClient.Event.
+type InboundNewClientEvent string
+
+// InboundNewLead A new lead (spec 2.11); other fields are extras (InboundEvent).
+type InboundNewLead struct {
+	Email                openapi_types.Email    `json:"email"`
+	Event                InboundNewLeadEvent    `json:"event"`
+	Name                 string                 `json:"name"`
+	Notes                *string                `json:"notes,omitempty"`
+	Phone                *string                `json:"phone,omitempty"`
+	Source               *string                `json:"source,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// InboundNewLeadEvent defines model for InboundNewLead.Event.
+type InboundNewLeadEvent string
 
 // InboundResult defines model for InboundResult.
 type InboundResult struct {
@@ -3444,37 +3495,29 @@ type InvoicePaymentSucceededEventJSONRequestBody InvoicePaymentSucceededEventJSO
 // NewLeadEventJSONRequestBody defines body for NewLeadEvent for application/json ContentType.
 type NewLeadEventJSONRequestBody NewLeadEventJSONBody
 
-// Getter for additional properties for InboundEvent. Returns the specified
+// Getter for additional properties for InboundContactForm. Returns the specified
 // element and whether it was found
-func (a InboundEvent) Get(fieldName string) (value interface{}, found bool) {
+func (a InboundContactForm) Get(fieldName string) (value interface{}, found bool) {
 	if a.AdditionalProperties != nil {
 		value, found = a.AdditionalProperties[fieldName]
 	}
 	return
 }
 
-// Setter for additional properties for InboundEvent
-func (a *InboundEvent) Set(fieldName string, value interface{}) {
+// Setter for additional properties for InboundContactForm
+func (a *InboundContactForm) Set(fieldName string, value interface{}) {
 	if a.AdditionalProperties == nil {
 		a.AdditionalProperties = make(map[string]interface{})
 	}
 	a.AdditionalProperties[fieldName] = value
 }
 
-// Override default JSON handling for InboundEvent to handle AdditionalProperties
-func (a *InboundEvent) UnmarshalJSON(b []byte) error {
+// Override default JSON handling for InboundContactForm to handle AdditionalProperties
+func (a *InboundContactForm) UnmarshalJSON(b []byte) error {
 	object := make(map[string]json.RawMessage)
 	err := json.Unmarshal(b, &object)
 	if err != nil {
 		return err
-	}
-
-	if raw, found := object["businessName"]; found {
-		err = json.Unmarshal(raw, &a.BusinessName)
-		if err != nil {
-			return fmt.Errorf("error reading 'businessName': %w", err)
-		}
-		delete(object, "businessName")
 	}
 
 	if raw, found := object["email"]; found {
@@ -3509,12 +3552,133 @@ func (a *InboundEvent) UnmarshalJSON(b []byte) error {
 		delete(object, "name")
 	}
 
-	if raw, found := object["notes"]; found {
-		err = json.Unmarshal(raw, &a.Notes)
+	if raw, found := object["phone"]; found {
+		err = json.Unmarshal(raw, &a.Phone)
 		if err != nil {
-			return fmt.Errorf("error reading 'notes': %w", err)
+			return fmt.Errorf("error reading 'phone': %w", err)
 		}
-		delete(object, "notes")
+		delete(object, "phone")
+	}
+
+	if raw, found := object["subject"]; found {
+		err = json.Unmarshal(raw, &a.Subject)
+		if err != nil {
+			return fmt.Errorf("error reading 'subject': %w", err)
+		}
+		delete(object, "subject")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for InboundContactForm to handle AdditionalProperties
+func (a InboundContactForm) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["email"], err = json.Marshal(a.Email)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'email': %w", err)
+	}
+
+	object["event"], err = json.Marshal(a.Event)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'event': %w", err)
+	}
+
+	if a.Message != nil {
+		object["message"], err = json.Marshal(a.Message)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'message': %w", err)
+		}
+	}
+
+	object["name"], err = json.Marshal(a.Name)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'name': %w", err)
+	}
+
+	if a.Phone != nil {
+		object["phone"], err = json.Marshal(a.Phone)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'phone': %w", err)
+		}
+	}
+
+	if a.Subject != nil {
+		object["subject"], err = json.Marshal(a.Subject)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'subject': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for InboundNewClient. Returns the specified
+// element and whether it was found
+func (a InboundNewClient) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for InboundNewClient
+func (a *InboundNewClient) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for InboundNewClient to handle AdditionalProperties
+func (a *InboundNewClient) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["businessName"]; found {
+		err = json.Unmarshal(raw, &a.BusinessName)
+		if err != nil {
+			return fmt.Errorf("error reading 'businessName': %w", err)
+		}
+		delete(object, "businessName")
+	}
+
+	if raw, found := object["email"]; found {
+		err = json.Unmarshal(raw, &a.Email)
+		if err != nil {
+			return fmt.Errorf("error reading 'email': %w", err)
+		}
+		delete(object, "email")
+	}
+
+	if raw, found := object["event"]; found {
+		err = json.Unmarshal(raw, &a.Event)
+		if err != nil {
+			return fmt.Errorf("error reading 'event': %w", err)
+		}
+		delete(object, "event")
 	}
 
 	if raw, found := object["ownerName"]; found {
@@ -3541,22 +3705,6 @@ func (a *InboundEvent) UnmarshalJSON(b []byte) error {
 		delete(object, "plan")
 	}
 
-	if raw, found := object["source"]; found {
-		err = json.Unmarshal(raw, &a.Source)
-		if err != nil {
-			return fmt.Errorf("error reading 'source': %w", err)
-		}
-		delete(object, "source")
-	}
-
-	if raw, found := object["subject"]; found {
-		err = json.Unmarshal(raw, &a.Subject)
-		if err != nil {
-			return fmt.Errorf("error reading 'subject': %w", err)
-		}
-		delete(object, "subject")
-	}
-
 	if len(object) != 0 {
 		a.AdditionalProperties = make(map[string]interface{})
 		for fieldName, fieldBuf := range object {
@@ -3571,16 +3719,14 @@ func (a *InboundEvent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Override default JSON handling for InboundEvent to handle AdditionalProperties
-func (a InboundEvent) MarshalJSON() ([]byte, error) {
+// Override default JSON handling for InboundNewClient to handle AdditionalProperties
+func (a InboundNewClient) MarshalJSON() ([]byte, error) {
 	var err error
 	object := make(map[string]json.RawMessage)
 
-	if a.BusinessName != nil {
-		object["businessName"], err = json.Marshal(a.BusinessName)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'businessName': %w", err)
-		}
+	object["businessName"], err = json.Marshal(a.BusinessName)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'businessName': %w", err)
 	}
 
 	object["email"], err = json.Marshal(a.Email)
@@ -3591,27 +3737,6 @@ func (a InboundEvent) MarshalJSON() ([]byte, error) {
 	object["event"], err = json.Marshal(a.Event)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'event': %w", err)
-	}
-
-	if a.Message != nil {
-		object["message"], err = json.Marshal(a.Message)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'message': %w", err)
-		}
-	}
-
-	if a.Name != nil {
-		object["name"], err = json.Marshal(a.Name)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'name': %w", err)
-		}
-	}
-
-	if a.Notes != nil {
-		object["notes"], err = json.Marshal(a.Notes)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
-		}
 	}
 
 	if a.OwnerName != nil {
@@ -3635,17 +3760,140 @@ func (a InboundEvent) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for InboundNewLead. Returns the specified
+// element and whether it was found
+func (a InboundNewLead) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for InboundNewLead
+func (a *InboundNewLead) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for InboundNewLead to handle AdditionalProperties
+func (a *InboundNewLead) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["email"]; found {
+		err = json.Unmarshal(raw, &a.Email)
+		if err != nil {
+			return fmt.Errorf("error reading 'email': %w", err)
+		}
+		delete(object, "email")
+	}
+
+	if raw, found := object["event"]; found {
+		err = json.Unmarshal(raw, &a.Event)
+		if err != nil {
+			return fmt.Errorf("error reading 'event': %w", err)
+		}
+		delete(object, "event")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["phone"]; found {
+		err = json.Unmarshal(raw, &a.Phone)
+		if err != nil {
+			return fmt.Errorf("error reading 'phone': %w", err)
+		}
+		delete(object, "phone")
+	}
+
+	if raw, found := object["source"]; found {
+		err = json.Unmarshal(raw, &a.Source)
+		if err != nil {
+			return fmt.Errorf("error reading 'source': %w", err)
+		}
+		delete(object, "source")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for InboundNewLead to handle AdditionalProperties
+func (a InboundNewLead) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["email"], err = json.Marshal(a.Email)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'email': %w", err)
+	}
+
+	object["event"], err = json.Marshal(a.Event)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'event': %w", err)
+	}
+
+	object["name"], err = json.Marshal(a.Name)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'name': %w", err)
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.Phone != nil {
+		object["phone"], err = json.Marshal(a.Phone)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'phone': %w", err)
+		}
+	}
+
 	if a.Source != nil {
 		object["source"], err = json.Marshal(a.Source)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'source': %w", err)
-		}
-	}
-
-	if a.Subject != nil {
-		object["subject"], err = json.Marshal(a.Subject)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'subject': %w", err)
 		}
 	}
 
@@ -3889,6 +4137,143 @@ func (t AuthResult) MarshalJSON() ([]byte, error) {
 }
 
 func (t *AuthResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsInboundNewLead returns the union data inside the InboundEvent as a InboundNewLead
+func (t InboundEvent) AsInboundNewLead() (InboundNewLead, error) {
+	var body InboundNewLead
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInboundNewLead overwrites any union data inside the InboundEvent as the provided InboundNewLead
+func (t *InboundEvent) FromInboundNewLead(v InboundNewLead) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"new_lead"}`))
+	t.union = b
+	return err
+}
+
+// MergeInboundNewLead performs a merge with any union data inside the InboundEvent, using the provided InboundNewLead
+func (t *InboundEvent) MergeInboundNewLead(v InboundNewLead) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"new_lead"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsInboundNewClient returns the union data inside the InboundEvent as a InboundNewClient
+func (t InboundEvent) AsInboundNewClient() (InboundNewClient, error) {
+	var body InboundNewClient
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInboundNewClient overwrites any union data inside the InboundEvent as the provided InboundNewClient
+func (t *InboundEvent) FromInboundNewClient(v InboundNewClient) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"new_client"}`))
+	t.union = b
+	return err
+}
+
+// MergeInboundNewClient performs a merge with any union data inside the InboundEvent, using the provided InboundNewClient
+func (t *InboundEvent) MergeInboundNewClient(v InboundNewClient) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"new_client"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsInboundContactForm returns the union data inside the InboundEvent as a InboundContactForm
+func (t InboundEvent) AsInboundContactForm() (InboundContactForm, error) {
+	var body InboundContactForm
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInboundContactForm overwrites any union data inside the InboundEvent as the provided InboundContactForm
+func (t *InboundEvent) FromInboundContactForm(v InboundContactForm) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"contact_form"}`))
+	t.union = b
+	return err
+}
+
+// MergeInboundContactForm performs a merge with any union data inside the InboundEvent, using the provided InboundContactForm
+func (t *InboundEvent) MergeInboundContactForm(v InboundContactForm) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"event":"contact_form"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t InboundEvent) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"event"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t InboundEvent) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "contact_form":
+		return t.AsInboundContactForm()
+	case "new_client":
+		return t.AsInboundNewClient()
+	case "new_lead":
+		return t.AsInboundNewLead()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t InboundEvent) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *InboundEvent) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -9697,31 +10082,25 @@ type ExtWebhookSamplesResponse struct {
 	JSON200 *struct {
 		Ok      ExtWebhookSamples200JSONResponseBodyOk `json:"ok"`
 		Samples struct {
-			// ContactForm `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-			// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-			// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-			// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-			// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-			// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-			// in `GET /api/leads`.
+			// ContactForm `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+			// sender's extras: strings, numbers and booleans are kept as text with the stored record
+			// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+			// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+			// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 			ContactForm InboundEvent `json:"contact_form"`
 
-			// NewClient `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-			// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-			// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-			// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-			// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-			// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-			// in `GET /api/leads`.
+			// NewClient `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+			// sender's extras: strings, numbers and booleans are kept as text with the stored record
+			// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+			// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+			// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 			NewClient InboundEvent `json:"new_client"`
 
-			// NewLead `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-			// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-			// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-			// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-			// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-			// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-			// in `GET /api/leads`.
+			// NewLead `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+			// sender's extras: strings, numbers and booleans are kept as text with the stored record
+			// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+			// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+			// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 			NewLead InboundEvent `json:"new_lead"`
 		} `json:"samples"`
 	}
@@ -9737,31 +10116,25 @@ type ExtWebhookSamplesResponse struct {
 func (r ExtWebhookSamplesResponse) GetJSON200() *struct {
 	Ok      ExtWebhookSamples200JSONResponseBodyOk `json:"ok"`
 	Samples struct {
-		// ContactForm `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-		// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-		// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-		// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-		// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-		// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-		// in `GET /api/leads`.
+		// ContactForm `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+		// sender's extras: strings, numbers and booleans are kept as text with the stored record
+		// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+		// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+		// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 		ContactForm InboundEvent `json:"contact_form"`
 
-		// NewClient `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-		// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-		// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-		// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-		// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-		// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-		// in `GET /api/leads`.
+		// NewClient `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+		// sender's extras: strings, numbers and booleans are kept as text with the stored record
+		// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+		// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+		// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 		NewClient InboundEvent `json:"new_client"`
 
-		// NewLead `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-		// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-		// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-		// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-		// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-		// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-		// in `GET /api/leads`.
+		// NewLead `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+		// sender's extras: strings, numbers and booleans are kept as text with the stored record
+		// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+		// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+		// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 		NewLead InboundEvent `json:"new_lead"`
 	} `json:"samples"`
 } {
@@ -15448,31 +15821,25 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 		var dest struct {
 			Ok      ExtWebhookSamples200JSONResponseBodyOk `json:"ok"`
 			Samples struct {
-				// ContactForm `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-				// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-				// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-				// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-				// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-				// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-				// in `GET /api/leads`.
+				// ContactForm `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+				// sender's extras: strings, numbers and booleans are kept as text with the stored record
+				// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+				// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+				// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 				ContactForm InboundEvent `json:"contact_form"`
 
-				// NewClient `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-				// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-				// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-				// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-				// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-				// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-				// in `GET /api/leads`.
+				// NewClient `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+				// sender's extras: strings, numbers and booleans are kept as text with the stored record
+				// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+				// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+				// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 				NewClient InboundEvent `json:"new_client"`
 
-				// NewLead `event` plus the fields of spec 2.11, all strings. new_lead: name, email (required);
-				// phone, source, notes. new_client: businessName, email; ownerName, phone, plan.
-				// contact_form: name, email; phone, subject, message. Other fields are the sender's extras:
-				// strings, numbers and booleans are kept as text with the stored record (at most 20, names
-				// of 1-64 characters, values of at most 1,000; past a bound the event is refused naming the
-				// field), null, objects and arrays are ignored. A new_lead's extras are shown with the lead
-				// in `GET /api/leads`.
+				// NewLead `event` plus the fields of spec 2.11 for that event, all strings. Other fields are the
+				// sender's extras: strings, numbers and booleans are kept as text with the stored record
+				// (at most 20, names of 1-64 characters, values of at most 1,000; past a bound the event is
+				// refused naming the field), objects and arrays as their JSON text (at most 4 deep), null is
+				// ignored. A new_lead's extras are shown with the lead in `GET /api/leads`.
 				NewLead InboundEvent `json:"new_lead"`
 			} `json:"samples"`
 		}
