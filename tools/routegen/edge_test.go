@@ -138,9 +138,11 @@ func startNginx(t *testing.T, httpPort, httpsPort int) string {
 	table, err := LoadTable(f)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+	// Every upstream a closed port: the routes hold their ports already (LoadTable fills them in),
+	// and a stack running on this machine must not answer for its services.
 	closed := freePort(t)
-	for s := range table.LocalPorts {
-		table.LocalPorts[s] = closed
+	for i := range table.Routes {
+		table.Routes[i].Port = closed
 	}
 	tmpl, err := os.ReadFile("../devstack/nginx.conf.tmpl")
 	require.NoError(t, err)
