@@ -57,7 +57,6 @@ http {
     map $host $https_host {
         localhost localhost;
         127.0.0.1 127.0.0.1;
-        "[::1]" "[::1]";
         default "";
     }
 
