@@ -105,3 +105,21 @@ func TestAssistantReadsAFollowUpAsAFollowUp(t *testing.T) {
 	require.Contains(t, reviews.JSON["reply"], "reviews")
 	require.Equal(t, spent, featureUsed(t, c, tok, "lead_finder"), "a follow-up question spends no search")
 }
+
+// Issue 39, items 3 and 4: a request phrased as a question searches, and a business name stated
+// beside a request is remembered.
+func TestAssistantTakesAQuestionThatAsksAsARequest(t *testing.T) {
+	s := UseStack(t)
+	c := s.Client(t, "127.0.3.44")
+	tok := s.Token(t, s.Get(t, "DEMO_FULL_STACK_EMAIL"))
+
+	r := chatTurn(t, c, tok, map[string]any{"message": "Veterinarians in Columbus, Ohio - can you find some?"})
+	reply := r.JSON["reply"].(string)
+	require.NotContains(t, reply, "Want me to find", "asked, so searched, not offered")
+	require.Contains(t, reply, "I found", "the search ran: %s", reply)
+
+	shop := chatTurn(t, c, tok, map[string]any{"message": "My shop is called Flourish Patisserie. Could you get me bakeries in Austin?"})
+	require.NotContains(t, shop.JSON["reply"], "Want me to find")
+	name := chatTurn(t, c, tok, map[string]any{"message": "what's the name of my shop?", "sessionId": shop.JSON["sessionId"]})
+	require.Equal(t, "Your business is called Flourish Patisserie.", name.JSON["reply"])
+}

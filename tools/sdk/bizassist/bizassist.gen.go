@@ -4469,9 +4469,13 @@ type ClientInterface interface {
 	//
 	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-	// offer; reading health, usage, churn and the sheet is free and immediate.
+	// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+	// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+	// "can you find them?") to a search the previous reply offered. A message that only names
+	// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+	// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+	// when the same message asks for something else; reading health, usage, churn and the
+	// sheet is free and immediate.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4490,9 +4494,13 @@ type ClientInterface interface {
 	//
 	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-	// offer; reading health, usage, churn and the sheet is free and immediate.
+	// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+	// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+	// "can you find them?") to a search the previous reply offered. A message that only names
+	// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+	// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+	// when the same message asks for something else; reading health, usage, churn and the
+	// sheet is free and immediate.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5080,9 +5088,13 @@ func (c *Client) ChangePassword(ctx context.Context, params *ChangePasswordParam
 //
 // A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 // new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-// offer; reading health, usage, churn and the sheet is free and immediate.
+// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+// "can you find them?") to a search the previous reply offered. A message that only names
+// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+// when the same message asks for something else; reading health, usage, churn and the
+// sheet is free and immediate.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5111,9 +5123,13 @@ func (c *Client) ChatWithBody(ctx context.Context, params *ChatParams, contentTy
 //
 // A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 // new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-// offer; reading health, usage, churn and the sheet is free and immediate.
+// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+// "can you find them?") to a search the previous reply offered. A message that only names
+// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+// when the same message asks for something else; reading health, usage, churn and the
+// sheet is free and immediate.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8032,9 +8048,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-	// offer; reading health, usage, churn and the sheet is free and immediate.
+	// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+	// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+	// "can you find them?") to a search the previous reply offered. A message that only names
+	// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+	// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+	// when the same message asks for something else; reading health, usage, churn and the
+	// sheet is free and immediate.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8053,9 +8073,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 	// new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-	// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-	// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-	// offer; reading health, usage, churn and the sheet is free and immediate.
+	// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+	// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+	// "can you find them?") to a search the previous reply offered. A message that only names
+	// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+	// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+	// when the same message asks for something else; reading health, usage, churn and the
+	// sheet is free and immediate.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13260,9 +13284,13 @@ func (c *ClientWithResponses) ChangePasswordWithResponse(ctx context.Context, pa
 //
 // A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 // new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-// offer; reading health, usage, churn and the sheet is free and immediate.
+// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+// "can you find them?") to a search the previous reply offered. A message that only names
+// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+// when the same message asks for something else; reading health, usage, churn and the
+// sheet is free and immediate.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13287,9 +13315,13 @@ func (c *ClientWithResponses) ChatWithBodyWithResponse(ctx context.Context, para
 //
 // A lead search (which spends a lead_finder unit, adds the leads to the sheet and sends
 // new_lead webhooks) runs only on an explicit request ("find plumbers in Austin, TX", "who
-// are the roofers in Denver?") or on "yes" to a search the previous reply offered. A
-// statement ("I run a bakery in Denver") is remembered for the session and answered with an
-// offer; reading health, usage, churn and the sheet is free and immediate.
+// are the roofers in Denver?", a request phrased as a question: "could you get me roofers
+// in Denver?", "Veterinarians in Columbus, Ohio - can you find some?") or on "yes" (or
+// "can you find them?") to a search the previous reply offered. A message that only names
+// a search ("plumbers in Austin?") is answered with an offer. A statement ("I run a bakery
+// in Denver", "my shop is called Flourish Patisserie") is remembered for the session, also
+// when the same message asks for something else; reading health, usage, churn and the
+// sheet is free and immediate.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

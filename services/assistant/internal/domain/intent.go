@@ -107,9 +107,16 @@ var (
 	whyRe    = regexp.MustCompile(`\b(why|how come|what('s| is) (behind|causing|driving)|explain|reason)\b`)
 
 	politeLead = `^(?:(?:ok(?:ay)?|so|now|alright|then|hey|hi|hello|please|pls|plz|kindly|just|also|great|cool|thanks)[,!.]?\s+)*`
-	// requestRe: an imperative, possibly softened ("can you", "I'd like you to").
-	requestRe = regexp.MustCompile(politeLead + `(?:(?:can|could|would|will|can't|cant)\s+(?:you|u|ya)\s+(?:please\s+|pls\s+|just\s+)?|(?:i|we)\s+(?:want|need|would like|'d like)\s+you\s+to\s+|help me\s+|let'?s\s+|go ahead and\s+|i want to\s+|i'd like to\s+|i need to\s+)?` +
-		`(?:find|search|show|get|look|list|give|pull|fetch|grab|bring|send|locate|dig|hunt|scout|source|generate|run|lookup|gimme|discover|track down|check for|pick)\b`)
+	// requestRe: an imperative, possibly softened ("can you", "I'd like you to", "is it possible
+	// to"), a "would you mind finding", or a "can I get".
+	requestRe = regexp.MustCompile(politeLead + `(?:(?:(?:can|could|would|will|can't|cant)\s+(?:you|u|ya)\s+(?:please\s+|pls\s+|just\s+)?|(?:i|we)\s+(?:want|need|would like|'d like)\s+you\s+to\s+|help me\s+|let'?s\s+|go ahead and\s+|i want to\s+|i'd like to\s+|i need to\s+|(?:is|would) it (?:be )?possible (?:for you\s+)?to\s+` +
+		`|(?:(?:do|did) you think|i (?:was|am|'m) wondering (?:if|whether)|i wonder (?:if|whether)|i'd appreciate it if|i would appreciate it if|it would be great if|it'd be great if)\s+(?:you|u)\s+(?:could|can|would|might)\s+)?` +
+		`(?:find|search|show|get|look|list|give|pull|fetch|grab|bring|send|locate|dig|hunt|scout|source|generate|run|lookup|gimme|discover|track down|check for|pick)` +
+		`|(?:(?:would|do)\s+(?:you|u)\s+)?mind\s+(?:finding|searching|looking|pulling|getting|showing|listing|fetching|grabbing|digging|hunting|sourcing|locating|sending|tracking)` +
+		`|(?:can|could|may)\s+(?:i|we)\s+(?:get|have|see))\b`)
+	// anaphorRe: a request whose object is a pro-form ("can you find some?", "pull a few"): what it
+	// asks for is named elsewhere, in the message or in the offer just made.
+	anaphorRe = regexp.MustCompile(`\b(?:find|search for|get|pull|show|look up|grab|fetch|list|dig up|track down|locate|send)\s+(?:me\s+|us\s+)?(?:some|them|those|these|a few|a couple|any|one|a list)?\s*(?:(?:for|to)\s+(?:me|us)\s*)?(?:please|now)?[\s?.!]*$`)
 	// desireRe: "I need leads", "we're looking for roofers".
 	desireRe = regexp.MustCompile(`\b(?:i|we)\s*(?:'m|am|are|'re)?\s*(?:need|want|would like|'d like|looking for|searching for|hunting for|in need of)\s+(?:to\s+(?:find|get|see|search for|look for)\s+)?`)
 	// leadQuestionRe: questions that ask for leads.
@@ -121,7 +128,7 @@ var (
 	scoreAskRe     = regexp.MustCompile(`^(?:(?:please|ok(?:ay)?|now|so)[,]?\s+)*(?:(?:can|could|would|will) (?:you|u)\s+(?:please\s+)?)?(?:score|qualify|rate|grade)\b`)
 
 	questionStartRe = regexp.MustCompile(`^(who|what|which|where|when|why|how|is|are|do|does|did|can|could|would|will|should|any|have|has)\b`)
-	copulaRe        = regexp.MustCompile(`\b(are|is|was|were|been|seem|look|charge|keep|do|did|get|got|'re)\b`)
+	copulaRe        = regexp.MustCompile(`\b(are|is|was|were|been|seem|look|charge|keep|do|did|get|got|'re|could|would|should|need|needs|use)\b`)
 
 	confirmRe        = regexp.MustCompile(`^(?:yes|yeah|yea|yep|yup|ya|y|sure|ok(?:ay)?|k|please|please do|do it|go ahead|go for it|sounds good|why not|absolutely|of course|definitely|sure thing|let'?s do it|let'?s go|perfect|great|alright|do that|go on|si|sí|oui|ja|yes please|please go ahead|that would be great|that'd be great|i'd like that|yes i do|yes i would)(?:[\s,!.]+(?:please|thanks|thank you|do it|go ahead|sure|yes|let'?s go|go for it|that would be great))*[\s!.]*$`)
 	declineRe        = regexp.MustCompile(`^(?:no|nope|nah|not now|no thanks|no thank you|don'?t|do not|cancel|never mind|nevermind|maybe later|skip(?: it)?|not yet|stop|no need|not really|don'?t bother|no,? not now|not today)(?:[\s,!.]+(?:thanks|thank you|not now|not yet|maybe later|later|i'm good|that's ok|it's fine|don'?t))*[\s!.]*$`)
@@ -130,28 +137,40 @@ var (
 	smallTalkRe      = regexp.MustCompile(`^(?:thanks?(?: you)?(?: so much| a lot| very much)?|thx|ty|cheers|cool|great|awesome|nice|perfect|ok(?:ay)?|k|got it|good|lol|haha+|bye|goodbye|bye bye|see you|see ya|later|how are you(?: doing| today)?|how's it going|what's up|whats up|sup|good night|you're welcome|no worries|alright|fine|i see|makes sense|sounds good|wow|hmm+|gracias|merci|danke|obrigad[oa]|grazie|you're (?:great|awesome|the best)|good job|well done|nice work)(?:[\s,]+(?:thanks|thank you|a lot|so much|man|mate|buddy|again|bye|for that|for the help))*[\s!.,?]*$`)
 
 	recallRe = regexp.MustCompile(`\b(?:what(?:'s| is| was)|whats|do you (?:remember|know|recall)|tell me|remind me(?: of)?|say)\s+(?:my|our|me my)\s+(name|business(?: name)?|shop(?: name)?|company(?: name)?|store(?: name)?|bakery(?: name)?|salon(?: name)?|industry|trade|line of work|city|town|location|goals?|plan for)\b` +
-		`|\b(?:what(?:'s| is)|whats)\s+(?:my|our)\s+(?:business|shop|company|store|bakery|salon|restaurant|firm)\s+called\b|\bwho am i\b|\bwhat do you (?:know|remember) about (?:me|us|my business)\b|\bwhere am i (?:based|located|from)\b|\bwhere (?:is|are) (?:my|our) (?:business|shop|company|store)\b|\bwhat (?:city|town) (?:am i|are we|is my)\b|\bwhat (?:do|did) i (?:do|sell|tell you|say)\b|\bwhat (?:industry|business|line of work) am i in\b|\bdo you remember (?:me|what i (?:said|told you))\b|\bwhat are (?:my|our) goals\b|\bwhat(?:'s| is) my goal\b|\bremember my name\b`)
+		`|\b(?:what(?:'s| is)|whats)\s+(?:my|our)\s+(?:business|shop|company|store|bakery|salon|restaurant|firm)\s+called\b|\b(?:what(?:'s| is)|whats)\s+the name of (?:my|our) (?:business|shop|company|store|bakery|salon|restaurant|firm)\b|\bwho am i\b|\bwhat do you (?:know|remember) about (?:me|us|my business)\b|\bwhere am i (?:based|located|from)\b|\bwhere (?:is|are) (?:my|our) (?:business|shop|company|store)\b|\bwhat (?:city|town) (?:am i|are we|is my)\b|\bwhat (?:do|did) i (?:do|sell|tell you|say)\b|\bwhat (?:industry|business|line of work) am i in\b|\bdo you remember (?:me|what i (?:said|told you))\b|\bwhat are (?:my|our) goals\b|\bwhat(?:'s| is) my goal\b|\bremember my name\b`)
 	hereRe      = regexp.MustCompile(`\b(?:here|near me|nearby|around me|around here|my (?:area|city|town|neighbou?rhood)|our (?:area|city|town)|locally|local|where i am|where we are)\b`)
 	myTradeRe   = regexp.MustCompile(`\b(?:my|our) (?:industry|trade|line of work|field|vertical|niche|kind of business|type of business|business|shop|company)\b|\blike (?:mine|me|us|ours)\b|\bsame (?:industry|trade)\b`)
 	topRe       = regexp.MustCompile(`^(?:(?:ok(?:ay)?|so|and|now|just)[,]?\s+)*(?:(?:show|give|list|send|tell)\s+(?:me\s+)?|only\s+|just\s+)?(?:the\s+|your\s+)?(?:top|best|first)\s+(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\b`)
 	bestRe      = regexp.MustCompile(`\b(?:which|who|what)\b.*\b(?:best|highest|top|strongest|most promising|hottest|first)\b|\bwho should i (?:call|contact|reach out to|email) first\b|\bwhich (?:one|of them|of those|lead) should i\b`)
 	aboutRe     = regexp.MustCompile(`(?i)^(?:and|what about|how about|ok(?:ay)? and|now|same for|same in|same thing (?:for|in)|also|and also|then|try|ok(?:ay)? what about|and how about)\s+(?:in\s+|for\s+|near\s+|with\s+)?(.+?)\s*[?.!]*$`)
 	aboutTailRe = regexp.MustCompile(`\s+(?:too|instead|then|as well|please|now)$`)
-	prepRe      = regexp.MustCompile(`(?i)\b(?:in|near|around|within|outside|close to|based in|located in|from|for)\s+`)
+	prepRe      = regexp.MustCompile(`(?i)\b(?:in|near|around|within|outside|close to|based in|located in|out of|from|for|(?:my|our) (?:city|town) is)\s+`)
 	zipRe       = regexp.MustCompile(`\b\d{5}\b`)
 	countRe     = regexp.MustCompile(`\b(?:get|find|show|give|pull|list|send|need|want|fetch|grab|me|top)\s+(?:me\s+|us\s+)?(\d{1,2}|three|five|ten|a dozen)\b`)
 	// rawIndustryRe catches an industry we have no synonym for: "find <x> leads", "leads for <x>".
 	rawIndustryRe = regexp.MustCompile(`(?i)\b(?:find|search|show me|get me|look for)\s+(?:me\s+)?(?:some\s+|\d+\s+)?([a-z][a-z &-]{2,30}?)\s+(?:leads|prospects|businesses|companies|in|near)\b|\bleads for\s+([a-z][a-z &-]{2,30}?)(?:\s+(?:in|near)\b|[?.!]|$)`)
 	spaceRe       = regexp.MustCompile(`\s+`)
 
-	nameRe      = regexp.MustCompile(`(?i)\b(?:my name is|my name's|name's|call me|i am called|i'm called|people call me)\s+([\p{L}][\p{L}'’-]*(?:\s+[\p{L}][\p{L}'’-]*)?)`)
-	imNameRe    = regexp.MustCompile(`(?:^|[.!,]\s*|\b(?:hi|hello|hey)[,!]?\s+)(?i:i'm|i am|im|this is)\s+(\p{Lu}[\p{L}'’-]+)`)
-	businessRe  = regexp.MustCompile(`(?i)\b(?:called|named|business name is|shop name is|company name is|store name is)\s+["“]?([\p{L}0-9][\p{L}0-9'’&. -]{0,58}?)["”]?\s*(?:[,!?;]|\.(?:\s|$)|\s+and\s|\s+in\s|\s+(?:which|that|we|i)\s|$)`)
-	industryRe  = regexp.MustCompile(`\b(?:i|we)(?:'m| am|'re| are| run| own| have| manage| operate| started| opened| do| work in| work as| sell|'ve been| have been| used to be| was| were)\b|\b(?:my|our) (?:business|shop|company|store|trade|industry|line of work|job) is\b|\bi'm in\b`)
-	cityStmtRe  = regexp.MustCompile(`\b(?:i|we)(?:'m| am|'re| are| live| work| run| own| have| operate| do business)\b|\b(?:based|located)\b|\b(?:my|our) (?:business|shop|company|store|bakery|salon) is\b|\bi'm from\b`)
+	nameRe     = regexp.MustCompile(`(?i)\b(?:my name is|my name's|name's|call me|i am called|i'm called|people call me|i go by|everyone calls me)\s+([\p{L}][\p{L}'’-]*(?:\s+[\p{L}][\p{L}'’-]*)?)`)
+	imNameRe   = regexp.MustCompile(`(?:^|[.!,]\s*|\b(?:hi|hello|hey)[,!]?\s+)(?i:i'm|i am|im|this is)\s+(\p{Lu}[\p{L}'’-]+)`)
+	businessRe = regexp.MustCompile(`(?i)\b(?:called|named|(?:business|shop|company|store|bakery|salon|restaurant|cafe|firm|practice|studio|clinic|agency|gym|spa)(?:'s)? name is|name of (?:my|our|the) (?:business|shop|company|store|bakery|salon|restaurant|cafe|firm|practice|studio|clinic|agency|gym|spa) is)\s+["“]?([\p{L}0-9][\p{L}0-9'’&. -]{0,58}?)["”]?\s*(?:[,!?;]|\.(?:\s|$)|\s+and\s|\s+in\s|\s+(?:which|that|we|i)\s|$)`)
+	// calledNameRe ends the words before "called" when it names a person ("I'm called Zoë").
+	calledNameRe = regexp.MustCompile(`(?i)(?:\bi'?m|\bi am|\bi was|\bme|\bpeople|\bfriends)\s*$`)
+	// ownedRe: a business name in capitals after "we're", "I run", "owner of", "Dana from", or
+	// before "is my shop".
+	ownedRe = regexp.MustCompile(`(?:\b(?i:we're|we are|i own|we own|i run|we run|i'm the owner of|i am the owner of|owner of)|\b(?i:i'm|i am|this is)\s+\p{Lu}[\p{L}'’-]+\s+(?i:from|with|at))\s+` + properName +
+		`|` + properName + `\s+(?i:is|'s)\s+(?i:my|our)\s+(?i:business|shop|company|store|bakery|salon|restaurant|firm|practice|studio|brand)\b`)
+	hereNameRe  = regexp.MustCompile(`(?:^|[.!,]\s*)(\p{Lu}[\p{L}'’-]+)\s+here\b`)
+	industryRe  = regexp.MustCompile(`\b(?:i|we)(?:'m| am|'re| are| run| own| have| manage| operate| started| opened| do| work in| work as| sell|'ve been| have been| used to be| was| were)\b|\b(?:my|our) (?:business|shop|company|store|trade|industry|line of work|job) is\b|\bi'm in\b|\bis (?:my|our) (?:trade|industry|line of work|field|job)\b`)
+	cityStmtRe  = regexp.MustCompile(`\b(?:i|we)(?:'m| am|'re| are| live| work| run| own| have| operate| do business)\b|\b(?:based|located)\b|\b(?:my|our) (?:business|shop|company|store|bakery|salon|city|town) is\b|\bi'm from\b`)
 	goalRe      = regexp.MustCompile(`(?i)\b(?:(?:my|our) (?:main |big |biggest |top |first )?(?:goal|aim|priority|objective|plan)s?(?: for (?:this|next) (?:year|month|quarter))? (?:is|are|is to|are to)|(?:i|we) (?:want|hope|plan|aim|need|'d like|would like|am trying|'m trying|are trying|'re trying) to)\s+(?:to\s+)?((?:grow|get|reach|hit|double|triple|increase|open|hire|expand|make|sell|win|land|book|build|launch|add|reduce|cut|improve|attract|start|bring|fill)\b[^.!?]{0,80})`)
-	notNameWord = setOf(`looking trying wondering here new just not so the a an interested curious fine good ok okay sure glad happy running in from at with and but`)
+	notNameWord = setOf(`looking trying wondering here new just not so the a an interested curious fine good ok okay sure glad happy running in from at with and but
+		based located open closed busy ready also still`)
 )
+
+// properName is a run of capitalised words, joined by "&", "and", "of" or "the": "Flourish
+// Patisserie", "The Daily Grind", "Crumb & Co".
+const properName = `((?:The\s+)?\p{Lu}[\p{L}0-9'’.-]*(?:\s*&\s*\p{Lu}[\p{L}0-9'’.-]*|(?:\s+(?:and|of|the))?\s+\p{Lu}[\p{L}0-9'’.-]*)*)`
 
 // Recognize reads a message in the light of the session (the previous turn, what the owner told
 // us, what was offered) and of slot hints the client sent in its context.
@@ -169,7 +188,7 @@ func (r Recognizer) Recognize(message string, prev State, hints Slots) Turn {
 // (A model is still given all of it.)
 const maxRecognizedBytes = 600
 
-func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
+func (r Recognizer) recognize(message string, prev State, hints Slots) (t Turn) {
 	places := r.Places
 	if places == nil {
 		places = KnownPlaces{}
@@ -218,6 +237,7 @@ func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 		facts = r.facts(text, lower, places, true) // only a name ("I'm Dave, find roofers")
 	}
 	profile := prev.Profile.Merge(facts)
+	defer func() { t.Facts = facts }() // what a message states is kept whatever else it asks
 	why := whyRe.MatchString(lower)
 
 	if recallRe.MatchString(lower) {
@@ -256,6 +276,10 @@ func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 	}
 	slotLower := correctTypos(strings.ToLower(slotText), places)
 	slots := Slots{Vertical: findVertical(slotLower), Location: findLocation(slotText, places)}
+	anaphoric := request && slots == (Slots{}) && anaphorIn(askedText, places)
+	if anaphoric {
+		slots = antecedent(Slots{Vertical: findVertical(lower), Location: findLocation(text, places)}, prev)
+	}
 	if slots.Vertical == "" && myTradeRe.MatchString(lower) {
 		slots.Vertical = profile.Industry
 	}
@@ -277,7 +301,7 @@ func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 		// "find more" repeats the last search.
 		return Turn{Intent: IntentFindLeads, Slots: prev.Slots.merge(Slots{Count: slots.Count}), FollowUp: true, Request: true}
 	}
-	leadTopic := slots.Vertical != "" || leadWordRe.MatchString(lower) || myTradeRe.MatchString(lower) ||
+	leadTopic := anaphoric || slots.Vertical != "" || leadWordRe.MatchString(lower) || myTradeRe.MatchString(lower) ||
 		(slots.Location != "" && findVerbRe.MatchString(lower))
 	if request && leadTopic && !growthOnly(lower, slots) {
 		if prev.Intent == IntentFindLeads && slots.Vertical == "" {
@@ -292,7 +316,7 @@ func (r Recognizer) recognize(message string, prev State, hints Slots) Turn {
 	if growthRe.MatchString(lower) {
 		return Turn{Intent: IntentGrowth, Why: why}
 	}
-	if helpRe.MatchString(lower) {
+	if helpRe.MatchString(lower) && slots.Vertical == "" { // "help me with dentists in Tampa" is offered
 		return Turn{Intent: IntentHelp}
 	}
 
@@ -335,21 +359,17 @@ func asks(l string) bool {
 	return requestRe.MatchString(l) || leadQuestionRe.MatchString(l) || desiresLeads(l)
 }
 
-// sentenceRe ends a sentence, or a clause that turns to a request (", can you …").
-var sentenceRe = regexp.MustCompile(`(?i)[.!?;]+(?:\s+|$)|,\s*(?:(?:so|and|but)\s+)?(?:can you|could you|would you|will you|please|pls)\b`)
+// sentenceRe ends a sentence, or a clause that turns to a request (", can you …", " - could you …").
+var sentenceRe = regexp.MustCompile(`(?i)[.!?;]+(?:\s+|$)|(?:,|\s[-–—])\s*((?:(?:so|and|but)\s+)?(?:can you|could you|would you|will you|please|pls)\b)`)
 
 // sentences splits text where sentenceRe matches; a clause keeps its "can you".
 func sentences(text string) []string {
 	var out []string
 	start := 0
-	for _, m := range sentenceRe.FindAllStringIndex(text, -1) {
-		end := m[0]
-		next := m[1]
-		if strings.HasPrefix(text[m[0]:], ",") { // keep "can you …" with its clause
-			next = m[0] + 1
-			for next < len(text) && text[next] == ' ' {
-				next++
-			}
+	for _, m := range sentenceRe.FindAllStringSubmatchIndex(text, -1) {
+		end, next := m[0], m[1]
+		if m[2] >= 0 { // keep "can you …" with its clause
+			next = m[2]
 		}
 		if seg := strings.TrimSpace(text[start:end]); seg != "" {
 			out = append(out, seg)
@@ -360,6 +380,30 @@ func sentences(text string) []string {
 		out = append(out, seg)
 	}
 	return out
+}
+
+// anaphorIn reports a request among the asked sentences whose object is a pro-form ("find some").
+func anaphorIn(asked []string, places Gazetteer) bool {
+	for _, sentence := range asked {
+		if anaphorRe.MatchString(correctTypos(strings.ToLower(sentence), places)) {
+			return true
+		}
+	}
+	return false
+}
+
+// antecedent is what "find some" refers to: what the rest of the message names, else the search
+// just offered, else the search just run.
+func antecedent(named Slots, prev State) Slots {
+	switch {
+	case named.Vertical != "" || named.Location != "":
+		return named
+	case prev.Offer != nil && prev.Offer.Action == ActionFindLeads:
+		return prev.Offer.Slots
+	case prev.Intent == IntentFindLeads:
+		return Slots{Vertical: prev.Slots.Vertical, Location: prev.Slots.Location}
+	}
+	return Slots{}
 }
 
 // desiresLeads reads "I need leads", "we're looking for roofers", not "I want to hire two more".
@@ -416,21 +460,25 @@ func (r Recognizer) facts(text, lower string, places Gazetteer, request bool) Pr
 	var p Profile
 	if m := nameRe.FindStringSubmatch(text); m != nil {
 		p.Name = nameWords(m[1])
-	} else if m := imNameRe.FindStringSubmatch(text); m != nil && !notNameWord[strings.ToLower(m[1])] && verticalSynonyms[strings.ToLower(m[1])] == "" {
-		if _, isPlace := places.Resolve(m[1]); !isPlace {
-			p.Name = m[1]
-		}
+	} else if m := imNameRe.FindStringSubmatch(text); m != nil && nameLike(m[1], places) {
+		p.Name = m[1]
+	} else if m := hereNameRe.FindStringSubmatch(text); m != nil && nameLike(m[1], places) {
+		p.Name = m[1]
 	}
 	if request {
 		return p // "find plumbers in Austin" says nothing about the owner's own trade
 	}
-	if m := businessRe.FindStringSubmatch(text); m != nil && !strings.Contains(strings.ToLower(text[:strings.Index(text, m[0])+1]), "name is") {
-		p.Business = strings.TrimSpace(strings.TrimRight(m[1], " ."))
+	p.Business = businessName(text, places)
+	if p.Business != "" {
+		// The name's words are a name: "Flourish" is no misspelt "florist", and no place.
+		text = strings.Replace(text, p.Business, "", 1)
+		lower = correctTypos(strings.ToLower(text), places)
 	}
 	if industryRe.MatchString(lower) {
-		if v := findVertical(lower); v != "" {
-			p.Industry = v
-		}
+		p.Industry = findVertical(lower)
+	}
+	if p.Industry == "" && p.Business != "" {
+		p.Industry = verticalIn(strings.ToLower(p.Business)) // "Acme Roofing", spelt as it is
 	}
 	if cityStmtRe.MatchString(lower) || p.Industry != "" {
 		p.City = findLocation(text, places)
@@ -439,6 +487,49 @@ func (r Recognizer) facts(text, lower string, places Gazetteer, request bool) Pr
 		p.Goals = []string{strings.TrimSpace(m[1])}
 	}
 	return p
+}
+
+// nameLike reports a word that may be a person's name: not a function word, an industry or a place.
+func nameLike(w string, places Gazetteer) bool {
+	lower := strings.ToLower(w)
+	if notNameWord[lower] || functionWords[lower] || verticalSynonyms[lower] != "" {
+		return false
+	}
+	_, isPlace := places.Resolve(w)
+	return !isPlace
+}
+
+// businessName finds the name a statement gives the owner's business.
+func businessName(text string, places Gazetteer) string {
+	if m := businessRe.FindStringSubmatchIndex(text); m != nil && !calledNameRe.MatchString(text[:m[0]]) {
+		name := strings.TrimSpace(strings.TrimRight(text[m[2]:m[3]], " ."))
+		if !strings.HasPrefix(strings.ToLower(name), "after ") { // "named after my grandmother"
+			return name
+		}
+	}
+	for _, m := range ownedRe.FindAllStringSubmatch(text, -1) {
+		name := strings.TrimSpace(m[1] + m[2])
+		first := strings.Fields(strings.TrimPrefix(name, "The "))[0]
+		if _, isPlace := places.Resolve(name); !isPlace && nameLike(first, places) && verticalIn(strings.ToLower(name)) != strings.ToLower(name) {
+			return name
+		}
+	}
+	return ""
+}
+
+// verticalIn is the industry the synonym table finds in a lower-case phrase, without guessing.
+func verticalIn(lower string) string {
+	words := strings.FieldsFunc(lower, func(r rune) bool {
+		return (r < 'a' || r > 'z') && r != '-' && r != '&'
+	})
+	for n := 3; n >= 1; n-- { // longest phrase first: "real estate agents" before "agents"
+		for i := 0; i+n <= len(words); i++ {
+			if v, ok := verticalSynonyms[strings.Join(words[i:i+n], " ")]; ok {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 // nameWords keeps the words of an introduced name up to the first function word.
@@ -455,7 +546,7 @@ func nameWords(s string) string {
 
 func recallAsk(lower string) string {
 	switch {
-	case strings.Contains(lower, "name") && !strings.Contains(lower, "business name") && !strings.Contains(lower, "shop name") && !strings.Contains(lower, "company name") && !strings.Contains(lower, "store name"):
+	case strings.Contains(lower, "name") && !strings.Contains(lower, "name of") && !strings.Contains(lower, "business name") && !strings.Contains(lower, "shop name") && !strings.Contains(lower, "company name") && !strings.Contains(lower, "store name"):
 		return "name"
 	case strings.Contains(lower, "who am i"):
 		return "name"
@@ -510,15 +601,8 @@ func numberWord(s string) int {
 // findVertical returns the industry a message names, canonicalised through the synonym table, or
 // the raw phrase of a "find X leads" request when the table does not know it.
 func findVertical(lower string) string {
-	words := strings.FieldsFunc(lower, func(r rune) bool {
-		return (r < 'a' || r > 'z') && r != '-' && r != '&'
-	})
-	for n := 3; n >= 1; n-- { // longest phrase first: "real estate agents" before "agents"
-		for i := 0; i+n <= len(words); i++ {
-			if v, ok := verticalSynonyms[strings.Join(words[i:i+n], " ")]; ok {
-				return v
-			}
-		}
+	if v := verticalIn(lower); v != "" {
+		return v
 	}
 	if m := rawIndustryRe.FindStringSubmatch(lower); m != nil {
 		raw := strings.TrimSpace(m[1] + m[2])

@@ -3,6 +3,7 @@ package domain_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
@@ -67,4 +68,58 @@ func TestRecognizeTakesSlotHintsFromTheClientContext(t *testing.T) {
 	got := domain.Recognize("find me some leads", domain.State{}, domain.Slots{Vertical: "hvac", Location: "Phoenix, AZ"})
 	require.Equal(t, domain.IntentFindLeads, got.Intent)
 	require.Equal(t, domain.Slots{Vertical: "hvac", Location: "Phoenix, AZ"}, got.Slots)
+}
+
+// Issue 39, item 4: a request phrased as a question searches; a message that only names a search
+// is still offered.
+func TestARequestPhrasedAsAQuestionSearches(t *testing.T) {
+	t.Parallel()
+	vets := domain.Slots{Vertical: "veterinary", Location: "Columbus, Ohio"}
+	roofers := domain.Slots{Vertical: "roofing", Location: "Denver"}
+	plumbers := domain.Slots{Vertical: "plumbing", Location: "Austin"}
+	for msg, want := range map[string]domain.Slots{
+		"Veterinarians in Columbus, Ohio - can you find some?": vets,
+		"roofers in Denver, can you find some?":                roofers,
+		"plumbers in Austin - could you pull a few?":           plumbers,
+		"Roofers in Denver. Find some?":                        roofers,
+		"would you mind finding roofers in Denver?":            roofers,
+		"can I get a list of plumbers in Austin?":              plumbers,
+		"is it possible to find roofers in Denver?":            roofers,
+		"could you get me plumbers in Austin?":                 plumbers,
+		"I wonder whether you could pull roofers in Denver":    roofers,
+		"do you think you can get me plumbers in Austin?":      plumbers,
+		"would it be possible to show roofers in Denver?":      roofers,
+	} {
+		got := domain.Recognize(msg, domain.State{}, domain.Slots{})
+		assert.Equal(t, domain.IntentFindLeads, got.Intent, msg)
+		assert.True(t, got.Request, msg)
+		assert.Equal(t, want, got.Slots, msg)
+	}
+
+	// "can you find them?" after an offer runs the offered search.
+	offered := domain.State{}.After(domain.Recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{}), false, nil)
+	got := domain.Recognize("ok, can you find them?", offered, domain.Slots{})
+	require.Equal(t, domain.IntentFindLeads, got.Intent)
+	require.True(t, got.Request)
+	require.Equal(t, plumbers, got.Slots)
+
+	// With nothing to refer to, it asks which kind of business (no vertical to search).
+	got = domain.Recognize("can you find some?", domain.State{}, domain.Slots{})
+	require.Equal(t, domain.IntentFindLeads, got.Intent)
+	require.Empty(t, got.Slots.Vertical)
+}
+
+func TestAMessageThatOnlyNamesASearchIsOffered(t *testing.T) {
+	t.Parallel()
+	offered := domain.State{}.After(domain.Recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{}), false, nil)
+	for _, msg := range []string{"plumbers in Austin", "plumbers in Austin?", "can you help with roofers in Denver?", "plumbers in Austin are my competitors"} {
+		got := domain.Recognize(msg, domain.State{}, domain.Slots{})
+		require.False(t, got.Request, msg)
+		require.NotEmpty(t, got.Slots.Vertical, "%s: the search is named, so it is offered", msg)
+	}
+	require.Equal(t, domain.IntentInform, domain.Recognize("roofers in Denver would need websites", domain.State{}, domain.Slots{}).Intent)
+	for _, msg := range []string{"can you show me how this works?", "could you explain that?"} {
+		got := domain.Recognize(msg, offered, domain.Slots{})
+		require.False(t, got.Intent == domain.IntentFindLeads && got.Permission().Allows(domain.ActionFindLeads, got.Slots), msg)
+	}
 }

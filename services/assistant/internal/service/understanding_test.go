@@ -50,6 +50,25 @@ func TestAStatementIsRememberedAndOnlyAYesRunsTheOfferedSearch(t *testing.T) {
 	require.Equal(t, 2, s.back.searchCount())
 }
 
+// Issue 39: a request phrased as a question searches; what is stated beside a request is kept.
+func TestAQuestionThatAsksSearchesAndWhatWasSaidBesideItIsKept(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, nil)
+	token := s.token("acc_alice", "growth")
+
+	vets := s.chat(t, token, map[string]any{"message": "Veterinarians in Columbus, Ohio - can you find some?"})
+	require.Equal(t, http.StatusOK, vets.status, vets.raw)
+	require.Equal(t, 1, s.back.searchCount(), "asked, so searched: %s", vets.raw)
+	require.Equal(t, "acc_alice|veterinary|Columbus, Ohio", s.back.lastSearch())
+
+	r := s.chat(t, token, map[string]any{"message": "My shop is called Flourish Patisserie. Could you get me bakeries in Austin?"})
+	require.Equal(t, 2, s.back.searchCount(), r.raw)
+	require.Equal(t, "acc_alice|bakery|Austin", s.back.lastSearch())
+	name := s.chat(t, token, map[string]any{"message": "what's the name of my shop?", "sessionId": r.body["sessionId"]})
+	require.Equal(t, "Your business is called Flourish Patisserie.", name.body["reply"])
+	require.Equal(t, 2, s.back.searchCount())
+}
+
 func TestAFollowUpIsNotReadAsAPlace(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, nil)
