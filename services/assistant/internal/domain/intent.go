@@ -507,14 +507,37 @@ func businessName(text string, places Gazetteer) string {
 			return name
 		}
 	}
-	for _, m := range ownedRe.FindAllStringSubmatch(text, -1) {
-		name := strings.TrimSpace(m[1] + m[2])
+	for _, m := range ownedRe.FindAllStringSubmatchIndex(text, -1) {
+		var name string
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 {
+				name += text[m[g]:m[g+1]]
+			}
+		}
+		name = strings.TrimSpace(name)
 		first := strings.Fields(strings.TrimPrefix(name, "The "))[0]
-		if _, isPlace := places.Resolve(name); !isPlace && nameLike(first, places) && verticalIn(strings.ToLower(name)) != strings.ToLower(name) {
+		if _, isPlace := places.Resolve(name); !isPlace && nameLike(first, places) && endsClause(text[m[1]:]) &&
+			verticalIn(strings.ToLower(name)) != strings.ToLower(name) {
 			return name
 		}
 	}
 	return ""
+}
+
+// clauseWords may follow a business name that ends its clause: "I run Flourish Patisserie in
+// Denver", "we're Acme Roofing and we need leads".
+var clauseWords = setOf(`and in with at on near since for from out of here downtown which that who where we i but so or`)
+
+// endsClause reports whether rest, what follows a capitalised name after "I run" or "we're",
+// leaves it a name: the end, punctuation or a clause word. "I run Facebook ads" names a tool
+// being run, not the business.
+func endsClause(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	if rest == "" || strings.ContainsRune(".,!?;:-–—)\"”", []rune(rest)[0]) {
+		return true
+	}
+	next, _, _ := strings.Cut(rest, " ")
+	return clauseWords[strings.ToLower(strings.Trim(next, ".,!?;:"))]
 }
 
 // verticalIn is the industry the synonym table finds in a lower-case phrase, without guessing.

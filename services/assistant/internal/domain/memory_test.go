@@ -93,6 +93,9 @@ func TestWhatTheOwnerSaysIsRemembered(t *testing.T) {
 		{[]string{"I run a cleaning company"}, domain.Profile{Industry: "cleaning"}},
 		{[]string{"We're looking for roofers in Denver"}, domain.Profile{}},
 		{[]string{"I'm called Zoë"}, domain.Profile{Name: "Zoë"}},
+		{[]string{"I run Facebook ads for my bakery"}, domain.Profile{Industry: "bakery"}},
+		{[]string{"we run Google campaigns every month"}, domain.Profile{}},
+		{[]string{"I run Flourish Patisserie in Denver with my sister"}, domain.Profile{Business: "Flourish Patisserie", City: "Denver"}},
 		{[]string{"everyone calls me Bea"}, domain.Profile{Name: "Bea"}},
 		{[]string{"our salon's name is Shear Joy"}, domain.Profile{Business: "Shear Joy"}},
 	}
