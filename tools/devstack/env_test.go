@@ -219,7 +219,6 @@ func TestLocalEnvKeyValues(t *testing.T) {
 		{"integrations", "ENCRYPTION_KEY_ID", "local1", sourceSecret},
 		{"integrations", "STRIPE_WEBHOOK_SECRET", "whsec_test", sourceSecret},
 		{"integrations", "INTEGRATIONS_DEV_MODE", "true", sourceDevEnv},
-		{"integrations", "INTEGRATIONS_DELIVERY_CONCURRENCY", "50", sourceEnv},
 		{"integrations", "DATABASE_MAX_CONNS", "20", sourceEnv}, // the chart's own env beats the local default
 		{"identity", "DATABASE_MAX_CONNS", "5", sourceDefault},
 		{"leads", "DATABASE_MAX_CONNS", "10", sourceDevEnv},

@@ -27,7 +27,7 @@ type Config struct {
 	TargetAllowHTTP bool `env:"INTEGRATIONS_TARGET_ALLOW_HTTP" envDefault:"false"`
 
 	DeliveryTimeout     time.Duration `env:"INTEGRATIONS_DELIVERY_TIMEOUT" envDefault:"15s"`
-	DeliveryConcurrency int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"100"`
+	DeliveryConcurrency int           `env:"INTEGRATIONS_DELIVERY_CONCURRENCY" envDefault:"50"`
 	// DeliveryAccountConcurrency is one account's share of the workers: a receiver that hangs
 	// holds at most this many of them, whatever its backlog; within it one subscription holds at
 	// most half (rounded up), and the slow ones together at most half (ports.AccountSlots).
