@@ -3,6 +3,7 @@ package svctest
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,9 +34,9 @@ func ChartDefaultsAgree(t testing.TB, cfg any, service string, choices map[strin
 			defaults[p.Key] = p.DefaultValue
 		}
 	}
-	root := repoRoot(t)
-	set := chartEnv(t, filepath.Join(root, "charts", "bizassist", "values.yaml"), "global", "config")
-	for k, v := range chartEnv(t, filepath.Join(root, "charts", service, "values.yaml"), "env") {
+	charts := os.DirFS(filepath.Join(repoRoot(t), "charts"))
+	set := chartEnv(t, charts, "bizassist/values.yaml", "global", "config")
+	for k, v := range chartEnv(t, charts, service+"/values.yaml", "env") {
 		set[k] = v
 	}
 	for key, val := range set {
@@ -58,10 +59,10 @@ func ChartDefaultsAgree(t testing.TB, cfg any, service string, choices map[strin
 	}
 }
 
-// chartEnv reads the map at path (keys) of a values file, each value as its text.
-func chartEnv(t testing.TB, file string, path ...string) map[string]string {
+// chartEnv reads the map at path (keys) of a values file of charts, each value as its text.
+func chartEnv(t testing.TB, charts fs.FS, file string, path ...string) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(file)
+	raw, err := fs.ReadFile(charts, file)
 	if err != nil {
 		t.Fatalf("svctest: %v", err)
 	}
