@@ -24,6 +24,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/rediskit"
+	"github.com/bizassist/bizassist/libs/setting"
 )
 
 // Handler applies one event. It runs inside the transaction that also records the event as
@@ -117,10 +118,13 @@ func (c ConsumerConfig) Validate() error {
 		return fmt.Errorf("EVENTS_STREAM_PREFIX %q must not contain whitespace", c.StreamPrefix)
 	}
 	// A negative Block would make Run spin on non-blocking reads.
-	if c.Block < 0 || c.BatchSize < 0 || c.Linger < 0 || c.ClaimIdle < 0 || c.HandlerTimeout < 0 || c.MaxAttempts < 0 || c.Retention < 0 {
-		return errors.New("EVENTS_CONSUMER_BLOCK, EVENTS_CONSUMER_BATCH_SIZE, EVENTS_CONSUMER_LINGER, EVENTS_CONSUMER_CLAIM_IDLE, EVENTS_CONSUMER_HANDLER_TIMEOUT, EVENTS_CONSUMER_MAX_ATTEMPTS and EVENTS_PROCESSED_RETENTION must not be negative")
-	}
-	return nil
+	return errors.Join(setting.NotNegative("EVENTS_CONSUMER_BLOCK", c.Block),
+		setting.NotNegative("EVENTS_CONSUMER_BATCH_SIZE", c.BatchSize),
+		setting.NotNegative("EVENTS_CONSUMER_LINGER", c.Linger),
+		setting.NotNegative("EVENTS_CONSUMER_CLAIM_IDLE", c.ClaimIdle),
+		setting.NotNegative("EVENTS_CONSUMER_HANDLER_TIMEOUT", c.HandlerTimeout),
+		setting.NotNegative("EVENTS_CONSUMER_MAX_ATTEMPTS", c.MaxAttempts),
+		setting.NotNegative("EVENTS_PROCESSED_RETENTION", c.Retention))
 }
 
 var tracer = otel.Tracer("github.com/bizassist/bizassist/libs/events")

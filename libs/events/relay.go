@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/setting"
 )
 
 // RelayConfig tunes the relay; zero fields take the defaults shown, except Linger (0 does not
@@ -67,10 +68,13 @@ func (c RelayConfig) Validate() error {
 	if strings.ContainsAny(c.StreamPrefix, " \t\n") {
 		return fmt.Errorf("EVENTS_STREAM_PREFIX %q must not contain whitespace", c.StreamPrefix)
 	}
-	if c.PollInterval < 0 || c.BatchSize < 0 || c.Linger < 0 || c.MaxLen < 0 || c.Retention < 0 || c.MinReplicas < 0 || c.ReplicaWait < 0 {
-		return errors.New("EVENTS_RELAY_POLL_INTERVAL, EVENTS_RELAY_BATCH_SIZE, EVENTS_RELAY_LINGER, EVENTS_STREAM_MAXLEN, EVENTS_OUTBOX_RETENTION, EVENTS_RELAY_MIN_REPLICAS and EVENTS_RELAY_REPLICA_WAIT must not be negative")
-	}
-	return nil
+	return errors.Join(setting.NotNegative("EVENTS_RELAY_POLL_INTERVAL", c.PollInterval),
+		setting.NotNegative("EVENTS_RELAY_BATCH_SIZE", c.BatchSize),
+		setting.NotNegative("EVENTS_RELAY_LINGER", c.Linger),
+		setting.NotNegative("EVENTS_STREAM_MAXLEN", c.MaxLen),
+		setting.NotNegative("EVENTS_OUTBOX_RETENTION", c.Retention),
+		setting.NotNegative("EVENTS_RELAY_MIN_REPLICAS", c.MinReplicas),
+		setting.NotNegative("EVENTS_RELAY_REPLICA_WAIT", c.ReplicaWait))
 }
 
 const (

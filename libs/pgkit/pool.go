@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bizassist/bizassist/libs/setting"
 )
 
 // Config says where the service's schema lives and how many connections it may hold.
@@ -39,10 +41,8 @@ func (c Config) Validate() error {
 	if c.MaxConns < 1 || c.MinConns < 0 || c.MinConns > c.MaxConns {
 		return fmt.Errorf("DATABASE_MIN_CONNS (%d) and DATABASE_MAX_CONNS (%d) must satisfy 0 <= min <= max, max >= 1", c.MinConns, c.MaxConns)
 	}
-	if c.ConnectTimeout <= 0 || c.StatementTimeout <= 0 {
-		return errors.New("DATABASE_CONNECT_TIMEOUT and DATABASE_STATEMENT_TIMEOUT must be positive")
-	}
-	return nil
+	return errors.Join(setting.Positive("DATABASE_CONNECT_TIMEOUT", c.ConnectTimeout),
+		setting.Positive("DATABASE_STATEMENT_TIMEOUT", c.StatementTimeout))
 }
 
 // Open connects a pool whose sessions use the service's schema first on the search path.

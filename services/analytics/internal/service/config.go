@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/setting"
 	"github.com/bizassist/bizassist/services/analytics/internal/adapters/postgres"
 )
 
@@ -23,9 +24,8 @@ type Config struct {
 
 // Validate checks analytics' settings and the shared ones, and reports every one that is wrong.
 func (c Config) Validate() error {
-	var errs []error
-	if c.HealthDirtyEvery <= 0 || c.HealthSweepEvery <= 0 || c.HealthBatchSize < 1 {
-		errs = append(errs, errors.New("HEALTH_DIRTY_INTERVAL, HEALTH_SWEEP_INTERVAL and HEALTH_BATCH_SIZE must be positive"))
-	}
-	return errors.Join(append(errs, c.Pricing.Validate(), c.Writer.Validate(), c.Config.Validate())...)
+	return errors.Join(setting.Positive("HEALTH_DIRTY_INTERVAL", c.HealthDirtyEvery),
+		setting.Positive("HEALTH_SWEEP_INTERVAL", c.HealthSweepEvery),
+		setting.Positive("HEALTH_BATCH_SIZE", c.HealthBatchSize),
+		c.Pricing.Validate(), c.Writer.Validate(), c.Config.Validate())
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/sealbox"
+	"github.com/bizassist/bizassist/libs/setting"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -61,9 +62,10 @@ func (c Config) Validate() error {
 	if _, err := c.TargetPolicy(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.DeliveryTimeout <= 0 || c.DeliveryConcurrency < 1 || c.DeliveryPollInterval <= 0 || c.DeliveryCooldown <= 0 {
-		errs = append(errs, errors.New("INTEGRATIONS_DELIVERY_TIMEOUT, _CONCURRENCY, _POLL_INTERVAL and _FETCH_COOLDOWN must be positive"))
-	}
+	errs = append(errs, setting.Positive("INTEGRATIONS_DELIVERY_TIMEOUT", c.DeliveryTimeout),
+		setting.Positive("INTEGRATIONS_DELIVERY_CONCURRENCY", c.DeliveryConcurrency),
+		setting.Positive("INTEGRATIONS_DELIVERY_POLL_INTERVAL", c.DeliveryPollInterval),
+		setting.Positive("INTEGRATIONS_DELIVERY_FETCH_COOLDOWN", c.DeliveryCooldown))
 	if c.DeliveryTimeout > maxDeliveryTimeout {
 		errs = append(errs, fmt.Errorf("INTEGRATIONS_DELIVERY_TIMEOUT may be at most %s: a slow receiver holds a worker that long", maxDeliveryTimeout))
 	}
@@ -73,9 +75,10 @@ func (c Config) Validate() error {
 	if c.LogRetention < c.RetryWindow {
 		errs = append(errs, errors.New("INTEGRATIONS_LOG_RETENTION must be at least INTEGRATIONS_RETRY_WINDOW"))
 	}
-	if c.RetryBase <= 0 || c.RetryCap < c.RetryBase || c.RetryWindow <= 0 || c.DisableAfter <= 0 {
-		errs = append(errs, errors.New("INTEGRATIONS_RETRY_BASE, _CAP, _WINDOW and INTEGRATIONS_DISABLE_AFTER must be positive, with CAP >= BASE"))
-	}
+	errs = append(errs, setting.Positive("INTEGRATIONS_RETRY_BASE", c.RetryBase),
+		setting.AtLeast("INTEGRATIONS_RETRY_CAP", c.RetryCap, "INTEGRATIONS_RETRY_BASE", c.RetryBase),
+		setting.Positive("INTEGRATIONS_RETRY_WINDOW", c.RetryWindow),
+		setting.Positive("INTEGRATIONS_DISABLE_AFTER", c.DisableAfter))
 	return errors.Join(append(errs, c.Sealing.Validate(), c.Config.Validate())...)
 }
 

@@ -73,3 +73,12 @@ func TestDefaultsAndDevelopmentTargets(t *testing.T) {
 func TestStuckJobsAreSampledBeforeTheRescue(t *testing.T) {
 	require.GreaterOrEqual(t, ports.RescueMargin, 2*delivery.DepthEvery)
 }
+
+// Each setting out of bounds is named on a line of its own, with the value it was given.
+func TestEachWrongSettingIsNamedWithItsValue(t *testing.T) {
+	t.Parallel()
+	_, err := load(map[string]string{"INTEGRATIONS_DELIVERY_POLL_INTERVAL": "0s", "INTEGRATIONS_RETRY_CAP": "1s"})
+	require.ErrorContains(t, err, "INTEGRATIONS_DELIVERY_POLL_INTERVAL must be positive, not 0s")
+	require.ErrorContains(t, err, "INTEGRATIONS_RETRY_CAP (1s) must be at least INTEGRATIONS_RETRY_BASE (30s)")
+	require.NotContains(t, err.Error(), "INTEGRATIONS_DELIVERY_TIMEOUT", "a setting in bounds is not named")
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/miekg/dns"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/bizassist/bizassist/libs/setting"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 )
 
@@ -37,10 +38,11 @@ func (c Config) Validate() error {
 			return fmt.Errorf("LEADS_DNS_SERVER %q must be host:port: %w", c.Server, err)
 		}
 	}
-	if c.Timeout <= 0 || c.CacheSize < 1 || c.MinTTL <= 0 || c.MaxTTL < c.MinTTL || c.NegativeTTL <= 0 {
-		return errors.New("LEADS_DNS_TIMEOUT, LEADS_DNS_CACHE_SIZE and the TTLs must be positive, MAX_TTL >= MIN_TTL")
-	}
-	return nil
+	return errors.Join(setting.Positive("LEADS_DNS_TIMEOUT", c.Timeout),
+		setting.Positive("LEADS_DNS_CACHE_SIZE", c.CacheSize),
+		setting.Positive("LEADS_DNS_MIN_TTL", c.MinTTL),
+		setting.AtLeast("LEADS_DNS_MAX_TTL", c.MaxTTL, "LEADS_DNS_MIN_TTL", c.MinTTL),
+		setting.Positive("LEADS_DNS_NEGATIVE_TTL", c.NegativeTTL))
 }
 
 // Resolver implements app.Resolver.
