@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/bizassist/bizassist/libs/setting"
 )
 
 // ServerConfig holds the listener address and the timeouts that keep slow clients from holding
@@ -28,6 +30,11 @@ type ServerConfig struct {
 	ShutdownTimeout time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT" envDefault:"20s"`
 	// DebugAddr, when set, serves net/http/pprof there; it must be a loopback address.
 	DebugAddr string `env:"DEBUG_ADDR"`
+	// MaxInFlight bounds the API requests a process serves at once, and QueueWait how long one
+	// more waits for a slot before it is refused 503 overloaded (Shed); 0 does not bound them.
+	// The probes and /metrics are never bounded.
+	MaxInFlight int           `env:"HTTP_MAX_IN_FLIGHT" envDefault:"512"`
+	QueueWait   time.Duration `env:"HTTP_QUEUE_WAIT" envDefault:"250ms"`
 }
 
 // Validate reports a config that cannot work.
@@ -46,6 +53,9 @@ func (c ServerConfig) Validate() error {
 	}
 	if c.DrainDelay < 0 {
 		return fmt.Errorf("HTTP_DRAIN_DELAY must not be negative, got %s", c.DrainDelay)
+	}
+	if err := errors.Join(setting.NotNegative("HTTP_MAX_IN_FLIGHT", c.MaxInFlight), setting.NotNegative("HTTP_QUEUE_WAIT", c.QueueWait)); err != nil {
+		return err
 	}
 	return validDebugAddr(c.DebugAddr)
 }

@@ -230,7 +230,8 @@ type Worker struct {
 // verifier refuses revoked tokens and keys within seconds), the event consumer (when handlers are
 // given) and the workers until ctx ends or one of them fails; then everything stops and drains.
 func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Handler, handlers map[string]events.Handler, workers ...Worker) error {
-	srv := httpx.NewServer(rt.Config.HTTP, telemetry.Middleware(rt.Name)(handler),
+	shed := httpx.Shed(rt.Config.HTTP.MaxInFlight, rt.Config.HTTP.QueueWait)
+	srv := httpx.NewServer(rt.Config.HTTP, telemetry.Middleware(rt.Name)(shed(handler)),
 		httpx.ReadyCheck{Name: "postgres", Check: rt.Pool.Ping})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx, ln) })
