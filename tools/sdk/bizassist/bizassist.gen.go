@@ -9027,6 +9027,12 @@ type JwksResponse400Headers struct {
 	APIVersion *string
 }
 
+// JwksResponse503Headers the declared response headers of an HTTP 503 response for Jwks
+type JwksResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type JwksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9044,10 +9050,14 @@ type JwksResponse struct {
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *IdentityError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *JwksResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *JwksResponse400Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JwksResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9068,6 +9078,11 @@ func (r JwksResponse) GetJSON200() *struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r JwksResponse) GetJSON400() *IdentityError {
 	return r.JSON400
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r JwksResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10099,6 +10114,12 @@ type ExtWebhookSamplesResponse400Headers struct {
 	APIVersion *string
 }
 
+// ExtWebhookSamplesResponse503Headers the declared response headers of an HTTP 503 response for ExtWebhookSamples
+type ExtWebhookSamplesResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ExtWebhookSamplesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10130,10 +10151,14 @@ type ExtWebhookSamplesResponse struct {
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *IntegrationsError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExtWebhookSamplesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ExtWebhookSamplesResponse400Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExtWebhookSamplesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10168,6 +10193,11 @@ func (r ExtWebhookSamplesResponse) GetJSON200() *struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r ExtWebhookSamplesResponse) GetJSON400() *IntegrationsError {
 	return r.JSON400
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExtWebhookSamplesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12589,6 +12619,12 @@ type ApiReferenceResponse429Headers struct {
 	RetryAfter *int
 }
 
+// ApiReferenceResponse503Headers the declared response headers of an HTTP 503 response for ApiReference
+type ApiReferenceResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type ApiReferenceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12596,12 +12632,16 @@ type ApiReferenceResponse struct {
 	JSON400 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ApiReferenceResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ApiReferenceResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ApiReferenceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ApiReferenceResponse503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -12612,6 +12652,11 @@ func (r ApiReferenceResponse) GetJSON400() *IdentityError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ApiReferenceResponse) GetJSON429() *Error {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ApiReferenceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12659,6 +12704,12 @@ type OpenapiDocumentResponse429Headers struct {
 	RetryAfter *int
 }
 
+// OpenapiDocumentResponse503Headers the declared response headers of an HTTP 503 response for OpenapiDocument
+type OpenapiDocumentResponse503Headers struct {
+	APIVersion *string
+	RetryAfter *int
+}
+
 type OpenapiDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12672,12 +12723,16 @@ type OpenapiDocumentResponse struct {
 	JSON400 *IdentityError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenapiDocumentResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *OpenapiDocumentResponse400Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *OpenapiDocumentResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OpenapiDocumentResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12697,6 +12752,11 @@ func (r OpenapiDocumentResponse) GetJSON400() *IdentityError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r OpenapiDocumentResponse) GetJSON429() *Error {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OpenapiDocumentResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -14653,6 +14713,13 @@ func ParseJwksResponse(rsp *http.Response) (*JwksResponse, error) {
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14676,6 +14743,23 @@ func ParseJwksResponse(rsp *http.Response) (*JwksResponse, error) {
 			headers.APIVersion = &value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 503:
+		var headers JwksResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15887,6 +15971,13 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15910,6 +16001,23 @@ func ParseExtWebhookSamplesResponse(rsp *http.Response) (*ExtWebhookSamplesRespo
 			headers.APIVersion = &value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExtWebhookSamplesResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18546,6 +18654,13 @@ func ParseApiReferenceResponse(rsp *http.Response) (*ApiReferenceResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18586,6 +18701,23 @@ func ParseApiReferenceResponse(rsp *http.Response) (*ApiReferenceResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ApiReferenceResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18630,6 +18762,13 @@ func ParseOpenapiDocumentResponse(rsp *http.Response) (*OpenapiDocumentResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -18670,6 +18809,23 @@ func ParseOpenapiDocumentResponse(rsp *http.Response) (*OpenapiDocumentResponse,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OpenapiDocumentResponse503Headers
+		if values := rsp.Header.Values("API-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.APIVersion = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
