@@ -64,16 +64,20 @@ func TestShedRefusesPastTheLimitAndRecovers(t *testing.T) {
 // A request that finds no slot at once but gets one within the wait is served, not refused.
 func TestShedLetsAShortWaitThrough(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	started := make(chan struct{})
-	h := httpx.Shed(1, 5*time.Second)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	release, started, arrived := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	shed := httpx.Shed(1, 5*time.Second)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
 			close(started)
 			<-release
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fast" {
+			close(arrived) // the slow request holds the only slot: this one waits for it
+		}
+		shed.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	go func() {
 		if resp, err := http.Get(srv.URL + "/slow"); err == nil {
@@ -81,7 +85,7 @@ func TestShedLetsAShortWaitThrough(t *testing.T) {
 		}
 	}()
 	<-started
-	go func() { time.Sleep(20 * time.Millisecond); close(release) }() // the request below finds the slot taken, then gets it
+	go func() { <-arrived; close(release) }()
 	resp, err := http.Get(srv.URL + "/fast")
 	require.NoError(t, err)
 	resp.Body.Close()
