@@ -229,9 +229,15 @@ type Worker struct {
 // Serve runs the HTTP server, the outbox relay, the follower of identity's revocations (so the
 // verifier refuses revoked tokens and keys within seconds), the event consumer (when handlers are
 // given) and the workers until ctx ends or one of them fails; then everything stops and drains.
+// served is what a service's routes are served behind: shedding, and the request metrics around
+// the router itself, since telemetry names a request's route only when it wraps the router (a
+// shed request counts in bizassist_http_requests_shed_total instead).
+func served(cfg httpx.ServerConfig, service string, router http.Handler) http.Handler {
+	return httpx.Shed(cfg.MaxInFlight, cfg.QueueWait)(telemetry.Middleware(service)(router))
+}
+
 func (rt *Runtime) Serve(ctx context.Context, ln net.Listener, handler http.Handler, handlers map[string]events.Handler, workers ...Worker) error {
-	shed := httpx.Shed(rt.Config.HTTP.MaxInFlight, rt.Config.HTTP.QueueWait)
-	srv := httpx.NewServer(rt.Config.HTTP, telemetry.Middleware(rt.Name)(shed(handler)),
+	srv := httpx.NewServer(rt.Config.HTTP, served(rt.Config.HTTP, rt.Name, handler),
 		httpx.ReadyCheck{Name: "postgres", Check: rt.Pool.Ping})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx, ln) })
