@@ -103,7 +103,7 @@ func TestLeadFinderRejectsBadInputNamingTheField(t *testing.T) {
 		{map[string]any{"industry": "plumber", "limit": 51}, "limit"},
 		{`{"industry":"plumber","limit":"ten"}`, "limit"},
 		{map[string]any{"industry": "plumber", "location": "Atlantis, ZZ"}, "location"},
-		{map[string]any{"industry": "plumber", "location": "Atlantis"}, "location"},
+		{map[string]any{"industry": "plumber", "location": "Atlantiss"}, "location"}, // Atlantis, FL is a town
 		{map[string]any{"industry": "plumber", "location": "Austin, TX", "radiusMiles": 101}, "radiusMiles"},
 	}
 	for _, tc := range cases {

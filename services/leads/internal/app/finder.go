@@ -10,6 +10,7 @@ import (
 	"github.com/bizassist/bizassist/libs/allowance"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/geo"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
@@ -24,9 +25,9 @@ const (
 	MaxRadiusMiles   = 100
 )
 
-// Places resolves location strings to places (catalog.Gazetteer over the embedded place data).
+// Places resolves location strings to places (libs/geo's gazetteer over its embedded data).
 type Places interface {
-	Resolve(location string) (catalog.Resolved, error)
+	Resolve(location string) (geo.Resolved, error)
 }
 
 // FindLeads is POST /api/lead-finder: one search is one lead_finder use of the caller's plan.
@@ -57,10 +58,15 @@ type FindLeadsInput struct {
 }
 
 // FindResult is a search's answer: the ranked leads and, when a location was given, the place
-// that was searched in words ("Austin, TX", "78701 (Austin, TX)", "Texas").
+// that was searched in words ("Austin, TX", "78701 (Austin, TX)", "Texas"), the other places of
+// its name when it was written without a state, and the radius searched around a place that has
+// no postal name of its own (a borough, neighbourhood or census-designated place), if no radius
+// was asked.
 type FindResult struct {
 	Found            []Found
 	ResolvedLocation string
+	Alternatives     []string
+	NearMiles        float64
 }
 
 // Handle reserves one lead_finder use, then searches the catalog and appends the found leads to
@@ -89,45 +95,52 @@ func (h FindLeads) Handle(ctx context.Context, in FindLeadsInput) (FindResult, e
 	if err != nil {
 		return FindResult{}, err
 	}
-	return FindResult{Found: found, ResolvedLocation: where}, nil
+	where.Found = found
+	return where, nil
 }
 
 // resolve reads the location through the gazetteer into q and says which place it is. An unknown
 // place is a 400 naming location with up to three suggestions; a radius needs a city or ZIP code
-// to be centred on.
-func (h FindLeads) resolve(in FindLeadsInput, q *SearchQuery) (string, error) {
+// to be centred on. A place with no postal name of its own is searched around its point, its
+// businesses being addressed to a neighbouring town's name.
+func (h FindLeads) resolve(in FindLeadsInput, q *SearchQuery) (FindResult, error) {
 	if in.RadiusMiles != nil {
 		if r := *in.RadiusMiles; !(r >= MinRadiusMiles && r <= MaxRadiusMiles) {
-			return "", apperr.InvalidField("radiusMiles", fmt.Sprintf("must be a number of miles from %d to %d", MinRadiusMiles, MaxRadiusMiles))
+			return FindResult{}, apperr.InvalidField("radiusMiles", fmt.Sprintf("must be a number of miles from %d to %d", MinRadiusMiles, MaxRadiusMiles))
 		}
 	}
 	if h.Places == nil {
 		loc, err := catalog.ParseLocation(in.Location)
 		if err != nil {
-			return "", apperr.InvalidField("location", err.Error())
+			return FindResult{}, apperr.InvalidField("location", err.Error())
 		}
 		q.Location = loc
 		if in.RadiusMiles != nil {
-			return "", apperr.InvalidField("radiusMiles", "needs place data, which this server has not loaded")
+			return FindResult{}, apperr.InvalidField("radiusMiles", "needs place data, which this server has not loaded")
 		}
-		return "", nil
+		return FindResult{}, nil
 	}
 	r, err := h.Places.Resolve(in.Location)
-	var unknown *catalog.UnknownPlaceError
+	var unknown *geo.UnknownPlaceError
 	switch {
 	case errors.As(err, &unknown):
-		return "", apperr.InvalidField("location", unknown.Error()).With("suggestions", unknown.Suggestions)
+		return FindResult{}, apperr.InvalidField("location", unknown.Error()).With("suggestions", unknown.Suggestions)
 	case err != nil:
-		return "", apperr.InvalidField("location", err.Error()).With("suggestions", []string{})
+		return FindResult{}, apperr.InvalidField("location", err.Error()).With("suggestions", []string{})
 	}
 	q.Location = r.Location
-	if in.RadiusMiles != nil {
+	res := FindResult{ResolvedLocation: r.Name, Alternatives: r.Alternatives}
+	switch {
+	case in.RadiusMiles != nil:
 		if r.Point == nil {
-			return "", apperr.InvalidField("radiusMiles", "needs a city or ZIP code location to search around")
+			return FindResult{}, apperr.InvalidField("radiusMiles", "needs a city or ZIP code location to search around")
 		}
 		q.Near, q.RadiusMiles = r.Point, *in.RadiusMiles
+	case r.NearMiles > 0:
+		q.Near, q.RadiusMiles = r.Point, r.NearMiles
+		res.NearMiles = r.NearMiles
 	}
-	return r.Name, nil
+	return res, nil
 }
 
 // search ranks the catalog's matches and appends them to the account's sheet in one transaction.

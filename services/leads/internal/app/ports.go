@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/geo"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/qualify"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
@@ -19,8 +20,8 @@ type SearchQuery struct {
 	Keywords  []string
 	Limit     int
 	// Near and RadiusMiles, when Near is set, replace Location's city or ZIP code by the businesses
-	// within RadiusMiles of Near, nearer ones first (catalog.DistanceMiles).
-	Near        *catalog.Point
+	// within RadiusMiles of Near, nearer ones first (geo.DistanceMiles).
+	Near        *geo.Point
 	RadiusMiles float64
 }
 

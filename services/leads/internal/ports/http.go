@@ -110,7 +110,9 @@ func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
 		Leads            []leadJSON `json:"leads"`
 		ResolvedLocation string     `json:"resolvedLocation,omitempty"`
 		RadiusMiles      *float64   `json:"radiusMiles,omitempty"`
-	}{len(leads), leads, res.ResolvedLocation, req.RadiusMiles})
+		Alternatives     []string   `json:"alternatives,omitempty"`
+		NearMiles        float64    `json:"nearMiles,omitempty"`
+	}{len(leads), leads, res.ResolvedLocation, req.RadiusMiles, res.Alternatives, res.NearMiles})
 }
 
 type qualifyJSON struct {

@@ -281,8 +281,11 @@ func TestLeadFinderResolvesPlaces(t *testing.T) {
 		{"St. Louis", "Saint Louis, MO", 0},
 		{"Washington, D.C.", "Washington, DC", 0},
 		{"LA", "Los Angeles, CA", 0},
-		{"Springfield", "Springfield, IL", 0},
+		{"Springfield", "Springfield, MO", 0},
 		{"TX", "Texas", 5},
+		{"Queens", "Queens, NY", 0},
+		{"Harlem, NY", "Harlem, NY", 0},
+		{"Pflugerville", "Pflugerville, TX", 0},
 	}
 	for _, tc := range cases {
 		r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": tc.location})
@@ -290,9 +293,15 @@ func TestLeadFinderResolvesPlaces(t *testing.T) {
 		require.Equal(t, tc.resolved, r.json["resolvedLocation"], tc.location)
 		require.EqualValues(t, tc.count, r.json["count"], tc.location)
 	}
+	// Issue 39: the largest Springfield, the others offered; a borough searched around its point.
+	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Springfield"})
+	require.Equal(t, []any{"Springfield, MA", "Springfield, IL", "Springfield, OR", "Springfield, OH", "Springfield, VA"}, r.json["alternatives"])
+	r = h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Queens, NY"})
+	require.EqualValues(t, 6, r.json["nearMiles"], string(r.body))
 
 	reserves := h.analytics.Reserves()
-	for _, loc := range []string{"Atlantis", "Springfeild, IL", "Austin, ZZ", "00000"} {
+	// Atlantis, FL is a real town (GeoNames); "Atlantiss" is none.
+	for _, loc := range []string{"Atlantiss", "Atlantis, GA", "Springfeild, IL", "Austin, ZZ", "00000"} {
 		r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": loc})
 		h.requireError(r, 400, "invalid_field", "location")
 		sugg, ok := r.json["suggestions"].([]any)
@@ -300,7 +309,7 @@ func TestLeadFinderResolvesPlaces(t *testing.T) {
 		require.NotEmpty(t, sugg, loc)
 		require.LessOrEqual(t, len(sugg), 3, loc)
 	}
-	r := h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Atlantis"})
+	r = h.do("POST", "/api/lead-finder", tok, map[string]any{"industry": "plumbers", "location": "Atlantis, GA"})
 	require.Contains(t, r.json["suggestions"], "Atlanta, GA")
 	require.Equal(t, reserves, h.analytics.Reserves(), "an unknown place reserves nothing")
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/geo/geodata"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver"
-	"github.com/bizassist/bizassist/services/leads/internal/adapters/gazetteerdata"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/rediscache"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
@@ -53,7 +53,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		rt.Close()
 		return nil, err
 	}
-	places, err := gazetteerdata.Load()
+	places, err := geodata.Load()
 	if err != nil {
 		rt.Close()
 		return nil, fmt.Errorf("place data: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bizassist/bizassist/libs/geo"
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
@@ -69,12 +70,12 @@ func filters(q app.SearchQuery, a *args) string {
 // milesPerDegree is a degree of latitude in miles.
 const milesPerDegree = 69.0
 
-// distanceSQL is the great-circle distance in miles from q.Near to a business (catalog.DistanceMiles).
+// distanceSQL is the great-circle distance in miles from q.Near to a business (geo.DistanceMiles).
 func distanceSQL(q app.SearchQuery, a *args) string {
 	lat, lng := a.add(q.Near.Lat), a.add(q.Near.Lng)
 	return fmt.Sprintf("(%v * 2 * asin(least(1, sqrt(power(sin(radians(lat - %s) / 2), 2) + "+
 		"cos(radians(%s)) * cos(radians(lat)) * power(sin(radians(lng - %s) / 2), 2)))))",
-		catalog.EarthRadiusMiles, lat, lat, lng)
+		geo.EarthRadiusMiles, lat, lat, lng)
 }
 
 // order is a search's ORDER BY: best quality first, or, around a point, nearest mile first and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/geo"
 	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 )
@@ -80,7 +81,7 @@ func NewBusiness(in BusinessInput, now time.Time) (Business, error) {
 	case b.source != "" && !slugPattern.MatchString(b.source):
 		return Business{}, &FieldError{"source", "must be a lower-case label such as organic"}
 	}
-	code, ok := StateCode(strings.TrimSpace(in.State))
+	code, ok := geo.StateCode(strings.TrimSpace(in.State))
 	if !ok {
 		return Business{}, &FieldError{"state", "must be a US state code or name"}
 	}

@@ -1,21 +1,15 @@
 package catalog
 
 import (
-	"errors"
 	"regexp"
 	"strings"
+
+	"github.com/bizassist/bizassist/libs/geo"
 )
 
-// Location narrows a search to a ZIP code, a city (optionally in a state) or a state.
-// The zero Location means anywhere.
-type Location struct {
-	City  string // as written, spaces collapsed; matched case-insensitively
-	State string // USPS code
-	ZIP   string // five digits
-}
-
-// ErrBadLocation says a location string is none of the accepted shapes.
-var ErrBadLocation = errors.New(`must be a city, "City, ST", a US state name or code, or a 5-digit ZIP code`)
+// Location narrows a search to a ZIP code, a city (optionally in a state) or a state: the
+// gazetteer's, which resolves the places a search names. The zero Location means anywhere.
+type Location = geo.Location
 
 var (
 	zipPattern  = regexp.MustCompile(`^\d{5}(?:-\d{4})?$`)
@@ -34,21 +28,19 @@ func ParseLocation(s string) (Location, error) {
 	}
 	if city, state, ok := strings.Cut(s, ","); ok {
 		city, state = strings.TrimSpace(city), strings.TrimSpace(state)
-		code, known := StateCode(state)
+		code, known := geo.StateCode(state)
 		if !known || !cityPattern.MatchString(city) {
-			return Location{}, ErrBadLocation
+			return Location{}, geo.ErrBadLocation
 		}
 		return Location{City: city, State: code}, nil
 	}
-	if code, ok := StateCode(s); ok {
+	if code, ok := geo.StateCode(s); ok {
 		return Location{State: code}, nil
 	}
 	if !cityPattern.MatchString(s) || len(s) == 2 {
-		return Location{}, ErrBadLocation
+		return Location{}, geo.ErrBadLocation
 	}
 	return Location{City: s}, nil
 }
 
 func collapseSpaces(s string) string { return strings.Join(strings.Fields(s), " ") }
-func lower(s string) string          { return strings.ToLower(s) }
-func upper(s string) string          { return strings.ToUpper(s) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/geo"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 )
 
@@ -35,7 +36,7 @@ func TestParseLocationRejectsWhatIsNoPlace(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"Austin, ZZ", "ZZ", "123", "7870", "Austin, TX, USA", "@home", "Austin; DROP TABLE", ", TX"} {
 		_, err := catalog.ParseLocation(in)
-		require.ErrorIs(t, err, catalog.ErrBadLocation, in)
+		require.ErrorIs(t, err, geo.ErrBadLocation, in)
 	}
 }
 
@@ -48,15 +49,6 @@ func TestMatchVerticals(t *testing.T) {
 	require.ElementsMatch(t, []string{"hvac", "plumbing"}, catalog.MatchVerticals("plumbing & HVAC"))
 	require.Empty(t, catalog.MatchVerticals("sushi"))
 	require.Empty(t, catalog.MatchVerticals("vetted"), "only whole words match")
-}
-
-func TestStateCode(t *testing.T) {
-	t.Parallel()
-	code, ok := catalog.StateCode("district of columbia")
-	require.True(t, ok)
-	require.Equal(t, "DC", code)
-	_, ok = catalog.StateCode("Ontario")
-	require.False(t, ok)
 }
 
 func TestCitySpellings(t *testing.T) {

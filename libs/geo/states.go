@@ -1,4 +1,6 @@
-package catalog
+package geo
+
+import "strings"
 
 // usStates maps each USPS state code (50 states and DC) to its name.
 var usStates = map[string]string{
@@ -19,7 +21,7 @@ var usStates = map[string]string{
 var stateByName = func() map[string]string {
 	m := make(map[string]string, len(usStates))
 	for code, name := range usStates {
-		m[lower(name)] = code
+		m[strings.ToLower(name)] = code
 	}
 	return m
 }()
@@ -27,12 +29,18 @@ var stateByName = func() map[string]string {
 // StateCode resolves a USPS code or a state name, in any case, to the USPS code.
 func StateCode(s string) (string, bool) {
 	if len(s) == 2 {
-		code := upper(s)
+		code := strings.ToUpper(s)
 		if _, ok := usStates[code]; ok {
 			return code, true
 		}
 		return "", false
 	}
-	code, ok := stateByName[lower(collapseSpaces(s))]
+	code, ok := stateByName[strings.ToLower(collapseSpaces(s))]
 	return code, ok
+}
+
+// StateName is the name of a USPS state code ("TX" → "Texas").
+func StateName(code string) (string, bool) {
+	name, ok := usStates[code]
+	return name, ok
 }

@@ -1,4 +1,4 @@
-package catalog_test
+package geo_test
 
 import (
 	"errors"
@@ -6,14 +6,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
+	"github.com/bizassist/bizassist/libs/geo"
 )
 
 // The ZIP codes are held in a sorted slice: lookups, the repeated-code rule and the suggestions
 // for an unknown code must be what they were with a map.
 func TestZIPCodesAreFoundAndSuggestedByNumber(t *testing.T) {
 	t.Parallel()
-	g := catalog.NewGazetteer([]catalog.ZIPCode{ // out of order, and 73301 twice
+	g := geo.NewGazetteer([]geo.ZIPCode{ // out of order, and 73301 twice
 		{Code: "78705", State: "TX", City: "Austin", Lat: 30.29, Lng: -97.74},
 		{Code: "73301", State: "TX", City: "Old Name", Lat: 30.26, Lng: -97.71},
 		{Code: "78701", State: "TX", City: "Austin", Lat: 30.27, Lng: -97.74},
@@ -21,7 +21,7 @@ func TestZIPCodesAreFoundAndSuggestedByNumber(t *testing.T) {
 		{Code: "78703", State: "TX", City: "Austin", Lat: 30.29, Lng: -97.77},
 		{Code: "73301", State: "TX", City: "Austin", Lat: 30.26, Lng: -97.71},
 		{Code: "99950", State: "AK", City: "Ketchikan", Lat: 55.54, Lng: -131.43},
-	})
+	}, nil)
 	z, ok := g.ZIP("73301")
 	require.True(t, ok)
 	require.Equal(t, "Austin", z.City, "the last row of a code is kept")
@@ -37,7 +37,7 @@ func TestZIPCodesAreFoundAndSuggestedByNumber(t *testing.T) {
 
 	suggested := func(code string) []string {
 		_, err := g.Resolve(code)
-		var u *catalog.UnknownPlaceError
+		var u *geo.UnknownPlaceError
 		require.True(t, errors.As(err, &u), "%s: %v", code, err)
 		return u.Suggestions
 	}

@@ -1,5 +1,0 @@
-package gazetteerdata
-
-import "testing"
-
-func Raw(testing.TB) string { return data }
