@@ -77,14 +77,16 @@ type Location struct {
 
 // Resolved is a location string understood through the gazetteer: what to search (Location),
 // which place that is in words (Name), the point a radius search is centred on (a city or ZIP
-// code), how far around it a place with no postal name is searched (NearMiles, else 0), and the
-// other places of the name when it was written without a state (largest first).
+// code), how far around it a place with no postal name is searched (NearMiles, else 0), the
+// other places of the name when it was written without a state (largest first) and the place's
+// population (0 for a ZIP code, a state or a place under 1,000 people).
 type Resolved struct {
 	Location     Location
 	Name         string
 	Point        *Point
 	NearMiles    float64
 	Alternatives []string
+	Population   int
 }
 
 // UnknownPlaceError says a location string names no place the gazetteer knows; Suggestions are

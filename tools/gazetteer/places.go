@@ -26,7 +26,7 @@ type City struct {
 // cities1000 columns (GeoNames' readme for the cities files).
 const (
 	colName, colAlternates, colLat, colLng, colFeatureCode, colCountry, colAdmin1, colPopulation = 1, 3, 4, 5, 7, 8, 10, 14
-	columns                                                                                     = 19
+	columns                                                                                      = 19
 )
 
 // gone are the feature codes of places that are no longer there (abandoned, historical, destroyed).

@@ -26,7 +26,7 @@ type Chat struct {
 	HistoryBudget int
 	// UpgradeURL is sent with a refusal when analytics did not say where to upgrade.
 	UpgradeURL string
-	// Places decides what is a place in a message (nil: the known places).
+	// Places decides what is a place in a message (the product's gazetteer; nil: none is).
 	Places domain.Gazetteer
 }
 

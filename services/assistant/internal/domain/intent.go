@@ -82,10 +82,10 @@ func (t Turn) Permission() Permission {
 	return Permission{Request: t.Request, Score: t.Score, Confirmed: t.Confirmed}
 }
 
-// Recognizer reads messages; Places decides what is a place.
+// Recognizer reads messages; Places decides what is a place (nil: nothing but a ZIP code is).
 type Recognizer struct{ Places Gazetteer }
 
-// Recognize reads a message with the known places (see Recognizer.Recognize).
+// Recognize reads a message without a gazetteer (see Recognizer.Recognize).
 func Recognize(message string, prev State, hints Slots) Turn {
 	return Recognizer{}.Recognize(message, prev, hints)
 }
@@ -189,10 +189,7 @@ func (r Recognizer) Recognize(message string, prev State, hints Slots) Turn {
 const maxRecognizedBytes = 600
 
 func (r Recognizer) recognize(message string, prev State, hints Slots) (t Turn) {
-	places := r.Places
-	if places == nil {
-		places = KnownPlaces{}
-	}
+	places := chatPlaces{r.Places}
 	text := spaceRe.ReplaceAllString(strings.TrimSpace(head(message, maxRecognizedBytes)), " ")
 	lower := correctTypos(strings.ToLower(text), places)
 	core := strings.Trim(lower, " .!?,;:")

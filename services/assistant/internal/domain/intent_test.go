@@ -33,7 +33,7 @@ func TestRecognizeFreshMessages(t *testing.T) {
 		{"the weather is nice", domain.IntentOutOfScope, domain.Slots{}, false},
 	}
 	for _, tc := range cases {
-		got := domain.Recognize(tc.msg, domain.State{}, domain.Slots{})
+		got := recognize(tc.msg, domain.State{}, domain.Slots{})
 		require.Equal(t, tc.intent, got.Intent, tc.msg)
 		if tc.intent == domain.IntentFindLeads {
 			require.Equal(t, tc.slots, got.Slots, tc.msg)
@@ -46,26 +46,26 @@ func TestRecognizeResolvesFollowUpsFromTheSession(t *testing.T) {
 	t.Parallel()
 	leads := domain.State{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}}
 
-	got := domain.Recognize("and in Dallas?", leads, domain.Slots{})
+	got := recognize("and in Dallas?", leads, domain.Slots{})
 	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Dallas"}, FollowUp: true, Request: true}, got)
 
-	got = domain.Recognize("what about roofers?", leads, domain.Slots{})
+	got = recognize("what about roofers?", leads, domain.Slots{})
 	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "roofing", Location: "Austin, TX"}, FollowUp: true, Request: true}, got)
 
-	got = domain.Recognize("what about Denver?", leads, domain.Slots{})
+	got = recognize("what about Denver?", leads, domain.Slots{})
 	require.Equal(t, domain.Turn{Intent: domain.IntentFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Denver"}, FollowUp: true, Request: true}, got)
 
-	got = domain.Recognize("why is that?", domain.State{Intent: domain.IntentHealth}, domain.Slots{})
+	got = recognize("why is that?", domain.State{Intent: domain.IntentHealth}, domain.Slots{})
 	require.Equal(t, domain.Turn{Intent: domain.IntentHealth, Why: true, FollowUp: true}, got)
 
 	// Without a previous turn the same words are not a lead search.
-	require.Equal(t, domain.IntentOutOfScope, domain.Recognize("why is that?", domain.State{}, domain.Slots{}).Intent)
-	require.Equal(t, domain.IntentOutOfScope, domain.Recognize("and in Dallas?", domain.State{}, domain.Slots{}).Intent)
+	require.Equal(t, domain.IntentOutOfScope, recognize("why is that?", domain.State{}, domain.Slots{}).Intent)
+	require.Equal(t, domain.IntentOutOfScope, recognize("and in Dallas?", domain.State{}, domain.Slots{}).Intent)
 }
 
 func TestRecognizeTakesSlotHintsFromTheClientContext(t *testing.T) {
 	t.Parallel()
-	got := domain.Recognize("find me some leads", domain.State{}, domain.Slots{Vertical: "hvac", Location: "Phoenix, AZ"})
+	got := recognize("find me some leads", domain.State{}, domain.Slots{Vertical: "hvac", Location: "Phoenix, AZ"})
 	require.Equal(t, domain.IntentFindLeads, got.Intent)
 	require.Equal(t, domain.Slots{Vertical: "hvac", Location: "Phoenix, AZ"}, got.Slots)
 }
@@ -90,36 +90,36 @@ func TestARequestPhrasedAsAQuestionSearches(t *testing.T) {
 		"do you think you can get me plumbers in Austin?":      plumbers,
 		"would it be possible to show roofers in Denver?":      roofers,
 	} {
-		got := domain.Recognize(msg, domain.State{}, domain.Slots{})
+		got := recognize(msg, domain.State{}, domain.Slots{})
 		assert.Equal(t, domain.IntentFindLeads, got.Intent, msg)
 		assert.True(t, got.Request, msg)
 		assert.Equal(t, want, got.Slots, msg)
 	}
 
 	// "can you find them?" after an offer runs the offered search.
-	offered := domain.State{}.After(domain.Recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{}), false, nil)
-	got := domain.Recognize("ok, can you find them?", offered, domain.Slots{})
+	offered := domain.State{}.After(recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{}), false, nil)
+	got := recognize("ok, can you find them?", offered, domain.Slots{})
 	require.Equal(t, domain.IntentFindLeads, got.Intent)
 	require.True(t, got.Request)
 	require.Equal(t, plumbers, got.Slots)
 
 	// With nothing to refer to, it asks which kind of business (no vertical to search).
-	got = domain.Recognize("can you find some?", domain.State{}, domain.Slots{})
+	got = recognize("can you find some?", domain.State{}, domain.Slots{})
 	require.Equal(t, domain.IntentFindLeads, got.Intent)
 	require.Empty(t, got.Slots.Vertical)
 }
 
 func TestAMessageThatOnlyNamesASearchIsOffered(t *testing.T) {
 	t.Parallel()
-	offered := domain.State{}.After(domain.Recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{}), false, nil)
+	offered := domain.State{}.After(recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{}), false, nil)
 	for _, msg := range []string{"plumbers in Austin", "plumbers in Austin?", "can you help with roofers in Denver?", "plumbers in Austin are my competitors"} {
-		got := domain.Recognize(msg, domain.State{}, domain.Slots{})
+		got := recognize(msg, domain.State{}, domain.Slots{})
 		require.False(t, got.Request, msg)
 		require.NotEmpty(t, got.Slots.Vertical, "%s: the search is named, so it is offered", msg)
 	}
-	require.Equal(t, domain.IntentInform, domain.Recognize("roofers in Denver would need websites", domain.State{}, domain.Slots{}).Intent)
+	require.Equal(t, domain.IntentInform, recognize("roofers in Denver would need websites", domain.State{}, domain.Slots{}).Intent)
 	for _, msg := range []string{"can you show me how this works?", "could you explain that?"} {
-		got := domain.Recognize(msg, offered, domain.Slots{})
+		got := recognize(msg, offered, domain.Slots{})
 		require.False(t, got.Intent == domain.IntentFindLeads && got.Permission().Allows(domain.ActionFindLeads, got.Slots), msg)
 	}
 }

@@ -21,35 +21,22 @@ func TestProfileKeepsTheNewestFactsAndEveryGoalOnce(t *testing.T) {
 	require.Equal(t, "j", p.Goals[4])
 }
 
-func TestOnlyResolvedPhrasesArePlaces(t *testing.T) {
-	t.Parallel()
-	places := domain.KnownPlaces{}
-	for _, p := range []string{"Austin", "austin", "Austin, TX", "Springfield, Illinois", "78701", "Texas", "TX", "new york", "Boise"} {
-		_, ok := places.Resolve(p)
-		require.True(t, ok, p)
-	}
-	for _, p := range []string{"reviews", "what about reviews", "my area", "in", "me", "tx", "landscapers in Phoenix, AZ", ""} {
-		_, ok := places.Resolve(p)
-		require.False(t, ok, p)
-	}
-}
-
 func TestAnOfferLastsOneTurnAndAYesRunsExactlyIt(t *testing.T) {
 	t.Parallel()
-	stated := domain.Recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{})
+	stated := recognize("plumbers in Austin are our competitors", domain.State{}, domain.Slots{})
 	require.False(t, stated.Request)
 	state := domain.State{}.After(stated, false, nil)
 	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin"}}, state.Offer)
 
-	yes := domain.Recognize("do it", state, domain.Slots{})
+	yes := recognize("do it", state, domain.Slots{})
 	perm := yes.Permission()
 	require.True(t, perm.Allows(domain.ActionFindLeads, domain.Slots{Vertical: "plumbing", Location: "austin"}))
 	require.False(t, perm.Allows(domain.ActionFindLeads, domain.Slots{Vertical: "plumbing", Location: "Dallas"}))
 	require.False(t, perm.Allows(domain.ActionScoreLeads, domain.Slots{}))
 
-	later := domain.State{}.After(stated, false, nil).After(domain.Recognize("thanks", state, domain.Slots{}), false, nil)
+	later := domain.State{}.After(stated, false, nil).After(recognize("thanks", state, domain.Slots{}), false, nil)
 	require.Nil(t, later.Offer, "anything but a yes drops the offer")
-	require.Equal(t, domain.IntentConfirm, domain.Recognize("yes", later, domain.Slots{}).Intent)
+	require.Equal(t, domain.IntentConfirm, recognize("yes", later, domain.Slots{}).Intent)
 }
 
 // rememberAfter replays a conversation through the recognizer, as the chat does, and returns
@@ -57,7 +44,7 @@ func TestAnOfferLastsOneTurnAndAYesRunsExactlyIt(t *testing.T) {
 func rememberAfter(messages ...string) domain.Profile {
 	var state domain.State
 	for _, m := range messages {
-		state = state.After(domain.Recognize(m, state, domain.Slots{}), false, nil)
+		state = state.After(recognize(m, state, domain.Slots{}), false, nil)
 	}
 	return state.Profile
 }
@@ -106,8 +93,8 @@ func TestWhatTheOwnerSaysIsRemembered(t *testing.T) {
 
 func TestTheNameOfTheShopIsRecalled(t *testing.T) {
 	t.Parallel()
-	state := domain.State{}.After(domain.Recognize("my shop is called Flourish Patisserie", domain.State{}, domain.Slots{}), false, nil)
-	got := domain.Recognize("what's the name of my shop?", state, domain.Slots{})
+	state := domain.State{}.After(recognize("my shop is called Flourish Patisserie", domain.State{}, domain.Slots{}), false, nil)
+	got := recognize("what's the name of my shop?", state, domain.Slots{})
 	require.Equal(t, domain.IntentRecall, got.Intent)
 	require.Equal(t, "business", got.Ask)
 }

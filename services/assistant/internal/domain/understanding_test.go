@@ -95,7 +95,7 @@ var fakeResults = []domain.LeadRef{{Name: "Barton Creek Plumbing", Score: 91}, {
 func understand(u utterance) (turn domain.Turn, acts bool, after domain.Profile) {
 	var state domain.State
 	for _, m := range append(u.context, u.message) {
-		turn = domain.Recognize(m, state, domain.Slots{})
+		turn = recognize(m, state, domain.Slots{})
 		ran := turn.Intent == domain.IntentFindLeads && turn.Slots.Vertical != "" && turn.Permission().Allows(domain.ActionFindLeads, turn.Slots)
 		var leads []domain.LeadRef
 		if ran {
@@ -200,7 +200,7 @@ func BenchmarkRecognize(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		u := corpus[i%len(corpus)]
-		domain.Recognize(u.message, domain.State{}, domain.Slots{})
+		recognize(u.message, domain.State{}, domain.Slots{})
 	}
 }
 
@@ -210,6 +210,6 @@ func BenchmarkRecognizeLongestMessage(b *testing.B) {
 	msg := strings.Repeat("fnd plumers nera austn, ", domain.MaxMessageChars/24)
 	b.ReportAllocs()
 	for range b.N {
-		domain.Recognize(msg, domain.State{}, domain.Slots{})
+		recognize(msg, domain.State{}, domain.Slots{})
 	}
 }

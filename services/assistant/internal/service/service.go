@@ -16,6 +16,7 @@ import (
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/backend"
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/feedcache"
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/openaillm"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/places"
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/postgres"
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/tokenizer"
 	"github.com/bizassist/bizassist/services/assistant/internal/app"
@@ -44,6 +45,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	gazetteer, err := places.Load()
+	if err != nil {
+		return nil, err
+	}
 	rt, err := platform.Open(ctx, Name, cfg.Config)
 	if err != nil {
 		return nil, err
@@ -63,6 +68,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			Chat: &app.Chat{
 				Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: allowance.New(analytics),
 				Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
+				Places: gazetteer,
 			},
 			Seed:    &app.SeedFeed{Store: feed, Cache: cache, Now: now},
 			Feed:    &app.PublicFeed{Store: feed, Cache: cache, Now: now},
