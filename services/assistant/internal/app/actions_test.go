@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/places/placestest"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
@@ -108,7 +109,7 @@ func TestGuardedToolsRunASideEffectOnlyAsTheTurnPermits(t *testing.T) {
 func TestTheChatRemembersWhatTheOwnerSaid(t *testing.T) {
 	t.Parallel()
 	prev := domain.State{Profile: domain.Profile{Name: "Zoë"}}
-	turn := domain.Recognize("I run a bakery in Denver", prev, domain.Slots{})
+	turn := placestest.Recognize("I run a bakery in Denver", prev, domain.Slots{})
 	g := &guardedTools{Tools: &tools{}, perm: turn.Permission()}
 	// The model tried another search than the one the statement suggests: ours is offered.
 	_, err := g.FindLeads(context.Background(), LeadSearch{Industry: "plumbing"})
@@ -118,7 +119,7 @@ func TestTheChatRemembersWhatTheOwnerSaid(t *testing.T) {
 	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "bakery", Location: "Denver"}}, next.Offer)
 
 	// With nothing of ours to offer, the refused search is the offer.
-	turn = domain.Recognize("thanks", prev, domain.Slots{})
+	turn = placestest.Recognize("thanks", prev, domain.Slots{})
 	g = &guardedTools{Tools: &tools{}, perm: turn.Permission()}
 	_, _ = g.FindLeads(context.Background(), LeadSearch{Industry: "plumbing", Location: "Austin, TX"})
 	next = remember(Conversation{State: prev, Turn: turn}, Answer{}, g)

@@ -5,21 +5,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/bizassist/bizassist/services/assistant/internal/adapters/places"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/places/placestest"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
-// gazetteer is the product's, as the chat is wired with it (the domain's tests read real places).
-var gazetteer = func() places.Places {
-	p, err := places.Load()
-	if err != nil {
-		panic(err)
-	}
-	return p
-}()
-
-// recognize reads a message as the chat does.
-var recognize = domain.Recognizer{Places: gazetteer}.Recognize
+// recognize reads a message as the chat does, with the real place data.
+var recognize = placestest.Recognize
 
 func TestOnlyResolvedPhrasesArePlaces(t *testing.T) {
 	t.Parallel()
@@ -39,4 +30,18 @@ func TestOnlyResolvedPhrasesArePlaces(t *testing.T) {
 	}
 	require.Empty(t, domain.Recognizer{}.Recognize("find plumbers in Austin", domain.State{}, domain.Slots{}).Slots.Location,
 		"without a gazetteer nothing is a place")
+}
+
+// Issue 39: the chat finds plumbers wherever the finder does.
+func TestTheChatFindsPlumbersInPflugervilleAndQueens(t *testing.T) {
+	t.Parallel()
+	for msg, where := range map[string]string{
+		"find plumbers in Pflugerville, TX": "Pflugerville, TX", "find plumbers in Pflugerville": "Pflugerville",
+		"find me plumbers in Queens": "Queens", "can you find plumbers in Queens, NY?": "Queens, NY",
+	} {
+		turn := recognize(msg, domain.State{}, domain.Slots{})
+		require.Equal(t, domain.IntentFindLeads, turn.Intent, msg)
+		require.Equal(t, domain.Slots{Vertical: "plumbing", Location: where}, turn.Slots, msg)
+		require.True(t, turn.Permission().Allows(domain.ActionFindLeads, turn.Slots), msg)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/advisor"
+	"github.com/bizassist/bizassist/services/assistant/internal/adapters/places/placestest"
 	"github.com/bizassist/bizassist/services/assistant/internal/app"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
@@ -36,7 +37,8 @@ var ad = &advisor.Advisor{UpgradeURL: "https://bizassist.test/pricing"}
 
 func reply(t *testing.T, f *tools, msg string, prev domain.State) app.Answer {
 	t.Helper()
-	a, err := ad.Reply(context.Background(), app.Conversation{Message: msg, State: prev, Plan: "free"}, f)
+	a, err := ad.Reply(context.Background(), app.Conversation{Message: msg, State: prev, Plan: "free",
+		Turn: placestest.Recognize(msg, prev, domain.Slots{})}, f)
 	require.NoError(t, err)
 	return a
 }
@@ -111,7 +113,7 @@ func talk(t *testing.T, f *tools, msgs ...string) []string {
 	state := domain.State{}
 	var out []string
 	for _, m := range msgs {
-		turn := domain.Recognize(m, state, domain.Slots{})
+		turn := placestest.Recognize(m, state, domain.Slots{})
 		a, err := ad.Reply(context.Background(), app.Conversation{Message: m, State: state, Turn: turn, Plan: "growth"}, f)
 		require.NoError(t, err)
 		out = append(out, a.Text)
