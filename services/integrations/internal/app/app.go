@@ -55,7 +55,7 @@ type Application struct {
 	KnowLead       KnowLead
 	ForwardLead    Forward[domain.LeadWritten]
 	ForwardHealth  Forward[domain.HealthCritical]
-	Deliver        Deliver
+	RunJob         RunJob
 	HandOver       HandOver
 	Prune          Prune
 	ReceivePayment ReceivePayment
