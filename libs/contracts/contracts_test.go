@@ -24,7 +24,7 @@ func TestPayloadFieldNamesAreTheWireNames(t *testing.T) {
 		reflect.TypeFor[identityevents.AccountCreatedData]():     "accountId email plan role ownerId businessName ownerName createdAt",
 		reflect.TypeFor[identityevents.AccountLoginData]():       "accountId email at",
 		reflect.TypeFor[identityevents.AccountPlanChangedData](): "accountId plan previousPlan at",
-		reflect.TypeFor[leadsevents.LeadWrittenData]():           "leadId name email phone source businessName timestamp",
+		reflect.TypeFor[leadsevents.LeadWrittenData]():           "leadId name email phone source businessName timestamp inboundId",
 		reflect.TypeFor[integrationsevents.NewLeadData]():        "inboundId name email phone source notes extras",
 		reflect.TypeFor[integrationsevents.NewClientData]():      "inboundId businessName email ownerName phone plan",
 		reflect.TypeFor[integrationsevents.ContactFormData]():    "inboundId name email phone subject message",

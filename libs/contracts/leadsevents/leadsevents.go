@@ -8,6 +8,8 @@ import "github.com/bizassist/bizassist/libs/isotime"
 const LeadWritten = "lead.written"
 
 // LeadWrittenData is the payload of lead.written; LeadID is the serviceId of outbound new_lead.
+// InboundID is the inbound.new_lead the lead came from, when it did (absent in events of earlier
+// versions).
 type LeadWrittenData struct {
 	LeadID       string       `json:"leadId"`
 	Name         string       `json:"name"`
@@ -16,4 +18,5 @@ type LeadWrittenData struct {
 	Source       string       `json:"source"`
 	BusinessName string       `json:"businessName"`
 	Timestamp    isotime.Time `json:"timestamp"`
+	InboundID    string       `json:"inboundId,omitempty"`
 }

@@ -3,9 +3,11 @@
 // carries (an event consumer's, or one a Transactor opened), which the stores and the outbox
 // join, so its writes and events commit together. Accepting an inbound event, the hottest write,
 // is one store call instead (InboxStore.Accept), so that the store can send it in one round trip
-// with the event the use case built. The delivery path reads top-down: PlanDeliveries decides who
-// makes each first attempt (the dispatcher or a queued job), the inbound ports (the dispatcher and
-// the queue's workers) call Deliver, and HandOver moves what a dispatcher will not attempt to jobs.
+// with the event the use case built. The delivery path reads top-down, its policy all here:
+// PlanDeliveries decides who makes each first attempt (the Dispatcher or a queued job), the
+// Dispatcher and RunJob (which the queue's workers in ports call) share the AccountSlots and call
+// Deliver, AttemptLog records the attempts, and HandOver moves what a dispatcher will not attempt
+// to jobs.
 package app
 
 import (
@@ -55,7 +57,7 @@ type Application struct {
 	KnowLead       KnowLead
 	ForwardLead    Forward[domain.LeadWritten]
 	ForwardHealth  Forward[domain.HealthCritical]
-	Deliver        Deliver
+	RunJob         RunJob
 	HandOver       HandOver
 	Prune          Prune
 	ReceivePayment ReceivePayment

@@ -35,27 +35,14 @@ type AttemptRecord struct {
 	Requeue *DeliveryJob
 }
 
-// DeliveryJob is a queued attempt at a delivery: what the job queue stores (as JSON, under
-// Kind) and what its workers hand to Deliver. Jobs queued by earlier versions decode into it, so
-// its JSON names never change; one queued before the account was carried has none.
-type DeliveryJob struct {
-	DeliveryID string `json:"deliveryId"`
-	AccountID  string `json:"accountId,omitempty"` // whose share of the workers the attempt uses
-	// SubscriptionID bounds the subscription's part of that share (ports.AccountSlots); one queued
-	// before it was carried has none, and such jobs share one part of their account's.
-	SubscriptionID string    `json:"subscriptionId,omitempty"`
-	Failures       int       `json:"failures,omitempty"` // failed attempts so far, which the job's backoff continues from
-	At             time.Time `json:"-"`                  // when it is due; the zero time is now
-}
-
-// Kind names delivery jobs in the queue (River's job kind).
-func (DeliveryJob) Kind() string { return "integrations.delivery" }
-
-// DeliveryStore loads deliveries and records attempts.
+// DeliveryStore loads deliveries.
 type DeliveryStore interface {
 	// Target loads a pending delivery; ErrNotFound when it or its subscription is gone.
 	Target(ctx context.Context, deliveryID string) (DeliveryTarget, error)
-	// Record logs the attempt and applies its effects in one transaction.
+}
+
+// AttemptRecorder records one attempt and applies its effects (AttemptLog).
+type AttemptRecorder interface {
 	Record(ctx context.Context, r AttemptRecord) error
 }
 
@@ -81,15 +68,13 @@ type Next struct {
 	GiveUp    error         // failed for too long: stop
 }
 
-// recordTimeout bounds recording an attempt once it has been made.
-const recordTimeout = 10 * time.Second
-
 // Deliver makes one attempt at a delivery and records it.
 type Deliver struct {
-	Store  DeliveryStore
-	Sender Sender
-	Policy domain.RetryPolicy
-	Now    Clock
+	Store    DeliveryStore
+	Attempts AttemptRecorder
+	Sender   Sender
+	Policy   domain.RetryPolicy
+	Now      Clock
 }
 
 // Handle makes the attempt a queued job asks for. answered is called as soon as the receiver has
@@ -145,7 +130,7 @@ func (h Deliver) attempt(ctx context.Context, t DeliveryTarget, unqueued bool, a
 	// The attempt happened; a shutdown must not lose its record.
 	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	if err := h.Store.Record(recordCtx, rec); err != nil {
+	if err := h.Attempts.Record(recordCtx, rec); err != nil {
 		return Next{}, fmt.Errorf("record attempt of %s: %w", t.DeliveryID, err)
 	}
 	switch {

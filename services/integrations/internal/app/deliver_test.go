@@ -80,7 +80,7 @@ func TestDeliverDecidesWhatComesNext(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			store := &fakeDeliveries{target: tc.target}
-			h := app.Deliver{Store: store, Sender: fakeSender{tc.res}, Policy: policy, Now: func() time.Time { return now }}
+			h := app.Deliver{Store: store, Attempts: store, Sender: fakeSender{tc.res}, Policy: policy, Now: func() time.Time { return now }}
 			answered := 0
 			next, err := h.Handle(context.Background(), "msg_1", func() {
 				answered++
@@ -104,7 +104,7 @@ func TestDeliverSkipsWhatIsGoneOrDisabled(t *testing.T) {
 		"gone":     {err: app.ErrNotFound},
 		"disabled": {target: target(time.Minute, ptr(time.Hour), domain.SubscriptionDisabled)},
 	} {
-		h := app.Deliver{Store: store, Sender: fakeSender{app.SendResult{StatusCode: 200}}, Policy: policy, Now: func() time.Time { return now }}
+		h := app.Deliver{Store: store, Attempts: store, Sender: fakeSender{app.SendResult{StatusCode: 200}}, Policy: policy, Now: func() time.Time { return now }}
 		next, err := h.Handle(context.Background(), "msg_1", func() {})
 		require.NoError(t, err, name)
 		require.True(t, next.Done, name)
@@ -122,7 +122,7 @@ func TestAttemptsAreLoggedInGenericWords(t *testing.T) {
 		"connection failed":   {Err: errors.New("read tcp 10.0.0.7:443: connection reset by peer")},
 	} {
 		store := &fakeDeliveries{target: target(time.Minute, nil, domain.SubscriptionActive)}
-		h := app.Deliver{Store: store, Sender: fakeSender{res}, Policy: policy, Now: func() time.Time { return now }}
+		h := app.Deliver{Store: store, Attempts: store, Sender: fakeSender{res}, Policy: policy, Now: func() time.Time { return now }}
 		next, err := h.Handle(context.Background(), "msg_1", func() {})
 		require.NoError(t, err)
 		require.Error(t, next.Retry)
@@ -147,7 +147,7 @@ func TestADispatchedAttemptQueuesItsRetry(t *testing.T) {
 		"410 is not one": {target(time.Minute, nil, domain.SubscriptionActive), app.SendResult{StatusCode: 410}, false, 0, [2]time.Duration{}},
 	} {
 		store := &fakeDeliveries{}
-		h := app.Deliver{Store: store, Sender: fakeSender{tc.res}, Policy: policy, Now: func() time.Time { return now }}
+		h := app.Deliver{Store: store, Attempts: store, Sender: fakeSender{tc.res}, Policy: policy, Now: func() time.Time { return now }}
 		_, err := h.Attempt(context.Background(), tc.target, func() {})
 		require.NoError(t, err, name)
 		require.Len(t, store.recorded, 1, name)

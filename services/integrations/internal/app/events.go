@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents/leadfields"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
@@ -40,15 +41,28 @@ func (h ProjectAccount) Handle(ctx context.Context, a NewAccount) error {
 	return h.Accounts.SaveAccount(ctx, a, hash)
 }
 
+// WrittenLead is a lead leads wrote to an account's sheet (lead.written).
+type WrittenLead struct {
+	AccountID, LeadID string
+	// InboundID is the inbound new_lead it came from, if one: this service made that lead known
+	// when it accepted it.
+	InboundID string
+	Fields    leadfields.Fields // as leads stored them
+}
+
 // KnowLead notes a lead written to an account's sheet, so that a later inbound new_lead with its
-// email is answered as a merge into it.
+// email is answered as a merge into it. A lead is recorded once: one from an inbound new_lead
+// was recorded with it (InboxStore.Accept).
 type KnowLead struct {
 	Leads KnownLeads
 }
 
-func (h KnowLead) Handle(ctx context.Context, accountID, leadID string, fields map[string]string) error {
-	maps.DeleteFunc(fields, func(_, v string) bool { return v == "" })
-	_, err := h.Leads.KnowLead(ctx, accountID, leadID, fields)
+func (h KnowLead) Handle(ctx context.Context, l WrittenLead) error {
+	if l.InboundID != "" {
+		return nil
+	}
+	maps.DeleteFunc(l.Fields, func(_, v string) bool { return v == "" })
+	_, err := h.Leads.KnowLead(ctx, l.AccountID, l.LeadID, l.Fields)
 	return err
 }
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,6 +16,7 @@ import (
 	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents/leadfields"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -42,9 +42,9 @@ type InboundRecord struct {
 	// LeadID is the lead a new_lead names (leadsevents.LeadID), which storing the record makes
 	// known (KnownLeads); empty for other events.
 	LeadID string
-	// LeadFields are the lead's non-empty fields as leads will store them (leadFields), merged
-	// into what is known of the lead.
-	LeadFields map[string]string
+	// LeadFields are the lead's fields as leads will store them (leadfields.Inbound), merged into
+	// what is known of the lead; a lead new to the account has LeadDefaults where they say nothing.
+	LeadFields, LeadDefaults leadfields.Fields
 }
 
 // SecretStore keeps the hashed inbound webhook secrets.
@@ -177,7 +177,8 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	}
 	if rec.Event == domain.InboundNewLead {
 		rec.LeadID = leadsevents.LeadID(accountID, rec.Fields["email"])
-		rec.LeadFields = leadFields(rec.Fields, rec.Extras)
+		rec.LeadFields = leadfields.Inbound(rec.Fields["name"], rec.Fields["phone"], rec.Fields["source"], rec.Fields["notes"], rec.Extras)
+		rec.LeadDefaults = leadfields.Fields{"source": leadfields.WebhookSource}
 	}
 	ev, err := inboundEvent(rec)
 	if err != nil {
@@ -194,50 +195,9 @@ func (h ReceiveInbound) Handle(ctx context.Context, cmd ReceiveInboundCmd) (Inbo
 	res := InboundResult{ID: id, Event: acc.Stored.Event, Duplicate: !acc.Created, Merged: acc.Merged,
 		Warnings: fieldWarnings(acc.Stored)}
 	if acc.Merged {
-		res.Changed = changedFields(acc.Known, rec.LeadFields)
+		res.Changed = leadfields.Fields(acc.Known).Changes(rec.LeadFields)
 	}
 	return res, nil
-}
-
-// leadFields are an inbound lead's non-empty fields as leads stores them (sheet.Lead): names
-// with single spaces, the phone in E.164 when it reads, extras by key. Leads applies the same
-// merge (services/leads/README.md), so the reply can name the changed fields before leads has
-// consumed the event.
-func leadFields(f, extras map[string]string) map[string]string {
-	out := map[string]string{}
-	put := func(k, v string) {
-		if v != "" {
-			out[k] = v
-		}
-	}
-	put("name", strings.Join(strings.Fields(f["name"]), " "))
-	put("source", strings.TrimSpace(f["source"]))
-	put("notes", strings.TrimSpace(f["notes"]))
-	if p := strings.TrimSpace(f["phone"]); p != "" {
-		if n, err := phone.Parse(p, phone.RegionHints(extras)...); err == nil {
-			p = n.E164
-			if n.Extension != "" {
-				p += ";ext=" + n.Extension
-			}
-		}
-		put("phone", p)
-	}
-	for k, v := range extras {
-		put("extras."+k, v)
-	}
-	return out
-}
-
-// changedFields are the keys of newer whose value differs from known, sorted.
-func changedFields(known, newer map[string]string) []string {
-	changed := []string{}
-	for k, v := range newer {
-		if known[k] != v {
-			changed = append(changed, k)
-		}
-	}
-	slices.Sort(changed)
-	return changed
 }
 
 func (h ReceiveInbound) authenticate(ctx context.Context, secret string) (string, error) {

@@ -197,3 +197,24 @@ func TestRotateSecretIsForOwnersOnly(t *testing.T) {
 	_, err = h.Handle(context.Background(), "acc_client")
 	require.Equal(t, apperr.KindForbidden, apperr.KindOf(err))
 }
+
+type knownLeads map[string]map[string]string // lead id -> fields
+
+func (k knownLeads) KnowLead(_ context.Context, _, leadID string, fields map[string]string) (bool, error) {
+	_, known := k[leadID]
+	k[leadID] = fields
+	return !known, nil
+}
+
+// A lead is known once: one written from an inbound new_lead was made known when the inbox
+// accepted it, one found by a search from its lead.written.
+func TestKnowLeadRecordsOnlyLeadsItHasNotAccepted(t *testing.T) {
+	t.Parallel()
+	known := knownLeads{}
+	h := app.KnowLead{Leads: known}
+	require.NoError(t, h.Handle(context.Background(), app.WrittenLead{AccountID: "acc_1", LeadID: "lead_inbound", InboundID: "svc_1",
+		Fields: map[string]string{"name": "Ann"}}))
+	require.NoError(t, h.Handle(context.Background(), app.WrittenLead{AccountID: "acc_1", LeadID: "lead_search",
+		Fields: map[string]string{"name": "Bo", "phone": ""}}))
+	require.Equal(t, knownLeads{"lead_search": {"name": "Bo"}}, known)
+}

@@ -15,14 +15,13 @@ import (
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
-	"github.com/bizassist/bizassist/services/integrations/internal/ports"
 )
 
 // startDispatcher makes the deliveries planned from now on the dispatcher's and runs it; stop
 // ends it as a shutdown does (the test's end does too).
-func (f *fixture) startDispatcher(cfg ports.DispatchConfig) (d *ports.Dispatcher, stop func()) {
+func (f *fixture) startDispatcher(cfg app.DispatchConfig) (d *app.Dispatcher, stop func()) {
 	f.t.Helper()
-	d, err := ports.NewDispatcher(f.deliverer(fastRetries, cfg.AttemptTimeout), f.handOver(), cfg)
+	d, err := app.NewDispatcher(f.deliverer(fastRetries, cfg.AttemptTimeout), f.handOver(), cfg)
 	require.NoError(f.t, err)
 	f.dispatcher = d
 	ctx, cancel := context.WithCancel(context.Background())
@@ -39,8 +38,8 @@ func (f *fixture) startDispatcher(cfg ports.DispatchConfig) (d *ports.Dispatcher
 	return d, stop
 }
 
-func (f *fixture) dispatchConfig(workers, backlog, accountShare int) ports.DispatchConfig {
-	return ports.DispatchConfig{Workers: workers, Backlog: backlog, AttemptTimeout: 2 * time.Second, Slots: slots(f.t, accountShare)}
+func (f *fixture) dispatchConfig(workers, backlog, accountShare int) app.DispatchConfig {
+	return app.DispatchConfig{Workers: workers, Backlog: backlog, AttemptTimeout: 2 * time.Second, Slots: slots(f.t, accountShare), Metrics: metrics}
 }
 
 func (f *fixture) jobArgs() []app.DeliveryJob {
@@ -118,7 +117,7 @@ func TestTheSweeperQueuesDeliveriesWhoseClaimRanOut(t *testing.T) {
 	sub := f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
 	rc := newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusOK })
 	serveOn(t, addr, rc)
-	dead, err := ports.NewDispatcher(f.deliverer(fastRetries, time.Second), f.handOver(), f.dispatchConfig(1, 100, 1))
+	dead, err := app.NewDispatcher(f.deliverer(fastRetries, time.Second), f.handOver(), f.dispatchConfig(1, 100, 1))
 	require.NoError(t, err)
 	f.dispatcher = dead // planned for, never run
 	f.planLeads(5)

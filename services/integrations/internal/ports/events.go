@@ -6,6 +6,7 @@ import (
 	"github.com/bizassist/bizassist/libs/contracts/analyticsevents"
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
 	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents/leadfields"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
@@ -20,8 +21,8 @@ func EventHandlers(a app.Application) map[string]events.Handler {
 			return a.ProjectAccount.Handle(ctx, app.NewAccount{AccountID: d.AccountID, Email: d.Email, Role: d.Role, OwnerID: d.OwnerID})
 		}),
 		leadsevents.LeadWritten: events.Typed(func(ctx context.Context, e events.Envelope, d leadsevents.LeadWrittenData) error {
-			fields := map[string]string{"name": d.Name, "phone": d.Phone, "source": d.Source}
-			if err := a.KnowLead.Handle(ctx, e.AccountID, d.LeadID, fields); err != nil {
+			if err := a.KnowLead.Handle(ctx, app.WrittenLead{AccountID: e.AccountID, LeadID: d.LeadID, InboundID: d.InboundID,
+				Fields: leadfields.Fields{"name": d.Name, "phone": d.Phone, "source": d.Source}}); err != nil {
 				return err
 			}
 			return a.ForwardLead.Handle(ctx, app.ForwardCommand[domain.LeadWritten]{AccountID: e.AccountID, Event: domain.LeadWritten{

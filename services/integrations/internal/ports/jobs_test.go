@@ -58,44 +58,57 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, err)
 	box, reads := sealboxtest.New(t), pgkit.PrimaryReads(pool)
 	return &fixture{t: t, pool: pool, queue: queue,
-		subs: postgres.NewSubscriptions(pool, box, reads), deliveries: postgres.NewDeliveries(pool, box, queue, reads)}
+		subs: postgres.NewSubscriptions(pool, box, reads), deliveries: postgres.NewDeliveries(pool, box, reads)}
 }
 
 // startWorkers runs a River client until it is stopped or the test ends.
 func (f *fixture) startWorkers(policy domain.RetryPolicy) *river.Client[pgx.Tx] {
 	f.t.Helper()
-	return f.startWorkersWith(ports.JobConfig{Concurrency: 4, Slots: slots(f.t, 4), AttemptTimeout: 2 * time.Second,
-		Policy: policy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+	return f.startWorkersWith(workerConfig{share: 4, attemptTimeout: 2 * time.Second, policy: policy})
 }
 
-func slots(t *testing.T, limit int) *ports.AccountSlots {
-	s, err := ports.NewAccountSlots(limit)
+func slots(t *testing.T, limit int) *app.AccountSlots {
+	s, err := app.NewAccountSlots(limit)
 	require.NoError(t, err)
 	return s
+}
+
+// workerConfig is what the tests vary of the job workers: an account's share of them, the
+// sender's timeout and the retry policy.
+type workerConfig struct {
+	share          int
+	attemptTimeout time.Duration
+	policy         domain.RetryPolicy
 }
 
 // deliverer is the use case the workers and the dispatcher run; the sender gives up after timeout.
 func (f *fixture) deliverer(policy domain.RetryPolicy, timeout time.Duration) app.Deliver {
 	return app.Deliver{
-		Store:  f.deliveries,
+		Store: f.deliveries, Attempts: app.NewAttemptLog(f.deliveries, pgkit.Transactor{DB: f.pool}, f.queue),
 		Sender: delivery.Sender{Client: safehttp.NewClient(loopback, timeout, 8), Now: time.Now},
 		Policy: policy, Now: time.Now,
 	}
 }
+
+// metrics counts in the service's Prometheus metrics, as the service does.
+var metrics = delivery.Metrics{}
 
 // handOver is the use case that gives a dispatcher's leftovers to jobs.
 func (f *fixture) handOver() app.HandOver {
 	return app.HandOver{Tx: pgkit.Transactor{DB: f.pool}, Claims: f.deliveries, Jobs: f.queue}
 }
 
-// startWorkersWith runs a River client with cfg on the deliveries queue; the sender gives up
-// after cfg.AttemptTimeout.
-func (f *fixture) startWorkersWith(cfg ports.JobConfig) *river.Client[pgx.Tx] {
+// startWorkersWith runs a River client on the deliveries queue, configured as the service
+// configures it from w.
+func (f *fixture) startWorkersWith(w workerConfig) *river.Client[pgx.Tx] {
 	f.t.Helper()
-	cfg.Queue = delivery.QueueName
-	deliver := f.deliverer(cfg.Policy, cfg.AttemptTimeout)
+	jobTimeout := app.JobTimeout(w.attemptTimeout)
+	cfg := ports.JobConfig{Queue: delivery.QueueName, Concurrency: 4, JobTimeout: jobTimeout,
+		Retries:      app.JobRetries{Policy: w.policy, RescueAfter: jobTimeout + app.RescueMargin, Now: time.Now},
+		PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond}
+	run := app.RunJob{Deliver: f.deliverer(w.policy, w.attemptTimeout), Slots: slots(f.t, w.share), Metrics: metrics}
 	prune := app.Prune{Stores: []app.Pruner{f.deliveries}, Retention: 30 * 24 * time.Hour, Now: time.Now}
-	c, err := ports.NewJobWorkers(f.pool, deliver, prune, cfg)
+	c, err := ports.NewJobWorkers(f.pool, run, prune, cfg)
 	require.NoError(f.t, err)
 	require.NoError(f.t, c.Start(context.Background()))
 	f.t.Cleanup(func() { stop(f.t, c) })
@@ -347,8 +360,7 @@ func TestASlowReceiverSlowsOnlyItsOwnAccount(t *testing.T) {
 	const slowQueued, healthyQueued = 40, 10
 	f.planLeadsFor("acc_slow", slowQueued) // first in line
 	f.planLeadsFor("acc_healthy", healthyQueued)
-	f.startWorkersWith(ports.JobConfig{Concurrency: 4, Slots: slots(t, 2), AttemptTimeout: 10 * time.Minute,
-		Policy: fastRetries, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+	f.startWorkersWith(workerConfig{share: 2, attemptTimeout: 10 * time.Minute, policy: fastRetries})
 	t.Cleanup(func() { close(release) }) // runs before the workers stop
 
 	require.Eventually(t, func() bool { return len(rc.sightings()) == healthyQueued }, 30*time.Second, 20*time.Millisecond, "every delivery of the healthy account")
@@ -373,8 +385,7 @@ func TestJobsOfAKilledWorkerAreRescuedSoonAfterTheJobTimeout(t *testing.T) {
 		attempted_at = now() - interval '2 minutes', attempted_by = '{dead-worker}'`)
 	require.NoError(t, err)
 
-	f.startWorkersWith(ports.JobConfig{Concurrency: 4, Slots: slots(t, 4), AttemptTimeout: 2 * time.Second,
-		Policy: domain.DefaultRetryPolicy, PollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
+	f.startWorkersWith(workerConfig{share: 4, attemptTimeout: 2 * time.Second, policy: domain.DefaultRetryPolicy})
 	require.Eventually(t, func() bool {
 		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
 	}, 15*time.Second, 50*time.Millisecond, "the rescued jobs to be delivered at once, not after River's hour or the 30 s backoff")

@@ -8,8 +8,8 @@ import (
 
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/integrations/internal/adapters/delivery"
+	"github.com/bizassist/bizassist/services/integrations/internal/app"
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
-	"github.com/bizassist/bizassist/services/integrations/internal/ports"
 	"github.com/bizassist/bizassist/services/integrations/internal/service"
 )
 
@@ -71,7 +71,7 @@ func TestDefaultsAndDevelopmentTargets(t *testing.T) {
 // A dead worker's jobs are past their timeout for RescueMargin before the rescue retries them:
 // the stuck-jobs gauge, sampled every DepthEvery, must see them at least once in that span.
 func TestStuckJobsAreSampledBeforeTheRescue(t *testing.T) {
-	require.GreaterOrEqual(t, ports.RescueMargin, 2*delivery.DepthEvery)
+	require.GreaterOrEqual(t, app.RescueMargin, 2*delivery.DepthEvery)
 }
 
 // Each setting out of bounds is named on a line of its own, with the value it was given.

@@ -48,7 +48,7 @@ type Service struct {
 	App           app.Application
 	Subscriptions *postgres.Subscriptions
 	Workers       *river.Client[pgx.Tx]
-	Dispatcher    *ports.Dispatcher
+	Dispatcher    *app.Dispatcher
 
 	stripeSecret string
 	handlers     map[string]events.Handler
@@ -88,23 +88,24 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	}
 	accounts, inbox, payments := postgres.NewAccounts(rt.Pool), postgres.NewInbox(rt.Pool), postgres.NewPayments(rt.Pool)
 	subscriptions := postgres.NewSubscriptions(rt.Pool, box, rt.Reads)
-	deliveries := postgres.NewDeliveries(rt.Pool, box, queue, rt.Reads)
+	deliveries := postgres.NewDeliveries(rt.Pool, box, rt.Reads)
 	now := func() time.Time { return time.Now().UTC() }
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
 	// joined runs a use case's work in the transaction its ctx carries (the consumer's), without
 	// a savepoint; uow begins one of its own.
 	uow, joined, outbox := pgkit.Transactor{DB: rt.Pool}, pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{}
-	slots, err := ports.NewAccountSlots(cfg.DeliveryAccountConcurrency)
+	slots, err := app.NewAccountSlots(cfg.DeliveryAccountConcurrency)
 	if err != nil {
 		return nil, err
 	}
 	// The delivery path, top-down: Plan hands each new delivery to the dispatcher (or, while it
-	// stops, to a job); the dispatcher and the job workers call Deliver; HandOver gives the
-	// dispatcher's leftovers to jobs.
-	deliver := app.Deliver{Store: deliveries, Sender: sender, Policy: cfg.RetryPolicy(), Now: now}
+	// stops, to a job); the dispatcher and RunJob (the job workers' use case) call Deliver;
+	// HandOver gives the dispatcher's leftovers to jobs.
+	metrics := delivery.Metrics{}
+	deliver := app.Deliver{Store: deliveries, Attempts: app.NewAttemptLog(deliveries, uow, queue), Sender: sender, Policy: cfg.RetryPolicy(), Now: now}
 	handOver := app.HandOver{Tx: uow, Claims: deliveries, Jobs: queue}
-	dispatcher, err := ports.NewDispatcher(deliver, handOver, ports.DispatchConfig{
-		Workers: cfg.DeliveryConcurrency, Backlog: dispatchBacklog, AttemptTimeout: cfg.DeliveryTimeout, Slots: slots,
+	dispatcher, err := app.NewDispatcher(deliver, handOver, app.DispatchConfig{
+		Workers: cfg.DeliveryConcurrency, Backlog: dispatchBacklog, AttemptTimeout: cfg.DeliveryTimeout, Slots: slots, Metrics: metrics,
 	})
 	if err != nil {
 		return nil, err
@@ -119,22 +120,23 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 		KnowLead:       app.KnowLead{Leads: inbox},
 		ForwardLead:    app.NewForwardLead(plan),
 		ForwardHealth:  app.NewForwardHealthCritical(plan),
-		Deliver:        deliver,
+		RunJob:         app.RunJob{Deliver: deliver, Slots: slots, Metrics: metrics},
 		HandOver:       handOver,
 		Prune:          app.Prune{Stores: []app.Pruner{deliveries, payments}, Retention: cfg.LogRetention, Now: now},
 		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: payments, Outbox: outbox, Planner: plan},
 	}
+	jobTimeout := app.JobTimeout(cfg.DeliveryTimeout)
 	jcfg := ports.JobConfig{
-		Queue: delivery.QueueName, Concurrency: cfg.DeliveryConcurrency, Slots: slots,
-		AttemptTimeout: cfg.DeliveryTimeout, Policy: cfg.RetryPolicy(),
+		Queue: delivery.QueueName, Concurrency: cfg.DeliveryConcurrency, JobTimeout: jobTimeout,
+		Retries:      app.JobRetries{Policy: cfg.RetryPolicy(), RescueAfter: jobTimeout + app.RescueMargin, Now: now},
 		PollInterval: cfg.DeliveryPollInterval, FetchCooldown: cfg.DeliveryCooldown,
 	}
-	workers, err := ports.NewJobWorkers(rt.Pool, a.Deliver, a.Prune, jcfg)
+	workers, err := ports.NewJobWorkers(rt.Pool, a.RunJob, a.Prune, jcfg)
 	if err != nil {
 		return nil, err
 	}
 	return &Service{Runtime: rt, App: a, Subscriptions: subscriptions, Workers: workers, Dispatcher: dispatcher,
-		stripeSecret: cfg.StripeWebhookSecret, jobTimeout: ports.JobTimeout(jcfg),
+		stripeSecret: cfg.StripeWebhookSecret, jobTimeout: jobTimeout,
 		handlers: ports.EventHandlers(a)}, nil
 }
 
@@ -195,7 +197,7 @@ func (s *Service) Handler() http.Handler {
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 	workers := []platform.Worker{{Name: "delivery workers", Run: s.runWorkers},
 		{Name: "delivery dispatcher", Run: s.Dispatcher.Run},
-		platform.Every("dispatch claim sweeper", ports.SweepEvery, s.Dispatcher.Sweep),
+		platform.Every("dispatch claim sweeper", app.SweepEvery, s.Dispatcher.Sweep),
 		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool, JobTimeout: s.jobTimeout}.Sample),
 		platform.Every("secret sealer", secretSealing, s.sealSecrets)}
 	return s.Runtime.Serve(ctx, ln, s.Handler(), s.handlers, workers...)

@@ -296,11 +296,12 @@ func TestRecordInboundLeadDropsWhatCanNeverBeValid(t *testing.T) {
 	t.Parallel()
 	sh := &fakeSheet{}
 	h := app.RecordInboundLead{Tx: sh, Sheet: sh, Outbox: sh, Now: time.Now}
-	good := app.InboundLeadCommand{EventID: "evt_1", AccountID: "acc_owner", Name: "Erin", Email: "erin@acme.com"}
+	good := app.InboundLeadCommand{EventID: "evt_1", AccountID: "acc_owner", InboundID: "svc_1", Name: "Erin", Email: "erin@acme.com"}
 	require.NoError(t, h.Handle(context.Background(), good))
 	require.Len(t, sh.events, 1)
 	w := sh.events[0].Data.(leadsevents.LeadWrittenData)
 	require.Equal(t, "webhook", w.Source)
+	require.Equal(t, "svc_1", w.InboundID)
 	require.Equal(t, "acc_owner", sh.events[0].AccountID)
 
 	bad := app.InboundLeadCommand{EventID: "evt_2", AccountID: "acc_owner", Name: "X", Email: "nope"}

@@ -35,17 +35,17 @@ func appendAndAnnounce(ctx context.Context, sh Sheet, outbox Outbox, accountID s
 	if err != nil {
 		return fmt.Errorf("append leads: %w", err)
 	}
-	return announce(ctx, outbox, added)
+	return announce(ctx, outbox, "", added)
 }
 
 // announce publishes lead.written for each lead just added to a sheet, in the transaction ctx
-// carries.
-func announce(ctx context.Context, outbox Outbox, added []sheet.Lead) error {
+// carries; inboundID names the inbound.new_lead they came from, if one.
+func announce(ctx context.Context, outbox Outbox, inboundID string, added []sheet.Lead) error {
 	evs := make([]contracts.Event, len(added))
 	for i, l := range added {
 		evs[i] = contracts.Event{Type: leadsevents.LeadWritten, AccountID: l.AccountID(), Data: leadsevents.LeadWrittenData{
 			LeadID: l.ID(), Name: l.Name(), Email: l.Email(), Phone: l.Phone(), Source: l.Source(),
-			BusinessName: l.BusinessName(), Timestamp: isotime.Of(l.CreatedAt()),
+			BusinessName: l.BusinessName(), Timestamp: isotime.Of(l.CreatedAt()), InboundID: inboundID,
 		}}
 	}
 	return outbox.Publish(ctx, evs...)

@@ -3,12 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/phone"
 	"log/slog"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents/leadfields"
 	"github.com/bizassist/bizassist/libs/ids"
+	"github.com/bizassist/bizassist/libs/phone"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )
 
@@ -95,7 +96,7 @@ func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) e
 	}
 	fresh := in
 	if fresh.Source == "" {
-		fresh.Source = "webhook"
+		fresh.Source = leadfields.WebhookSource
 	}
 	l, err := sheet.NewLead(cmd.AccountID, fresh, h.Now())
 	if err != nil {
@@ -111,7 +112,7 @@ func (h RecordInboundLead) Handle(ctx context.Context, cmd InboundLeadCommand) e
 			return fmt.Errorf("append lead: %w", err)
 		}
 		if len(added) > 0 {
-			return announce(ctx, h.Outbox, added)
+			return announce(ctx, h.Outbox, cmd.InboundID, added)
 		}
 		known, found, err := h.Sheet.Get(ctx, cmd.AccountID, l.ID())
 		if err != nil {

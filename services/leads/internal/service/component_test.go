@@ -660,7 +660,8 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 
 	// What integrations publishes for a lead received on its webhook.
 	owner := ids.New("acc")
-	env, err := events.New(ctx, integrationsevents.InboundNewLead, owner, integrationsevents.NewLeadData{InboundID: ids.New("inb"),
+	inboundID := ids.New("inb")
+	env, err := events.New(ctx, integrationsevents.InboundNewLead, owner, integrationsevents.NewLeadData{InboundID: inboundID,
 		Name: "Erin Inbound", Email: "erin@inbound.test", Phone: "512-472-3999", Source: "webhook",
 		Notes: "call after 5", Extras: map[string]string{"utm_source": "spring"}})
 	require.NoError(t, err)
@@ -691,7 +692,8 @@ func TestInboundLeadJoinsTheSheetAndIsPublished(t *testing.T) {
 	var data leadsevents.LeadWrittenData
 	require.NoError(t, json.Unmarshal(written.Data, &data))
 	require.Equal(t, leadsevents.LeadWrittenData{LeadID: leadID, Name: "Erin Inbound", Email: "erin@inbound.test",
-		Phone: "+15124723999", Source: "webhook", BusinessName: "", Timestamp: data.Timestamp}, data)
+		Phone: "+15124723999", Source: "webhook", BusinessName: "", Timestamp: data.Timestamp, InboundID: inboundID}, data,
+		"lead.written names the inbound event the lead came from, which integrations recorded already")
 	var wire struct{ Timestamp string }
 	require.NoError(t, json.Unmarshal(written.Data, &wire))
 	require.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, wire.Timestamp)

@@ -14,30 +14,18 @@ import (
 	"github.com/bizassist/bizassist/services/integrations/internal/domain"
 )
 
-// Bounds of one group commit of delivery attempts: a batch holds what the workers recorded while
-// the previous one committed (at most the worker count), within one attempt's record timeout.
-const (
-	recordBatch   = 200
-	recordTimeout = 10 * time.Second
-)
-
 // Deliveries keeps outbound deliveries, their attempt log and their dispatch claims
 // (claimed_until: a delivery planned for its process's dispatcher, which no queued job owns yet).
 type Deliveries struct {
 	pool    *pgxpool.Pool
-	secrets sealer // of the subscription a delivery goes to
-	jobs    app.JobQueue
-	records *pgkit.Group[app.AttemptRecord]
+	secrets sealer       // of the subscription a delivery goes to
 	reads   *pgkit.Reads // the delivery log, which tolerates replication lag
 }
 
-// NewDeliveries returns the delivery store. jobs queues the retry of a dispatched delivery with
-// the record of its failed attempt (Record); reads serves the delivery log (pgkit.PrimaryReads
+// NewDeliveries returns the delivery store; reads serves the delivery log (pgkit.PrimaryReads
 // without a replica).
-func NewDeliveries(pool *pgxpool.Pool, box *sealbox.Box, jobs app.JobQueue, reads *pgkit.Reads) *Deliveries {
-	s := &Deliveries{pool: pool, secrets: sealer{box}, jobs: jobs, reads: reads}
-	s.records = pgkit.NewGroup(recordBatch, recordTimeout, s.recordAll)
-	return s
+func NewDeliveries(pool *pgxpool.Pool, box *sealbox.Box, reads *pgkit.Reads) *Deliveries {
+	return &Deliveries{pool: pool, secrets: sealer{box}, reads: reads}
 }
 
 // Add implements app.PlannedDeliveries. A claim runs on the database's clock, which the sweepers
@@ -77,29 +65,14 @@ func (s *Deliveries) Target(ctx context.Context, deliveryID string) (app.Deliver
 	return t, nil
 }
 
-// Record implements app.DeliveryStore. Attempts recorded at the same time by the delivery
-// workers share one transaction (pgkit.Group): one commit for many deliveries.
-func (s *Deliveries) Record(ctx context.Context, r app.AttemptRecord) error {
-	return wrap("record attempt", s.records.Do(ctx, r))
-}
-
-// recordAll logs the attempts and applies their effects in one transaction: the attempt rows
-// and delivery states of the whole batch in one statement, with what only some attempts change
-// (a subscription's failure streak, its removal or disabling) in the same round trip, the only
-// one unless dispatched deliveries need their retry jobs (AttemptRecord.Requeue), which are
-// queued in the same transaction: the record that ends a dispatched delivery's claim and the job
-// that then owns it commit together.
-func (s *Deliveries) recordAll(ctx context.Context, records []app.AttemptRecord) error {
-	var (
-		attempts attemptRows
-		retries  []app.DeliveryJob
-	)
+// RecordAll implements app.AttemptStore: the attempt rows and delivery states of the whole
+// batch in one statement, with what only some attempts change (a subscription's failure streak,
+// its removal or disabling) in the same round trip.
+func (s *Deliveries) RecordAll(ctx context.Context, records []app.AttemptRecord) error {
+	var attempts attemptRows
 	for _, r := range records {
 		if r.Outcome != domain.Gone {
 			attempts.add(r)
-		}
-		if r.Requeue != nil {
-			retries = append(retries, *r.Requeue)
 		}
 	}
 	batch := &pgx.Batch{}
@@ -120,16 +93,11 @@ func (s *Deliveries) recordAll(ctx context.Context, records []app.AttemptRecord)
 	for _, r := range records {
 		queueEffects(batch, r)
 	}
-	if len(retries) == 0 {
-		// One round trip: a batch sent outside a transaction is one implicit transaction.
-		return s.pool.SendBatch(ctx, batch).Close()
+	if tx, ok := pgkit.TxFrom(ctx); ok {
+		return wrap("record attempts", tx.SendBatch(ctx, batch).Close())
 	}
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-			return err
-		}
-		return s.jobs.Enqueue(pgkit.WithTx(ctx, tx), retries...)
-	})
+	// One round trip: a batch sent outside a transaction is one implicit transaction.
+	return wrap("record attempts", s.pool.SendBatch(ctx, batch).Close())
 }
 
 // attemptRows are a batch of attempts as columns, for one statement over all of them.

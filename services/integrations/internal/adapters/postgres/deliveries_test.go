@@ -18,13 +18,15 @@ import (
 )
 
 // deliveryFixture is the delivery store over a fresh schema, with the subscription store it
-// reads subscriptions from and the jobs it queued.
+// reads subscriptions from, the attempt log that records into it as the service's does, and the
+// jobs that log queued.
 type deliveryFixture struct {
 	t      *testing.T
 	pool   *pgxpool.Pool
 	sqlInt func(sql string, args ...any) int
 	subs   *postgres.Subscriptions
 	store  *postgres.Deliveries
+	log    *app.AttemptLog
 	jobs   *jobLog
 }
 
@@ -32,9 +34,9 @@ func newDeliveries(t *testing.T) *deliveryFixture {
 	t.Helper()
 	pool, sqlInt := newDB(t)
 	box, reads := sealboxtest.New(t), pgkit.PrimaryReads(pool)
-	jobs := &jobLog{}
-	return &deliveryFixture{t: t, pool: pool, sqlInt: sqlInt, jobs: jobs,
-		subs: postgres.NewSubscriptions(pool, box, reads), store: postgres.NewDeliveries(pool, box, jobs, reads)}
+	jobs, store := &jobLog{}, postgres.NewDeliveries(pool, box, reads)
+	return &deliveryFixture{t: t, pool: pool, sqlInt: sqlInt, jobs: jobs, store: store,
+		log: app.NewAttemptLog(store, pgkit.Transactor{DB: pool}, jobs), subs: postgres.NewSubscriptions(pool, box, reads)}
 }
 
 func (f *deliveryFixture) subscribe(accountID, url string) domain.Subscription {
@@ -174,7 +176,7 @@ func TestTheAttemptLogIsTheAccountsOwn(t *testing.T) {
 	id := f.add(0, sub)[0]
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	for i, code := range []int{500, 204} {
-		require.NoError(t, f.store.Record(ctx, app.AttemptRecord{DeliveryID: id, SubscriptionID: sub.ID(), At: at.Add(time.Duration(i) * time.Second),
+		require.NoError(t, f.log.Record(ctx, app.AttemptRecord{DeliveryID: id, SubscriptionID: sub.ID(), At: at.Add(time.Duration(i) * time.Second),
 			StatusCode: code, Latency: 12 * time.Millisecond, Outcome: map[int]domain.Outcome{500: domain.Failed, 204: domain.Delivered}[code],
 			Error: map[int]string{500: "HTTP 500"}[code]}))
 	}
@@ -229,13 +231,13 @@ func TestConcurrentAttemptsAreRecordedTogetherAndEachApplies(t *testing.T) {
 	errs := make([]error, len(ids)+1)
 	for i, id := range ids {
 		wg.Go(func() {
-			errs[i] = f.store.Record(ctx, app.AttemptRecord{DeliveryID: id, SubscriptionID: sub.ID(), At: time.Now().UTC(),
+			errs[i] = f.log.Record(ctx, app.AttemptRecord{DeliveryID: id, SubscriptionID: sub.ID(), At: time.Now().UTC(),
 				StatusCode: 204, Latency: time.Millisecond, Outcome: domain.Delivered})
 		})
 	}
 	// An attempt of an unknown delivery breaks a foreign key: it fails alone.
 	wg.Go(func() {
-		errs[len(ids)] = f.store.Record(ctx, app.AttemptRecord{DeliveryID: "msg_missing", SubscriptionID: sub.ID(), At: time.Now().UTC(),
+		errs[len(ids)] = f.log.Record(ctx, app.AttemptRecord{DeliveryID: "msg_missing", SubscriptionID: sub.ID(), At: time.Now().UTC(),
 			StatusCode: 204, Outcome: domain.Delivered})
 	})
 	wg.Wait()
@@ -272,7 +274,7 @@ func TestAttemptsRecordedTogetherApplyTheirOwnEffects(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for _, r := range records {
-		wg.Go(func() { require.NoError(t, f.store.Record(ctx, r)) })
+		wg.Go(func() { require.NoError(t, f.log.Record(ctx, r)) })
 	}
 	wg.Wait()
 

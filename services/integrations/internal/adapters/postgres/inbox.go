@@ -68,7 +68,7 @@ func (s *Inbox) accept(ctx context.Context, rec app.InboundRecord, since time.Ti
 		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, $9)`,
 		rec.ID, rec.AccountID, rec.Event, fields, extras, rec.IdempotencyKey, rec.BodyHash, rec.ReceivedAt, byBody)
 	if rec.LeadID != "" {
-		args, err := knowLead(rec.AccountID, rec.LeadID, rec.LeadFields, fromInbound)
+		args, err := knowLead(rec.AccountID, rec.LeadID, rec.LeadFields, rec.LeadDefaults, fromInbound)
 		if err != nil {
 			return app.Accepted{}, err
 		}
@@ -147,26 +147,30 @@ const (
 )
 
 // knowLead is the arguments of knowLeadSQL, the one write of known_leads: the lead's non-empty
-// fields and where they come from. A new inbound lead that names no source is known as leads
-// stores it, from the webhook.
-func knowLead(accountID, leadID string, fields map[string]string, inbound bool) ([]any, error) {
-	known := []byte("{}")
-	if fields != nil {
-		var err error
-		if known, err = json.Marshal(fields); err != nil {
-			return nil, err
-		}
+// fields, what a lead new to the account has where they say nothing, and where they come from.
+func knowLead(accountID, leadID string, fields, defaults map[string]string, inbound bool) ([]any, error) {
+	known, err := jsonObject(fields)
+	if err != nil {
+		return nil, err
 	}
-	defaults := "{}"
-	if inbound {
-		defaults = `{"source": "webhook"}`
+	initial, err := jsonObject(defaults)
+	if err != nil {
+		return nil, err
 	}
-	return []any{accountID, leadID, known, defaults, inbound}, nil
+	return []any{accountID, leadID, known, initial, inbound}, nil
+}
+
+// jsonObject encodes m, nil as {}.
+func jsonObject(m map[string]string) ([]byte, error) {
+	if m == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(m)
 }
 
 // KnowLead implements app.KnownLeads.
 func (s *Inbox) KnowLead(ctx context.Context, accountID, leadID string, fields map[string]string) (bool, error) {
-	args, err := knowLead(accountID, leadID, fields, fromLeadWritten)
+	args, err := knowLead(accountID, leadID, fields, nil, fromLeadWritten)
 	if err != nil {
 		return false, err
 	}

@@ -101,14 +101,15 @@ func TestTheSameBodyAfterTheWindowIsANewEvent(t *testing.T) {
 	require.True(t, acc.Created, "a key makes the record its own event, whatever its body")
 }
 
-// What integrations knows of a lead's fields: an inbound repeat's newer values win, a late
-// lead.written (the first version, consumed after a repeat was accepted) only fills gaps.
+// What integrations knows of a lead's fields: a new lead has its defaults where its fields say
+// nothing, an inbound repeat's newer values win, a late lead.written (of a search's lead,
+// consumed after a repeat was accepted) only fills gaps.
 func TestKnownLeadFieldsMerge(t *testing.T) {
 	t.Parallel()
 	store, _ := newInbox(t)
 	since := time.Now().Add(-time.Hour)
 	first := record("", 1)
-	first.LeadID, first.LeadFields = "lead_1", map[string]string{"name": "Ann"}
+	first.LeadID, first.LeadFields, first.LeadDefaults = "lead_1", map[string]string{"name": "Ann"}, map[string]string{"source": "webhook"}
 	acc, err := accept(store, first, since)
 	require.NoError(t, err)
 	require.False(t, acc.Merged)

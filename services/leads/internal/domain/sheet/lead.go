@@ -3,12 +3,11 @@ package sheet
 
 import (
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/contracts/leadsevents"
-	"github.com/bizassist/bizassist/libs/phone"
+	"github.com/bizassist/bizassist/libs/contracts/leadsevents/leadfields"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/contact"
 )
 
@@ -33,52 +32,61 @@ type LeadInput struct {
 	Regions                                         []string
 }
 
-// Update merges a later copy of the lead into it, field by field: a non-empty value that differs
-// replaces or fills the stored one, an absent (empty) one blanks nothing. It returns the names of
-// the fields that changed (extras as "extras.<key>"), sorted, and stamps each with now. The email
-// is the identity and never changes; in is read like NewLead reads it, but an empty Source is
-// absent rather than "api".
+// Update merges a later copy of the lead into it, field by field, by leads' rule
+// (leadfields.Fields.Changes): a non-empty value that differs replaces or fills the stored one,
+// an absent (empty) one blanks nothing. It returns the names of the fields that changed (extras
+// as "extras.<key>"), sorted, and stamps each with now. The email is the identity and never
+// changes; in is read like NewLead reads it, but an empty Source is absent rather than "api".
 func (l *Lead) Update(in LeadInput, now time.Time) []string {
 	newer, err := NewLead(l.accountID, in, now)
 	if err != nil || newer.id != l.id {
 		return nil
 	}
-	var changed []string
-	set := func(field string, dst *string, v string) {
-		if v != "" && v != *dst {
-			*dst = v
-			changed = append(changed, field)
-		}
+	if strings.TrimSpace(in.Source) == "" {
+		newer.source = ""
 	}
-	set("name", &l.name, newer.name)
-	set("businessName", &l.businessName, newer.businessName)
-	if strings.TrimSpace(in.Source) != "" {
-		set("source", &l.source, newer.source)
+	changed := l.Fields().Changes(newer.Fields())
+	if len(changed) == 0 {
+		return nil
 	}
-	set("notes", &l.notes, newer.notes)
-	// The phone is one field: a readable number replaces a raw one and the other way round.
-	if p := (StoredPhone{newer.phone, newer.phoneExtension, newer.phoneRaw}); p != (StoredPhone{}) &&
-		p != (StoredPhone{l.phone, l.phoneExtension, l.phoneRaw}) {
-		l.phone, l.phoneExtension, l.phoneRaw = p.E164, p.Extension, p.Raw
-		changed = append(changed, "phone")
-	}
-	for k, v := range newer.extras {
-		if v != "" && l.extras[k] != v {
+	for _, f := range changed {
+		switch f {
+		case "name":
+			l.name = newer.name
+		case "businessName":
+			l.businessName = newer.businessName
+		case "source":
+			l.source = newer.source
+		case "notes":
+			l.notes = newer.notes
+		case "phone":
+			l.phone, l.phoneExtension, l.phoneRaw = newer.phone, newer.phoneExtension, newer.phoneRaw
+		default:
 			if l.extras == nil {
 				l.extras = map[string]string{}
 			}
-			l.extras[k] = v
-			changed = append(changed, "extras."+k)
+			key := strings.TrimPrefix(f, "extras.")
+			l.extras[key] = newer.extras[key]
 		}
 	}
-	slices.Sort(changed)
-	if len(changed) > 0 && l.fieldUpdatedAt == nil {
+	if l.fieldUpdatedAt == nil {
 		l.fieldUpdatedAt = map[string]time.Time{}
 	}
 	for _, f := range changed {
 		l.fieldUpdatedAt[f] = now.UTC()
 	}
 	return changed
+}
+
+// Fields are the lead's fields by the sheet's names (leadfields.Fields), the email aside.
+func (l Lead) Fields() leadfields.Fields {
+	f := leadfields.Fields{"name": l.name, "businessName": l.businessName, "source": l.source, "notes": l.notes,
+		"phone": StoredPhone{E164: l.phone, Extension: l.phoneExtension, Raw: l.phoneRaw}.Field()}
+	for k, v := range l.extras {
+		f["extras."+k] = v
+	}
+	maps.DeleteFunc(f, func(_, v string) bool { return v == "" })
+	return f
 }
 
 // FieldUpdatedAt is when each field changed by a later copy of the lead last changed; never nil.
@@ -107,19 +115,14 @@ func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 		id: leadsevents.LeadID(accountID, email.String()), accountID: accountID,
 		notes:        strings.TrimSpace(in.Notes),
 		extras:       maps.Clone(in.Extras),
-		name:         strings.Join(strings.Fields(in.Name), " "),
+		name:         leadfields.Name(in.Name),
 		email:        email.String(),
-		businessName: strings.Join(strings.Fields(in.BusinessName), " "),
+		businessName: leadfields.Name(in.BusinessName),
 		source:       strings.TrimSpace(in.Source),
 		createdAt:    now.UTC(),
 	}
-	if raw := strings.TrimSpace(in.Phone); raw != "" {
-		if p, err := phone.Parse(raw, in.Regions...); err == nil {
-			l.phone, l.phoneExtension = p.E164, p.Extension
-		} else {
-			l.phoneRaw = raw
-		}
-	}
+	p := leadfields.ReadPhone(in.Phone, in.Regions...)
+	l.phone, l.phoneExtension, l.phoneRaw = p.E164, p.Extension, p.Raw
 	if l.source == "" {
 		l.source = "api"
 	}
@@ -127,7 +130,7 @@ func NewLead(accountID string, in LeadInput, now time.Time) (Lead, error) {
 }
 
 // StoredPhone is a lead's phone as stored: E.164 and extension, or the raw text that did not parse.
-type StoredPhone struct{ E164, Extension, Raw string }
+type StoredPhone = leadfields.Phone
 
 // RebuildLead restores a lead from storage without validation.
 func RebuildLead(id, accountID, name, email string, phone StoredPhone, businessName, source, notes string, extras map[string]string,

@@ -1,4 +1,4 @@
-package ports
+package app
 
 import (
 	"context"
@@ -35,7 +35,18 @@ const (
 // (rounded down, at least one). A subscription is slow while one of its attempts has run longer
 // than slowAttempt, or when its last finished attempt did (until one finishes fast, or
 // slowMemory has passed). With a share of one slot there is nothing to divide.
-type AccountSlots = accountSlots
+type AccountSlots struct {
+	limit int
+	// subShare is the most slots one subscription holds; slowShare the most the account's slow
+	// subscriptions hold together.
+	subShare, slowShare int
+	now                 func() time.Time
+	wait                time.Duration // slotWait
+	mu                  sync.Mutex
+	running             map[string][]running     // the running attempts, by account
+	slowEnded           map[subKey]time.Time     // when a subscription's last attempt ended slow
+	freed               map[string]chan struct{} // closed when one of the account's slots frees
+}
 
 // NewAccountSlots gives each account limit deliveries at once.
 func NewAccountSlots(limit int) (*AccountSlots, error) {
@@ -55,30 +66,17 @@ type running struct {
 	start time.Time
 }
 
-type accountSlots struct {
-	limit int
-	// subShare is the most slots one subscription holds; slowShare the most the account's slow
-	// subscriptions hold together.
-	subShare, slowShare int
-	now                 func() time.Time
-	wait                time.Duration // slotWait
-	mu                  sync.Mutex
-	running             map[string][]running     // the running attempts, by account
-	slowEnded           map[subKey]time.Time     // when a subscription's last attempt ended slow
-	freed               map[string]chan struct{} // closed when one of the account's slots frees
-}
-
 type subKey struct{ account, sub string }
 
-func newAccountSlots(limit int, now func() time.Time) *accountSlots {
-	return &accountSlots{limit: limit, subShare: (limit + 1) / 2, slowShare: max(1, limit/2), now: now, wait: slotWait,
+func newAccountSlots(limit int, now func() time.Time) *AccountSlots {
+	return &AccountSlots{limit: limit, subShare: (limit + 1) / 2, slowShare: max(1, limit/2), now: now, wait: slotWait,
 		running: map[string][]running{}, slowEnded: map[subKey]time.Time{}, freed: map[string]chan struct{}{}}
 }
 
 // acquire is take, but while the attempts in its way are fast it first waits up to s.wait for
 // one of them to finish, so that only jobs behind a slow receiver are put off. subscriptionID
 // may be empty (a job queued before jobs carried it): such jobs share one part of the account's.
-func (s *accountSlots) acquire(ctx context.Context, accountID, subscriptionID string, deferrals int) (release func(), wait time.Duration) {
+func (s *AccountSlots) acquire(ctx context.Context, accountID, subscriptionID string, deferrals int) (release func(), wait time.Duration) {
 	timer := time.NewTimer(s.wait)
 	defer timer.Stop()
 	for {
@@ -105,7 +103,7 @@ var closedChan = func() chan struct{} { ch := make(chan struct{}); close(ch); re
 // blockers returns the start times of the running attempts that keep subscriptionID from a slot
 // of its account (the account's, its own, or the slow subscriptions'), none when it may take one.
 // s.mu is held.
-func (s *accountSlots) blockers(accountID, subscriptionID string, now time.Time) []time.Time {
+func (s *AccountSlots) blockers(accountID, subscriptionID string, now time.Time) []time.Time {
 	attempts := s.running[accountID]
 	if len(attempts) >= s.limit {
 		return starts(attempts, func(running) bool { return true })
@@ -123,7 +121,7 @@ func (s *accountSlots) blockers(accountID, subscriptionID string, now time.Time)
 }
 
 // slow reports whether the subscription is slow (AccountSlots). s.mu is held.
-func (s *accountSlots) slow(accountID, subscriptionID string, now time.Time) bool {
+func (s *AccountSlots) slow(accountID, subscriptionID string, now time.Time) bool {
 	if ended, ok := s.slowEnded[subKey{accountID, subscriptionID}]; ok && now.Sub(ended) < slowMemory {
 		return true
 	}
@@ -147,7 +145,7 @@ func starts(attempts []running, keep func(running) bool) []time.Time {
 
 // waitable returns the channel closed when the account's next slot frees, and whether the
 // oldest attempt in the way is younger than slowAttempt (worth waiting for).
-func (s *accountSlots) waitable(accountID, subscriptionID string) (<-chan struct{}, bool) {
+func (s *AccountSlots) waitable(accountID, subscriptionID string) (<-chan struct{}, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -172,7 +170,7 @@ func (s *accountSlots) waitable(accountID, subscriptionID string) (<-chan struct
 // taken so far, so a job behind a fast receiver comes back within milliseconds; behind a slow one
 // that is doubled for each earlier deferral of the job (deferrals counts this one), so a backlog
 // behind a hanging receiver is looked at about once a minute.
-func (s *accountSlots) take(accountID, subscriptionID string, deferrals int) (release func(), wait time.Duration) {
+func (s *AccountSlots) take(accountID, subscriptionID string, deferrals int) (release func(), wait time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -189,7 +187,7 @@ func (s *accountSlots) take(accountID, subscriptionID string, deferrals int) (re
 	return nil, d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
-func (s *accountSlots) give(accountID, subscriptionID string, start time.Time) {
+func (s *AccountSlots) give(accountID, subscriptionID string, start time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ch, ok := s.freed[accountID]; ok {

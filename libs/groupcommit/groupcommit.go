@@ -1,4 +1,7 @@
-package pgkit
+// Package groupcommit runs the writes of concurrent callers together, so many callers share one
+// transaction and one WAL flush. It holds no database code: the batch function opens the unit of
+// work, so a use case can group its own writes through its ports.
+package groupcommit
 
 import (
 	"context"
@@ -28,14 +31,14 @@ type groupCall[T any] struct {
 }
 
 // errLead hands the running of the next batch to a waiting caller.
-var errLead = errors.New("pgkit: lead the next batch")
+var errLead = errors.New("groupcommit: lead the next batch")
 
-// NewGroup returns a group whose batches hold at most max items and each run within timeout.
+// New returns a group whose batches hold at most max items and each run within timeout.
 // run must apply all items or none (one transaction); when a batch of several fails, each of
 // its items is run alone, so one bad item fails only its own caller.
-func NewGroup[T any](max int, timeout time.Duration, run func(ctx context.Context, items []T) error) *Group[T] {
+func New[T any](max int, timeout time.Duration, run func(ctx context.Context, items []T) error) *Group[T] {
 	if max < 1 || timeout <= 0 || run == nil {
-		panic("pgkit.NewGroup: max and timeout must be positive and run set") // a programming error, caught at start
+		panic("groupcommit.New: max and timeout must be positive and run set") // a programming error, caught at start
 	}
 	return &Group[T]{max: max, timeout: timeout, run: run}
 }

@@ -1,4 +1,4 @@
-package ports
+package app
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/bizassist/bizassist/services/integrations/internal/app"
 )
 
 // claimSlack is how much longer than one attempt a dispatched delivery stays claimed: an attempt
@@ -32,19 +30,19 @@ type DispatchConfig struct {
 	Workers        int           // attempts at once
 	Backlog        int           // deliveries waiting for a worker; beyond it they go to queued jobs
 	AttemptTimeout time.Duration // the sender's timeout
-	Slots          *AccountSlots // shared with the queued jobs' workers
+	Slots          *AccountSlots // shared with the queued jobs' workers (RunJob)
+	Metrics        DeliveryMetrics
 }
 
-// Dispatcher is the inbound port that makes the first attempt of each delivery planned in this
-// process (app.PlanDeliveries hands it the deliveries as their transaction commits), without a
-// queued job: a job is a row inserted, fetched and completed, and most first attempts succeed.
+// Dispatcher makes the first attempt of each delivery planned in this process (PlanDeliveries
+// hands it the deliveries as their transaction commits), without a queued job: a job is a row inserted, fetched and completed, and most first attempts succeed.
 // Each attempt is a Deliver.Attempt. A delivery it cannot attempt in time (its backlog is full,
 // its account has its share in flight, the process stops) it hands to a queued job
-// (app.HandOver); one it never gets to (the process died) is handed over by any replica's Sweep
+// (HandOver); one it never gets to (the process died) is handed over by any replica's Sweep
 // once its claim runs out. Retries are always queued jobs.
 type Dispatcher struct {
-	deliver  app.Deliver
-	jobs     app.HandOver // what it will not attempt goes to queued jobs
+	deliver  Deliver
+	jobs     HandOver // what it will not attempt goes to queued jobs
 	cfg      DispatchConfig
 	queue    chan dispatched
 	stopping atomic.Bool
@@ -135,7 +133,7 @@ func (p *parking) all() []dispatched {
 }
 
 type dispatched struct {
-	target app.DeliveryTarget
+	target DeliveryTarget
 	until  time.Time // the end of the claim
 	slot   func()    // a slot of its account's reserved for it when it left the parking, or nil
 }
@@ -148,23 +146,24 @@ func (d *Dispatcher) drop(item dispatched, reason string) {
 	d.handOver(item.target.DeliveryID, reason)
 }
 
-func NewDispatcher(deliver app.Deliver, handOver app.HandOver, cfg DispatchConfig) (*Dispatcher, error) {
-	if cfg.Workers < 1 || cfg.Backlog < 1 || cfg.AttemptTimeout <= 0 || cfg.Slots == nil {
-		return nil, errors.New("dispatcher: workers, backlog, attempt timeout and account slots must be set")
+// NewDispatcher returns a dispatcher; the service runs it (Run) and its sweeper (Sweep).
+func NewDispatcher(deliver Deliver, handOver HandOver, cfg DispatchConfig) (*Dispatcher, error) {
+	if cfg.Workers < 1 || cfg.Backlog < 1 || cfg.AttemptTimeout <= 0 || cfg.Slots == nil || cfg.Metrics == nil {
+		return nil, errors.New("dispatcher: workers, backlog, attempt timeout, account slots and metrics must be set")
 	}
 	return &Dispatcher{deliver: deliver, jobs: handOver, cfg: cfg,
 		queue: make(chan dispatched, cfg.Backlog), handoff: make(chan string, cfg.Backlog),
 		parked: parking{byAccount: map[string][]dispatched{}, inFlight: map[string]int{}, limit: cfg.Backlog}}, nil
 }
 
-// Accepting implements app.FirstAttempts.
+// Accepting implements FirstAttempts.
 func (d *Dispatcher) Accepting() bool { return !d.stopping.Load() }
 
-// Lease implements app.FirstAttempts.
+// Lease implements FirstAttempts.
 func (d *Dispatcher) Lease() time.Duration { return d.cfg.AttemptTimeout + claimSlack }
 
-// Dispatch implements app.FirstAttempts.
-func (d *Dispatcher) Dispatch(until time.Time, targets []app.DeliveryTarget) {
+// Dispatch implements FirstAttempts.
+func (d *Dispatcher) Dispatch(until time.Time, targets []DeliveryTarget) {
 	for _, t := range targets {
 		if d.stopping.Load() {
 			d.handOver(t.DeliveryID, "stopping")
@@ -188,7 +187,7 @@ func (d *Dispatcher) handOver(deliveryID, reason string) {
 	}
 	select {
 	case d.handoff <- deliveryID:
-		handoffs.WithLabelValues(reason).Inc()
+		d.cfg.Metrics.HandedOff(reason, 1)
 	default:
 	}
 }
@@ -322,7 +321,7 @@ func (d *Dispatcher) requeue(item dispatched) bool {
 
 func (d *Dispatcher) deliverOne(ctx context.Context, item dispatched, release func()) {
 	next, err := d.deliver.Attempt(ctx, item.target, release)
-	countOutcome(next, err)
+	d.cfg.Metrics.Attempted(next, err)
 	if err != nil {
 		// Not recorded: the claim runs out and the sweeper queues the delivery again.
 		slog.WarnContext(ctx, "dispatched delivery attempt not recorded", "delivery", item.target.DeliveryID, "error", err)
@@ -359,7 +358,7 @@ func (d *Dispatcher) Sweep(ctx context.Context) error {
 	for {
 		n, err := d.jobs.Expired(ctx, sweepBatch)
 		if n > 0 {
-			handoffs.WithLabelValues("expired").Add(float64(n))
+			d.cfg.Metrics.HandedOff("expired", n)
 			slog.InfoContext(ctx, "queued deliveries whose dispatch claim ran out", "deliveries", n)
 		}
 		if err != nil || n < sweepBatch {

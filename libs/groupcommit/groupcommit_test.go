@@ -1,4 +1,4 @@
-package pgkit_test
+package groupcommit_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/bizassist/bizassist/libs/pgkit"
+	"github.com/bizassist/bizassist/libs/groupcommit"
 )
 
 // Callers that arrive while a batch runs share the next one, every item runs exactly once, and
@@ -23,7 +23,7 @@ func TestGroupSharesBatchesAndAnswersEachCaller(t *testing.T) {
 		batches atomic.Int32
 		largest atomic.Int32
 	)
-	g := pgkit.NewGroup(8, time.Second, func(_ context.Context, items []int) error {
+	g := groupcommit.New(8, time.Second, func(_ context.Context, items []int) error {
 		batches.Add(1)
 		if int32(len(items)) > largest.Load() {
 			largest.Store(int32(len(items)))
@@ -69,7 +69,7 @@ func TestGroupSharesBatchesAndAnswersEachCaller(t *testing.T) {
 func TestGroupFinishesAnItemWhoseCallerGaveUp(t *testing.T) {
 	t.Parallel()
 	var applied atomic.Int32
-	g := pgkit.NewGroup(4, time.Second, func(ctx context.Context, items []int) error {
+	g := groupcommit.New(4, time.Second, func(ctx context.Context, items []int) error {
 		require.NoError(t, ctx.Err(), "batches run detached from the callers' contexts")
 		applied.Add(int32(len(items)))
 		return nil
@@ -84,7 +84,7 @@ func TestGroupFinishesAnItemWhoseCallerGaveUp(t *testing.T) {
 func TestGroupRefusesAnUnboundedConfiguration(t *testing.T) {
 	t.Parallel()
 	run := func(context.Context, []int) error { return nil }
-	require.Panics(t, func() { pgkit.NewGroup(0, time.Second, run) }, "a batch of at most 0 items would never run")
-	require.Panics(t, func() { pgkit.NewGroup(1, 0, run) })
-	require.Panics(t, func() { pgkit.NewGroup[int](1, time.Second, nil) })
+	require.Panics(t, func() { groupcommit.New(0, time.Second, run) }, "a batch of at most 0 items would never run")
+	require.Panics(t, func() { groupcommit.New(1, 0, run) })
+	require.Panics(t, func() { groupcommit.New[int](1, time.Second, nil) })
 }
