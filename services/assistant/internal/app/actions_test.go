@@ -113,7 +113,7 @@ func TestTheChatRemembersWhatTheOwnerSaid(t *testing.T) {
 	// The model tried another search than the one the statement suggests: ours is offered.
 	_, err := g.FindLeads(context.Background(), LeadSearch{Industry: "plumbing"})
 	require.Error(t, err)
-	next := remember(Conversation{State: prev, Turn: turn}, Answer{}, g)
+	next := remember(Conversation{State: prev, Turn: turn}, nil, g)
 	require.Equal(t, domain.Profile{Name: "Zoë", Industry: "bakery", City: "Denver"}, next.Profile)
 	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "bakery", Location: "Denver"}}, next.Offer)
 
@@ -121,6 +121,6 @@ func TestTheChatRemembersWhatTheOwnerSaid(t *testing.T) {
 	turn = domain.Recognize("thanks", prev, domain.Slots{})
 	g = &guardedTools{Tools: &tools{}, perm: turn.Permission()}
 	_, _ = g.FindLeads(context.Background(), LeadSearch{Industry: "plumbing", Location: "Austin, TX"})
-	next = remember(Conversation{State: prev, Turn: turn}, Answer{}, g)
+	next = remember(Conversation{State: prev, Turn: turn}, nil, g)
 	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}}, next.Offer)
 }
