@@ -124,3 +124,29 @@ func TestTheChatRemembersWhatTheOwnerSaid(t *testing.T) {
 	next = remember(Conversation{State: prev, Turn: turn}, nil, g)
 	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}}, next.Offer)
 }
+
+func TestTheChatReadsForAModelOnlyWhatTheTurnPermits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	read := func(msg string) (*tools, *Findings) {
+		turn := domain.Recognize(msg, domain.State{}, domain.Slots{})
+		inner := &tools{}
+		f, err := find(ctx, Conversation{Turn: turn}, &guardedTools{Tools: inner, perm: turn.Permission()})
+		require.NoError(t, err)
+		return inner, f
+	}
+
+	inner, f := read("I run a bakery in Denver")
+	require.Zero(t, inner.searches, "a statement is offered, not searched")
+	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "bakery", Location: "Denver"}}, f.Offer)
+
+	inner, f = read("find bakeries in Denver")
+	require.Equal(t, 1, inner.searches)
+	require.Nil(t, f.Offer)
+	require.True(t, f.Search.Ran)
+	require.Equal(t, map[string]string{"count": "2", "top": "Rise Bakery", "topScore": "90"}, f.facts, "what a \"why?\" is answered from")
+
+	_, f = read("how is my health score?")
+	require.NoError(t, f.Health.Err)
+	require.Equal(t, map[string]string{"score": "42", "tier": ""}, f.facts)
+}
