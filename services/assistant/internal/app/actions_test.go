@@ -114,7 +114,7 @@ func TestTheChatRemembersWhatTheOwnerSaid(t *testing.T) {
 	// The model tried another search than the one the statement suggests: ours is offered.
 	_, err := g.FindLeads(context.Background(), LeadSearch{Industry: "plumbing"})
 	require.Error(t, err)
-	next := remember(Conversation{State: prev, Turn: turn}, Answer{}, g)
+	next := remember(Conversation{State: prev, Turn: turn}, nil, g)
 	require.Equal(t, domain.Profile{Name: "Zoë", Industry: "bakery", City: "Denver"}, next.Profile)
 	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "bakery", Location: "Denver"}}, next.Offer)
 
@@ -122,6 +122,33 @@ func TestTheChatRemembersWhatTheOwnerSaid(t *testing.T) {
 	turn = placestest.Recognize("thanks", prev, domain.Slots{})
 	g = &guardedTools{Tools: &tools{}, perm: turn.Permission()}
 	_, _ = g.FindLeads(context.Background(), LeadSearch{Industry: "plumbing", Location: "Austin, TX"})
-	next = remember(Conversation{State: prev, Turn: turn}, Answer{}, g)
+	next = remember(Conversation{State: prev, Turn: turn}, nil, g)
 	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "plumbing", Location: "Austin, TX"}}, next.Offer)
+}
+
+func TestTheChatReadsForAModelOnlyWhatTheTurnPermits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	read := func(msg string) (*tools, *Findings) {
+		// Without a gazetteer only ZIP codes are places (the service wires the product's).
+		turn := domain.Recognize(msg, domain.State{}, domain.Slots{})
+		inner := &tools{}
+		f, err := find(ctx, Conversation{Turn: turn}, &guardedTools{Tools: inner, perm: turn.Permission()})
+		require.NoError(t, err)
+		return inner, f
+	}
+
+	inner, f := read("I run a bakery in 80202")
+	require.Zero(t, inner.searches, "a statement is offered, not searched")
+	require.Equal(t, &domain.Offer{Action: domain.ActionFindLeads, Slots: domain.Slots{Vertical: "bakery", Location: "80202"}}, f.Offer)
+
+	inner, f = read("find bakeries in 80202")
+	require.Equal(t, 1, inner.searches)
+	require.Nil(t, f.Offer)
+	require.True(t, f.Search.Ran)
+	require.Equal(t, map[string]string{"count": "2", "top": "Rise Bakery", "topScore": "90"}, f.facts, "what a \"why?\" is answered from")
+
+	_, f = read("how is my health score?")
+	require.NoError(t, f.Health.Err)
+	require.Equal(t, map[string]string{"score": "42", "tier": ""}, f.facts)
 }

@@ -3,7 +3,10 @@ package app
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"time"
+
+	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
 // The caller's business as the owning services report it; field names follow their APIs.
@@ -124,4 +127,76 @@ func PlanRefused(err error) (*ToolError, bool) {
 		return te, true
 	}
 	return nil, false
+}
+
+// Signal is one health signal, its 0-100 sub-score, and what it is called and what lifts it.
+type Signal struct {
+	Name, Label, Tip string
+	Value            int
+}
+
+// signalAdvice is each of analytics' ten signals in words, and what lifts it.
+var signalAdvice = map[string][2]string{
+	"loginRecency":    {"login recency", "log in a few times a week; even a quick look at new leads counts"},
+	"loginFrequency":  {"login frequency", "make checking your dashboard a weekly habit"},
+	"featureAdoption": {"feature adoption", "try lead scoring on your sheet and connect the webhook integration"},
+	"chatEngagement":  {"chat engagement", "ask me for next steps once a week"},
+	"leadActivity":    {"lead activity", "run a lead search for your best industry and city"},
+	"usageTrend":      {"usage trend", "use the platform steadily rather than in bursts"},
+	"planUtilisation": {"plan utilisation", "put more of your plan's allowance to work on searches and scoring"},
+	"integrationUse":  {"integration use", "send your website's contact form to the inbound webhook"},
+	"paymentHealth":   {"payment health", "check that your card is current so service is not interrupted"},
+	"tenure":          {"tenure", "this one grows by itself as you stay with us"},
+}
+
+func signal(name string, value int) Signal {
+	if t, ok := signalAdvice[name]; ok {
+		return Signal{Name: name, Label: t[0], Tip: t[1], Value: value}
+	}
+	return Signal{Name: name, Label: name, Tip: "use the features behind it more often", Value: value}
+}
+
+// Weakest is the signals weakest first; ties by name keep answers stable.
+func (h Health) Weakest() []Signal {
+	out := make([]Signal, 0, len(h.Signals))
+	for n, v := range h.Signals {
+		out = append(out, signal(n, v))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Value != out[j].Value {
+			return out[i].Value < out[j].Value
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Nearest is the features by how close they are to their limit, capped ones first.
+func (u Usage) Nearest() []string {
+	m := u.Features
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := m[names[i]], m[names[j]]
+		if a.Unlimited != b.Unlimited {
+			return b.Unlimited
+		}
+		if a.Pct != b.Pct {
+			return a.Pct > b.Pct
+		}
+		if a.Used != b.Used {
+			return a.Used > b.Used
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// rankLeads is a copy of leads, best score first, in search order among equals.
+func rankLeads(leads []domain.LeadRef) []domain.LeadRef {
+	out := append([]domain.LeadRef(nil), leads...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
 }

@@ -89,17 +89,28 @@ func (h *Chat) turn(ctx context.Context, token string, conv Conversation, sessio
 	// The side-effect rule is enforced here, not left to the model: whatever it asks for, an
 	// action that spends, writes or sends runs only as the recognised turn permits.
 	tools := &guardedTools{Tools: h.Tools.For(token), perm: conv.Turn.Permission()}
+	if !h.Model.CallsTools() {
+		found, err := find(ctx, conv, tools)
+		if err != nil {
+			return ChatResult{}, err
+		}
+		conv.Findings = found
+	}
 	answer, err := h.Model.Reply(ctx, conv, tools)
 	if err != nil {
 		return ChatResult{}, err
 	}
-	answer.State = remember(conv, answer, tools)
+	facts := answer.Facts
+	if conv.Findings != nil {
+		facts = conv.Findings.facts
+	}
+	next := remember(conv, facts, tools)
 	userTokens, replyTokens := h.Tokenizer.Count(conv.Message), h.Tokenizer.Count(answer.Text)
 	tokens := answer.Tokens
 	if tokens <= 0 {
 		tokens = userTokens + replyTokens
 	}
-	session.Advance(answer.State)
+	session.Advance(next)
 	feed, err := domain.ChatExchanged(answer.Topic, now)
 	if err != nil {
 		return ChatResult{}, err
@@ -147,17 +158,17 @@ func (h *Chat) session(ctx context.Context, accountID, id string, now time.Time)
 }
 
 // remember is the state the turn leaves: the chat, not the model, keeps what the owner told us,
-// what a search found and what was offered instead of run; the model adds the figures a "why?"
-// is answered from.
-func remember(conv Conversation, answer Answer, tools *guardedTools) domain.State {
+// what a search found and what was offered instead of run, and the figures the reply quoted.
+// Without new figures, explaining or staying on the subject keeps the last ones.
+func remember(conv Conversation, facts map[string]string, tools *guardedTools) domain.State {
 	tools.mu.Lock()
 	defer tools.mu.Unlock()
 	prev := conv.State
 	next := prev.After(conv.Turn, tools.ran, append([]domain.LeadRef(nil), tools.leads...))
 	switch {
-	case answer.State.Facts != nil:
-		next.Facts = answer.State.Facts
-	case next.Intent == prev.Intent:
+	case facts != nil:
+		next.Facts = facts
+	case conv.Turn.Why || next.Intent == prev.Intent:
 		next.Facts = prev.Facts
 	}
 	if tools.refused != nil && !tools.ran && next.Offer == nil {

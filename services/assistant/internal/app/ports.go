@@ -45,9 +45,13 @@ type LeadScoring interface {
 	ScoreLeads(ctx context.Context, leads []LeadInput) (BatchScores, error)
 }
 
-// Model answers a chat message; the offline advisor and language-model adapters implement it.
+// Model writes the reply of one turn; the offline advisor and language-model adapters implement
+// it. tools are the caller's tools as the turn permits them (guardedTools).
 type Model interface {
 	Reply(ctx context.Context, c Conversation, tools Tools) (Answer, error)
+	// CallsTools reports a model that fetches figures through tools itself. For one that does not,
+	// the chat reads what the recognised message needs first and gives it in Conversation.Findings.
+	CallsTools() bool
 }
 
 // Conversation is what a model is given for one turn.
@@ -61,6 +65,8 @@ type Conversation struct {
 	State     domain.State    // what the session remembers from the previous turn
 	// Turn is the message as the chat recognised it; its Permission is what the tools enforce.
 	Turn domain.Turn
+	// Findings are what the chat read for the turn, for a model that calls no tools (else nil).
+	Findings *Findings
 }
 
 // Answer is a model's reply. Tokens is the provider's reported usage, 0 when it has none (the
@@ -68,8 +74,9 @@ type Conversation struct {
 type Answer struct {
 	Text   string
 	Tokens int
-	State  domain.State
-	Topic  domain.Intent
+	// Facts are the figures the reply quotes, which a "why?" next turn is answered from.
+	Facts map[string]string
+	Topic domain.Intent
 }
 
 // Tokenizer counts tokens the way the models do.

@@ -37,6 +37,18 @@ var Topics = map[Intent]bool{
 	IntentHealth: true, IntentUsage: true, IntentChurn: true, IntentGrowth: true, IntentConversation: true,
 }
 
+// Topic is the feed label of an exchange of intent i: our own conversational intents are no
+// topics, and the last results again are a lead search.
+func (i Intent) Topic() Intent {
+	switch {
+	case i == IntentLeadDetail:
+		return IntentFindLeads
+	case Topics[i]:
+		return i
+	}
+	return IntentHelp
+}
+
 // Slots are the parameters a lead search needs.
 type Slots struct {
 	Vertical string `json:"vertical,omitempty"`

@@ -111,6 +111,9 @@ func memoryPrompt(c app.Conversation) string {
 	return b.String()
 }
 
+// CallsTools is true: the model fetches the caller's figures through the tools it is given.
+func (m *Model) CallsTools() bool { return true }
+
 func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) (app.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
@@ -153,9 +156,8 @@ func (m *Model) Reply(ctx context.Context, c app.Conversation, tools app.Tools) 
 			if strings.TrimSpace(msg.Content) == "" {
 				return app.Answer{}, apperr.Unavailable("model_unavailable", "the language model returned an empty answer")
 			}
-			state := c.State
-			state.Intent = domain.IntentConversation
-			return app.Answer{Text: strings.TrimSpace(msg.Content), Tokens: total, State: state, Topic: domain.IntentConversation}, nil
+			// The model quotes no figures the chat could keep: the last ones stand for a "why?".
+			return app.Answer{Text: strings.TrimSpace(msg.Content), Tokens: total, Facts: c.State.Facts, Topic: domain.IntentConversation}, nil
 		}
 		msgs = append(msgs, msg.ToParam())
 		for i, call := range msg.ToolCalls {

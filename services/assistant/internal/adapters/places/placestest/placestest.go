@@ -7,13 +7,16 @@ import (
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 
-var recognizer = func() domain.Recognizer {
+// Places is the product's gazetteer, as the service wires it into the chat.
+var Places domain.Gazetteer = func() domain.Gazetteer {
 	p, err := places.Load()
 	if err != nil {
 		panic(err) // the embedded data is broken: no test can run
 	}
-	return domain.Recognizer{Places: p}
+	return p
 }()
+
+var recognizer = domain.Recognizer{Places: Places}
 
 // Recognize is domain.Recognizer.Recognize with the real place data.
 func Recognize(message string, prev domain.State, hints domain.Slots) domain.Turn {
