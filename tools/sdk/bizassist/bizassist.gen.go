@@ -2978,7 +2978,7 @@ type LeadFinderJSONBody struct {
 	Keywords *[]string `json:"keywords,omitempty"`
 	Limit    *int      `json:"limit,omitempty"`
 
-	// Location A US place as people write it, resolved through the service's gazetteer (US ZIP code data): "Austin TX", "Austin, TX", "Austin, Texas", "Austin, TX 78701", "Austin, TX, USA", "78701", "78701-1234", a state name or code ("Texas", "TX"), abbreviations (St./Saint, Ft./Fort, Mt./Mount, D.C.) and aliases ("NYC", "New York City", "LA" = Los Angeles as a whole location), in any case and with or without accents. A ZIP code wins over the city written with it; a city named without a state is the one of that name with the most ZIP codes ("Springfield" is Springfield, IL). The reply's resolvedLocation says which place was searched. An unknown place is a 400 (code invalid_field, field location) with up to three suggestions. Absent or empty: anywhere.
+	// Location A US place as people write it, resolved through the product's gazetteer (US ZIP code data joined with GeoNames' populated places: cities, towns, census-designated places, New York's boroughs and well-known neighbourhoods): "Austin TX", "Austin, TX", "Austin, Texas", "Austin, TX 78701", "Austin, TX, USA", "78701", "78701-1234", a state name or code ("Texas", "TX"), abbreviations (St./Saint, Ft./Fort, Mt./Mount, D.C.), other names ("Lexington-Fayette", "The Bronx") and aliases ("NYC", "New York City", "LA" = Los Angeles as a whole location), in any case and with or without accents. A ZIP code wins over the city written with it; a place named without a state is the most populous of that name, a city before a section of one ("Springfield" is Springfield, MO), and the reply's alternatives offer the others. The reply's resolvedLocation says which place was searched. A place with no postal name of its own (a borough, neighbourhood or census-designated place: "Queens", "Harlem, NY", "Paradise, NV") is searched around its point (the reply's nearMiles). An unknown place is a 400 (code invalid_field, field location) with up to three suggestions. Absent or empty: anywhere.
 	Location *string `json:"location,omitempty"`
 
 	// RadiusMiles Search the businesses within this many miles of the resolved city (the centre of its ZIP codes) or ZIP code instead of only those in it; nearer businesses come first (by whole mile, then by score). Needs a location that resolves to a city or ZIP code (not a state); outside 1 to 100 it is a 400 naming radiusMiles.
@@ -11740,9 +11740,14 @@ type LeadFinderResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		Count int                             `json:"count"`
-		Leads []Lead                          `json:"leads"`
-		Ok    LeadFinder200JSONResponseBodyOk `json:"ok"`
+		// Alternatives The other places of the name ("City, ST", most populous first), when the location named a place without its state and more than one place has that name; resolvedLocation is the one searched.
+		Alternatives *[]string `json:"alternatives,omitempty"`
+		Count        int       `json:"count"`
+		Leads        []Lead    `json:"leads"`
+
+		// NearMiles The radius searched around a place with no postal name of its own (a borough, neighbourhood or census-designated place), when no radiusMiles was asked: its businesses are addressed to neighbouring towns' names.
+		NearMiles *float32                        `json:"nearMiles,omitempty"`
+		Ok        LeadFinder200JSONResponseBodyOk `json:"ok"`
 
 		// RadiusMiles the radius searched, when one was asked
 		RadiusMiles *float32 `json:"radiusMiles,omitempty"`
@@ -11797,9 +11802,14 @@ type LeadFinderResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r LeadFinderResponse) GetJSON200() *struct {
-	Count int                             `json:"count"`
-	Leads []Lead                          `json:"leads"`
-	Ok    LeadFinder200JSONResponseBodyOk `json:"ok"`
+	// Alternatives The other places of the name ("City, ST", most populous first), when the location named a place without its state and more than one place has that name; resolvedLocation is the one searched.
+	Alternatives *[]string `json:"alternatives,omitempty"`
+	Count        int       `json:"count"`
+	Leads        []Lead    `json:"leads"`
+
+	// NearMiles The radius searched around a place with no postal name of its own (a borough, neighbourhood or census-designated place), when no radiusMiles was asked: its businesses are addressed to neighbouring towns' names.
+	NearMiles *float32                        `json:"nearMiles,omitempty"`
+	Ok        LeadFinder200JSONResponseBodyOk `json:"ok"`
 
 	// RadiusMiles the radius searched, when one was asked
 	RadiusMiles *float32 `json:"radiusMiles,omitempty"`
@@ -17670,9 +17680,14 @@ func ParseLeadFinderResponse(rsp *http.Response) (*LeadFinderResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			Count int                             `json:"count"`
-			Leads []Lead                          `json:"leads"`
-			Ok    LeadFinder200JSONResponseBodyOk `json:"ok"`
+			// Alternatives The other places of the name ("City, ST", most populous first), when the location named a place without its state and more than one place has that name; resolvedLocation is the one searched.
+			Alternatives *[]string `json:"alternatives,omitempty"`
+			Count        int       `json:"count"`
+			Leads        []Lead    `json:"leads"`
+
+			// NearMiles The radius searched around a place with no postal name of its own (a borough, neighbourhood or census-designated place), when no radiusMiles was asked: its businesses are addressed to neighbouring towns' names.
+			NearMiles *float32                        `json:"nearMiles,omitempty"`
+			Ok        LeadFinder200JSONResponseBodyOk `json:"ok"`
 
 			// RadiusMiles the radius searched, when one was asked
 			RadiusMiles *float32 `json:"radiusMiles,omitempty"`
