@@ -146,6 +146,23 @@ test: ## Every test, with a table of the stages' times: unit and component, the 
 	cat "$$side_log"; rm -f "$$side_log"; \
 	[ $$stack_rc -eq 0 ] && [ $$side_rc -eq 0 ]
 
+# make repeat STAGE=scale N=10: one stage of make test N times in a row, make down after each,
+# then every run's row and how many were green. A stage that passes once and fails the next
+# blocks everyone, so a stage is called steady only after such a series (docs/ci.md).
+N ?= 10
+.PHONY: repeat
+repeat: ## Run one stage of make test N times (STAGE=scale N=10), make down after each; prints each run's time and outcome
+	@spec=$$(printf '%s\n' $(TEST_STAGES_STACK) $(TEST_STAGES_SIDE) | grep "^$(STAGE):") || \
+	  { echo "error: STAGE=$(STAGE) is not a stage of make test ($(foreach s,$(TEST_STAGES_STACK) $(TEST_STAGES_SIDE),$(firstword $(subst :, ,$(s)))))" >&2; exit 2; }; \
+	IFS=: read -r name limit targets <<<"$$spec"; \
+	STAGE_LOG=$$(mktemp); export STAGE_LOG; failed=0; \
+	for i in $$(seq $(N)); do \
+	  tools/ci/stage.sh run "$$name $$i/$(N)" "$$limit" $(MAKE) --no-print-directory $${targets//,/ } || failed=$$((failed + 1)); \
+	  $(MAKE) --no-print-directory down >/dev/null || true; \
+	done; \
+	tools/ci/stage.sh table; rm -f "$$STAGE_LOG"; \
+	echo "==> $$name: $$(($(N) - failed)) of $(N) green"; [ $$failed -eq 0 ]
+
 .PHONY: test-unit
 test-unit: deps ## go test -race over the workspace (component tests use the local PostgreSQL and Redis), then the OpenAPI property tests' counts
 	@echo "==> go test -race $(MODULES)"
