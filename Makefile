@@ -129,7 +129,7 @@ build: ## Compile every module
 # timing-bound checks get the cores first; on a fresh machine the Kubernetes tools build then too
 # (.ci/run), and the Kubernetes stages come last in each lane.
 TEST_STAGES_STACK := faults:25m:test-faults e2e:15m:test-e2e scale:20m:test-scale node:30m:test-kube-node
-TEST_STAGES_SIDE := unit:20m:test-unit apidocs:10m:test-apidocs charts:30m:test-charts,images-test
+TEST_STAGES_SIDE := unit:35m:test-unit apidocs:10m:test-apidocs charts:30m:test-charts,images-test
 
 # run_stages LANE: runs the stages of LANE in order, each through tools/ci/stage.sh, until one fails.
 run_stages = for s in $(1); do IFS=: read -r name limit targets <<<"$$s"; \

@@ -172,10 +172,11 @@ func abbreviate(city string) string {
 }
 
 // TestMadeUpPlacesAreRefused makes names that are no place (real names with letters swapped in)
-// and checks each is refused with at most three suggestions.
+// and checks each is refused with at most three suggestions. Twenty: each refusal reads every
+// name of its first letter for suggestions (13 ms, 0.3 s under -race).
 func TestMadeUpPlacesAreRefused(t *testing.T) {
 	g, _ := load(t)
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 20; i++ {
 		in := fmt.Sprintf("Qx%czvb%c Hollow", 'a'+rune(i%26), 'a'+rune(i/26))
 		_, err := g.Resolve(in + ", TX")
 		var u *geo.UnknownPlaceError
