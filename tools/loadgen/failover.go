@@ -28,10 +28,18 @@ type Failover struct {
 	Window   time.Duration
 	Rejoined time.Duration
 	// RateLimited is how many of rateProbes statistics requests from a limited source were
-	// refused after the failover, and FallbackActive whether leads was still limiting in process
+	// refused after the failover, Budget how many the policy let through at most while they were
+	// sent, and FallbackActive whether leads was still limiting in process
 	// (bizassist_ratelimit_fallback_active) instead of in Redis.
 	RateLimited    int
+	Budget         int
 	FallbackActive bool
+}
+
+// LimitHeld reports whether no more probes passed than the statistics policy allows: a limiter
+// that granted a second budget on failover (a fresh bucket per replica) lets more through.
+func (f *Failover) LimitHeld() bool {
+	return rateProbes-f.RateLimited <= f.Budget && !f.FallbackActive
 }
 
 // Stack is the local stack a scenario runs against: .devstack/env and the .devstack directory.
@@ -41,16 +49,21 @@ type Stack struct {
 }
 
 // rateProbes exceeds the statistics policy (30 per minute, burst 30), so some must be refused.
-const rateProbes = 40
+const (
+	rateProbes  = 40
+	statsBurst  = 30
+	statsPerMin = 30
+)
 
 // checkRateLimits waits (up to fallbackBound) until no leads process limits in process any more,
 // then sends rateProbes statistics requests from 127.0.0.1 (not the bench source, so limited):
 // after a failover the limits hold, in Redis again. With two replicas each one's gauge counts:
 // one still on its own fallback budget lets the probes it gets through.
-func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool, err error) {
+// The budget is the burst and what the rate adds back while the probes are sent.
+func checkRateLimits(ctx context.Context, st Stack) (refused, budget int, fallback bool, err error) {
 	tr, err := devenv.Transport(st.Env["CA_CERT"], "")
 	if err != nil {
-		return 0, false, err
+		return 0, 0, false, err
 	}
 	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	defer tr.CloseIdleConnections()
@@ -60,16 +73,17 @@ func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool,
 		}
 	}
 	if err != nil {
-		return 0, fallback, err
+		return 0, 0, fallback, err
 	}
+	start := time.Now()
 	for range rateProbes {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.Env["BASE_URL"]+"/api/scout-stats", nil)
 		if err != nil {
-			return refused, fallback, err
+			return refused, 0, fallback, err
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
-			return refused, fallback, err
+			return refused, 0, fallback, err
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -77,7 +91,8 @@ func checkRateLimits(ctx context.Context, st Stack) (refused int, fallback bool,
 			refused++
 		}
 	}
-	return refused, fallback, nil
+	budget = statsBurst + int(time.Since(start).Minutes()*statsPerMin) + 1
+	return refused, budget, fallback, nil
 }
 
 // fallbackBound is how long a leads process may stay on its in-process fallback after the

@@ -218,8 +218,8 @@ func checkWebhooks(webhooks []WebhookResult) error {
 		if r.Undelivered() > 0 || r.Rejected > 0 || r.ServerErrors > 0 {
 			bad = append(bad, fmt.Sprintf("%s (%d undelivered, %d rejected, %d 5xx other than 503)", r.Name, r.Undelivered(), r.Rejected, r.ServerErrors))
 		}
-		if f := r.Failover; f != nil && (f.RateLimited == 0 || f.FallbackActive) {
-			bad = append(bad, fmt.Sprintf("%s: after the failover %d of %d requests over the limit were refused, in-process fallback %t", r.Name, f.RateLimited, rateProbes, f.FallbackActive))
+		if f := r.Failover; f != nil && !f.LimitHeld() {
+			bad = append(bad, fmt.Sprintf("%s: after the failover %d of %d statistics requests passed, over the policy's %d, in-process fallback %t", r.Name, rateProbes-f.RateLimited, rateProbes, f.Budget, f.FallbackActive))
 		}
 	}
 	if len(bad) > 0 {
@@ -271,8 +271,8 @@ func report(w io.Writer, results []Result, opens []OpenLoopResult, webhooks []We
 	for _, r := range webhooks {
 		if r.Failover != nil {
 			f := r.Failover
-			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d; afterwards %d of %d statistics requests over the limit refused (in-process fallback: %t)\n",
-				r.Name, f.Node, round(f.Window), round(f.Rejoined), r.Unavailable, r.ServerErrors, f.RateLimited, rateProbes, f.FallbackActive)
+			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d; afterwards %d of %d statistics requests passed, the policy allowing %d (in-process fallback: %t)\n",
+				r.Name, f.Node, round(f.Window), round(f.Rejoined), r.Unavailable, r.ServerErrors, rateProbes-f.RateLimited, rateProbes, f.Budget, f.FallbackActive)
 		}
 		if n := len(r.AccountP99s); n > 0 {
 			fmt.Fprintf(w, "%s: %d accounts delivered to; their p99s: best %s, median %s, worst %s\n",

@@ -309,7 +309,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 			time.Sleep(wl.KillRedisMasterAfter)
 			f, err := killMasterOf(ctx, seeds, cmp.Or(st.Env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead", wl.RestartRedisNode)
 			if err == nil {
-				f.RateLimited, f.FallbackActive, err = checkRateLimits(ctx, st)
+				f.RateLimited, f.Budget, f.FallbackActive, err = checkRateLimits(ctx, st)
 			}
 			res.Failover = &f
 			fault <- err
