@@ -36,17 +36,6 @@ func RequireCaller(ctx context.Context) (Caller, error) {
 var ErrAPIKeyNotAllowed = apperr.Forbidden("api_key_not_allowed",
 	"API keys cannot create, delete or rotate credentials; sign in (POST /api/auth) and use its token")
 
-// RequireSignedIn is RequireCaller for the routes that manage credentials (API keys, the inbound
-// webhook secret): a credential made with an API key would outlive that key's deletion, so only a
-// caller who signed in, not one presenting a key, may manage them.
-func RequireSignedIn(ctx context.Context) (Caller, error) {
-	c, err := RequireCaller(ctx)
-	if err == nil && c.KeyID != "" {
-		return Caller{}, ErrAPIKeyNotAllowed
-	}
-	return c, err
-}
-
 // BearerToken returns the token of the request's "Authorization: Bearer <token>" header.
 func BearerToken(r *http.Request) (string, error) {
 	h := r.Header.Get("Authorization")

@@ -173,7 +173,7 @@ func TestMergedDocumentDescribesEveryOperation(t *testing.T) {
 				}
 			}
 			// The verifier takes an API key wherever it takes a token, but the routes that manage
-			// credentials refuse keys (authjwt.RequireSignedIn) and say so; SDKs send what is declared.
+			// credentials refuse keys (authjwt.SignedIn) and say so; SDKs send what is declared.
 			if bearer && !apiKey {
 				require.Contains(t, op["description"], "api_key_not_allowed", "%s: a token without an API key, but no word why", where)
 			} else {

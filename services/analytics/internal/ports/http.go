@@ -4,7 +4,6 @@ package ports
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
@@ -42,22 +41,22 @@ type HTTP struct {
 func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	api := r.PathPrefix("/api").Subrouter()
 	api.Use(mw.Limit(ratelimit.API), mw.Authenticated)
-	api.HandleFunc("/log-usage", h.logUsage).Methods(http.MethodPost)
-	api.HandleFunc("/health-score/history", h.healthHistory).Methods(http.MethodGet)
+	api.Handle("/log-usage", authjwt.JSON(maxLogUsageBody, h.logUsage)).Methods(http.MethodPost)
+	api.Handle("/health-score/history", authjwt.Handler(h.healthHistory)).Methods(http.MethodGet)
 	internal := r.PathPrefix("/internal").Subrouter()
 	internal.Use(mw.Authenticated)
-	internal.HandleFunc("/usage/reserve", h.reserveUsage).Methods(http.MethodPost)
-	internal.HandleFunc("/usage/release", h.releaseUsage).Methods(http.MethodPost)
+	internal.Handle("/usage/reserve", authjwt.JSON(maxReservationBody, h.reserveUsage)).Methods(http.MethodPost)
+	internal.Handle("/usage/release", authjwt.JSON(maxReservationBody, h.releaseUsage)).Methods(http.MethodPost)
 	for _, sub := range []*mux.Router{api, internal} {
-		sub.HandleFunc("/pql-check", h.pqlCheck).Methods(http.MethodGet)
-		sub.HandleFunc("/health-score", h.healthScore).Methods(http.MethodGet)
-		sub.HandleFunc("/churn-predict", h.churnPredict).Methods(http.MethodGet)
+		sub.Handle("/pql-check", authjwt.Handler(h.pqlCheck)).Methods(http.MethodGet)
+		sub.Handle("/health-score", authjwt.Handler(h.healthScore)).Methods(http.MethodGet)
+		sub.Handle("/churn-predict", authjwt.Handler(h.churnPredict)).Methods(http.MethodGet)
 	}
 }
 
-func caller(ctx context.Context) (app.Caller, error) {
-	c, err := authjwt.RequireCaller(ctx)
-	return app.Caller{AccountID: c.AccountID, Email: c.Email, Plan: c.Plan}, err
+// callerOf is the caller as analytics' use cases know it.
+func callerOf(c authjwt.Caller) app.Caller {
+	return app.Caller{AccountID: c.AccountID, Email: c.Email, Plan: c.Plan}
 }
 
 type logUsageRequest struct {
@@ -72,33 +71,22 @@ type logUsageResponse struct {
 	Timestamp string `json:"timestamp"`
 }
 
-func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req logUsageRequest
-	if err := httpx.Decode(w, r, &req, maxLogUsageBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) logUsage(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req logUsageRequest) error {
 	action, err := httpx.Optional("action", req.Action)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
-	logged, err := h.App.LogUsage.Handle(r.Context(), c, app.LogUsageInput{
+	logged, err := h.App.LogUsage.Handle(r.Context(), callerOf(c), app.LogUsageInput{
 		Feature: req.Feature, Action: action, Meta: req.Meta, IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	if logged.Replayed {
 		w.Header().Set(idempotency.ReplayedHeader, "true")
 	}
 	httpx.Respond(w, http.StatusOK, logUsageResponse{Logged: true, EventID: logged.EventID, Timestamp: isotime.Format(logged.At)})
+	return nil
 }
 
 type allowanceJSON struct {
@@ -115,22 +103,15 @@ type pqlResponse struct {
 	UpgradeURL   string                   `json:"upgradeUrl"`
 }
 
-func (h *HTTP) pqlCheck(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) pqlCheck(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	q := r.URL.Query()
 	feature := q.Get("feature")
 	if q.Has("feature") && feature == "" {
-		httpx.Fail(w, r, apperr.InvalidField("feature", "must be one of chat, lead_scoring, lead_finder, or omitted"))
-		return
+		return apperr.InvalidField("feature", "must be one of chat, lead_scoring, lead_finder, or omitted")
 	}
-	s, err := h.App.CheckPQL.Handle(r.Context(), c, app.CheckPQLInput{Feature: feature})
+	s, err := h.App.CheckPQL.Handle(r.Context(), callerOf(c), app.CheckPQLInput{Feature: feature})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	out := pqlResponse{NearLimit: s.NearLimit, UsagePercent: s.UsagePercent, UpgradeURL: s.UpgradeURL,
 		Features: make(map[string]allowanceJSON, len(s.Features))}
@@ -138,6 +119,7 @@ func (h *HTTP) pqlCheck(w http.ResponseWriter, r *http.Request) {
 		out.Features[string(f)] = allowanceJSON{Used: a.Used, Limit: capOf(a, a.Limit), Pct: a.Pct, Unlimited: a.IsUnlimited()}
 	}
 	httpx.Respond(w, http.StatusOK, out)
+	return nil
 }
 
 type reserveRequest struct {
@@ -155,29 +137,19 @@ type reserveResponse struct {
 	Unlimited     bool   `json:"unlimited"`
 }
 
-func (h *HTTP) reserveUsage(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req reserveRequest
-	if err := httpx.Decode(w, r, &req, maxReservationBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) reserveUsage(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req reserveRequest) error {
 	in := app.ReserveUsageInput{Feature: req.Feature, Count: 1, Action: req.Action}
 	if req.Count != nil {
 		in.Count = *req.Count
 	}
-	res, err := h.App.ReserveUsage.Handle(r.Context(), c, in)
+	res, err := h.App.ReserveUsage.Handle(r.Context(), callerOf(c), in)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	a := res.Allowance
 	httpx.Respond(w, http.StatusOK, reserveResponse{ReservationID: res.ID, Feature: string(res.Feature),
 		Used: a.Used, Limit: capOf(a, a.Limit), Remaining: capOf(a, a.Remaining()), Unlimited: a.IsUnlimited()})
+	return nil
 }
 
 type releaseRequest struct {
@@ -188,23 +160,13 @@ type releaseResponse struct {
 	Released bool `json:"released"`
 }
 
-func (h *HTTP) releaseUsage(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r.Context())
+func (h *HTTP) releaseUsage(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req releaseRequest) error {
+	released, err := h.App.ReleaseUsage.Handle(r.Context(), callerOf(c), req.ReservationID)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req releaseRequest
-	if err := httpx.Decode(w, r, &req, maxReservationBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	released, err := h.App.ReleaseUsage.Handle(r.Context(), c, req.ReservationID)
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, releaseResponse{Released: released})
+	return nil
 }
 
 type healthResponse struct {
@@ -214,22 +176,17 @@ type healthResponse struct {
 	UpdatedAt string         `json:"updatedAt"`
 }
 
-func (h *HTTP) healthScore(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r.Context())
+func (h *HTTP) healthScore(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+	s, err := h.App.HealthScore.Handle(r.Context(), callerOf(c))
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	s, err := h.App.HealthScore.Handle(r.Context(), c)
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	signals := make(map[string]int, len(health.Signals))
 	for _, sig := range health.Signals {
 		signals[string(sig)] = s.Signals[sig]
 	}
 	httpx.Respond(w, http.StatusOK, healthResponse{Score: s.Value, Tier: s.Tier, Signals: signals, UpdatedAt: isotime.Format(s.ComputedAt)})
+	return nil
 }
 
 type historyPoint struct {
@@ -247,21 +204,14 @@ type historyResponse struct {
 
 // healthHistory is the score history behind a trend chart: the caller's, or with clientId one
 // of its clients'.
-func (h *HTTP) healthHistory(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	q := app.HistoryQuery{Caller: c, ClientID: r.URL.Query().Get("clientId"), Days: 30}
+func (h *HTTP) healthHistory(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+	q := app.HistoryQuery{Caller: callerOf(c), ClientID: r.URL.Query().Get("clientId"), Days: 30}
 	if err := httpx.QueryInt(r.URL.Query(), "days", &q.Days); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	points, err := h.App.History.Handle(r.Context(), q)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	out := historyResponse{AccountID: cmp.Or(q.ClientID, c.AccountID), Days: q.Days, Points: make([]historyPoint, len(points))}
 	for i, p := range points {
@@ -272,6 +222,7 @@ func (h *HTTP) healthHistory(w http.ResponseWriter, r *http.Request) {
 		out.Points[i] = historyPoint{At: isotime.Format(p.At), Score: p.Score, Tier: p.Tier, Signals: signals}
 	}
 	httpx.Respond(w, http.StatusOK, out)
+	return nil
 }
 
 type churnClient struct {
@@ -288,26 +239,18 @@ type churnResponse struct {
 	Clients []churnClient `json:"clients"`
 }
 
-func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request) {
-	c, err := caller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	q := r.URL.Query()
 	in := app.PredictChurnInput{Threshold: app.DefaultChurnThreshold, Limit: app.DefaultChurnLimit}
 	if err := httpx.QueryInt(q, "threshold", &in.Threshold); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	if err := httpx.QueryInt(q, "limit", &in.Limit); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
-	report, err := h.App.PredictChurn.Handle(r.Context(), c, in)
+	report, err := h.App.PredictChurn.Handle(r.Context(), callerOf(c), in)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	out := churnResponse{AtRisk: report.AtRisk, Clients: make([]churnClient, 0, len(report.Clients))}
 	for _, cl := range report.Clients {
@@ -320,6 +263,7 @@ func (h *HTTP) churnPredict(w http.ResponseWriter, r *http.Request) {
 		out.Clients = append(out.Clients, row)
 	}
 	httpx.Respond(w, http.StatusOK, out)
+	return nil
 }
 
 // capOf is n of a limited allowance, or null for an unlimited one: "unlimited" has no number.

@@ -37,97 +37,84 @@ type HTTP struct {
 // floods are limited too.
 func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	apiLimit := mw.Limit(ratelimit.API)
-	r.Handle("/api/chat", apiLimit(mw.Authenticated(mw.Idempotent(http.HandlerFunc(h.chat))))).Methods(http.MethodPost)
-	r.Handle("/api/agent-brain-seed", apiLimit(http.HandlerFunc(h.seed))).Methods(http.MethodPost)
-	r.Handle("/api/agent-brain-public-feed", httpx.PublicCORS(mw.Limit(ratelimit.Feed)(http.HandlerFunc(h.feed)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	r.Handle("/api/chat", apiLimit(mw.Authenticated(mw.Idempotent(authjwt.JSON(maxChatBody, h.chat))))).Methods(http.MethodPost)
+	r.Handle("/api/agent-brain-seed", apiLimit(h.admin(httpx.JSON(maxSeedBody, h.seed)))).Methods(http.MethodPost)
+	r.Handle("/api/agent-brain-public-feed", httpx.PublicCORS(mw.Limit(ratelimit.Feed)(httpx.Handler(h.feed)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 }
 
-func (h *HTTP) chat(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Message   *string         `json:"message"`
-		SessionID *string         `json:"sessionId"`
-		Context   json.RawMessage `json:"context"`
-	}
-	if err := httpx.Decode(w, r, &body, maxChatBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+type chatRequest struct {
+	Message   *string         `json:"message"`
+	SessionID *string         `json:"sessionId"`
+	Context   json.RawMessage `json:"context"`
+}
+
+func (h *HTTP) chat(w http.ResponseWriter, r *http.Request, caller authjwt.Caller, body chatRequest) error {
 	if body.Message == nil {
-		httpx.Fail(w, r, apperr.MissingField("message"))
-		return
+		return apperr.MissingField("message")
 	}
 	var sessionID string
 	if body.SessionID != nil {
 		if sessionID = *body.SessionID; sessionID == "" {
 			// Absent starts a session; "" was read as absent, so a client's lost id went unnoticed.
-			httpx.Fail(w, r, apperr.InvalidField("sessionId", "must not be empty; leave it out to start a new session"))
-			return
+			return apperr.InvalidField("sessionId", "must not be empty; leave it out to start a new session")
 		}
-	}
-	caller, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
 	}
 	res, err := h.App.Chat.Handle(r.Context(), app.ChatCommand{
 		AccountID: caller.AccountID, Plan: caller.Plan, Token: caller.Token,
 		Message: *body.Message, SessionID: sessionID, Context: body.Context,
 	})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, res)
+	return nil
 }
 
-func (h *HTTP) seed(w http.ResponseWriter, r *http.Request) {
-	if err := h.admin(r); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var body struct {
-		Events []app.SeedEvent `json:"events"`
-	}
-	if err := httpx.Decode(w, r, &body, maxSeedBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+type seedRequest struct {
+	Events []app.SeedEvent `json:"events"`
+}
+
+func (h *HTTP) seed(w http.ResponseWriter, r *http.Request, body seedRequest) error {
 	n, err := h.App.Seed.Handle(r.Context(), body.Events)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusCreated, struct {
 		Inserted int `json:"inserted"`
 	}{n})
-}
-
-// admin checks the administrator secret in constant time; hashing first makes the comparison
-// independent of the secret's length too.
-func (h *HTTP) admin(r *http.Request) error {
-	given := r.Header.Get(AdminHeader)
-	switch {
-	case h.AdminSecret == "":
-		return apperr.Forbidden("seed_disabled", "agent-brain seeding is disabled: AGENT_ADMIN_SECRET is not set")
-	case given == "":
-		return apperr.Unauthenticated("admin_required", "the x-agent-admin header is required")
-	}
-	g, want := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(h.AdminSecret))
-	if subtle.ConstantTimeCompare(g[:], want[:]) != 1 {
-		return apperr.Forbidden("admin_forbidden", "the x-agent-admin header is not valid")
-	}
 	return nil
 }
 
-func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) {
+// admin lets through only a request with the administrator secret, checked before the body is
+// read and in constant time; hashing first makes the comparison independent of the secret's
+// length too.
+func (h *HTTP) admin(next http.Handler) httpx.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		given := r.Header.Get(AdminHeader)
+		switch {
+		case h.AdminSecret == "":
+			return apperr.Forbidden("seed_disabled", "agent-brain seeding is disabled: AGENT_ADMIN_SECRET is not set")
+		case given == "":
+			return apperr.Unauthenticated("admin_required", "the x-agent-admin header is required")
+		}
+		g, want := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(h.AdminSecret))
+		if subtle.ConstantTimeCompare(g[:], want[:]) != 1 {
+			return apperr.Forbidden("admin_forbidden", "the x-agent-admin header is not valid")
+		}
+		next.ServeHTTP(w, r)
+		return nil
+	}
+}
+
+func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) error {
 	body, err := h.App.Feed.Handle(r.Context())
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Cache-Control", "public, max-age=60")
 	if httpx.NotModified(w, r, httpx.ETag(body)) {
-		return
+		return nil
 	}
 	httpx.RespondRaw(w, http.StatusOK, body)
+	return nil
 }

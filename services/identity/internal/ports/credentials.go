@@ -23,22 +23,16 @@ type signUpRequest struct {
 	BusinessName *string `json:"businessName"`
 }
 
-func (h *HTTP) signUp(w http.ResponseWriter, r *http.Request) {
-	var req signUpRequest
-	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) signUp(w http.ResponseWriter, r *http.Request, req signUpRequest) error {
 	if err := required(map[string]*string{"email": req.Email, "password": req.Password, "businessName": req.BusinessName}); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	res, err := h.App.SignUp.Handle(r.Context(), app.SignUpCommand{Email: *req.Email, Password: *req.Password, BusinessName: *req.BusinessName})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusCreated, loginResponse{Token: res.Token, Email: res.Email, Plan: string(res.Plan)})
+	return nil
 }
 
 type passwordRequest struct {
@@ -46,28 +40,17 @@ type passwordRequest struct {
 	NewPassword     *string `json:"newPassword"`
 }
 
-func (h *HTTP) changePassword(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req passwordRequest
-	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) changePassword(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req passwordRequest) error {
 	if err := required(map[string]*string{"currentPassword": req.CurrentPassword, "newPassword": req.NewPassword}); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
-	err = h.App.ChangePassword.Handle(r.Context(), app.ChangePasswordCommand{AccountID: c.AccountID,
+	err := h.App.ChangePassword.Handle(r.Context(), app.ChangePasswordCommand{AccountID: c.AccountID,
 		CurrentPassword: *req.CurrentPassword, NewPassword: *req.NewPassword, ClientIP: h.ClientIP(r)})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, struct{}{})
+	return nil
 }
 
 type keyRequest struct {
@@ -93,40 +76,23 @@ type keysResponse struct {
 	Keys []keyJSON `json:"keys"`
 }
 
-func (h *HTTP) createKey(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireSignedIn(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req keyRequest
-	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) createKey(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req keyRequest) error {
 	if err := required(map[string]*string{"name": req.Name}); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	k, secret, err := h.App.CreateKey.Handle(r.Context(), c.AccountID, *req.Name)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	idempotency.ShownOnce(w, r, "key")
 	httpx.Respond(w, http.StatusCreated, createdKeyResponse{ID: k.ID(), Name: k.Name(), Key: secret, CreatedAt: httpx.Time(k.CreatedAt())})
+	return nil
 }
 
-func (h *HTTP) listKeys(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) listKeys(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	keys, err := h.App.ListKeys.Handle(r.Context(), c.AccountID)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	out := keysResponse{Keys: make([]keyJSON, 0, len(keys))}
 	for _, k := range keys {
@@ -134,33 +100,29 @@ func (h *HTTP) listKeys(w http.ResponseWriter, r *http.Request) {
 			CreatedAt: httpx.Time(k.CreatedAt()), LastUsedAt: optionalTime(k.LastUsedAt())})
 	}
 	httpx.Respond(w, http.StatusOK, out)
+	return nil
 }
 
-func (h *HTTP) deleteKey(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireSignedIn(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) deleteKey(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	if err := h.App.DeleteKey.Handle(r.Context(), c.AccountID, mux.Vars(r)["id"]); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, struct{}{})
+	return nil
 }
 
 // exchangeKey is the internal route verifiers trade an API key for a short-lived token at.
-func (h *HTTP) exchangeKey(w http.ResponseWriter, r *http.Request) {
+func (h *HTTP) exchangeKey(w http.ResponseWriter, r *http.Request) error {
 	tok, err := h.App.ExchangeKey.Handle(r.Context(), r.Header.Get(authjwt.APIKeyHeader))
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	httpx.Respond(w, http.StatusOK, struct {
 		Token     string     `json:"token"`
 		ExpiresAt httpx.Time `json:"expiresAt"`
 	}{tok.Value, httpx.Time(tok.ExpiresAt)})
+	return nil
 }
 
 type inviteRequest struct {
@@ -178,36 +140,24 @@ type invitationResponse struct {
 	InviteExpiresAt httpx.Time `json:"inviteExpiresAt"`
 }
 
-func (h *HTTP) inviteClient(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req inviteRequest
-	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) inviteClient(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req inviteRequest) error {
 	if err := required(map[string]*string{"email": req.Email, "businessName": req.BusinessName}); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	plan, err := httpx.Optional("plan", req.Plan)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	inv, err := h.App.InviteClient.Handle(r.Context(), app.InviteClientCommand{OwnerID: c.AccountID, ClientDetails: account.ClientDetails{
 		Email: *req.Email, BusinessName: *req.BusinessName, OwnerName: deref(req.OwnerName), Phone: deref(req.Phone), Plan: plan,
 	}})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	idempotency.ShownOnce(w, r, "inviteToken")
 	httpx.Respond(w, http.StatusCreated, invitationResponse{ID: inv.Client.ID(), Plan: string(inv.Client.Plan()),
 		InviteToken: inv.Token, InviteExpiresAt: httpx.Time(inv.ExpiresAt)})
+	return nil
 }
 
 type acceptRequest struct {
@@ -215,22 +165,16 @@ type acceptRequest struct {
 	Password *string `json:"password"`
 }
 
-func (h *HTTP) acceptInvitation(w http.ResponseWriter, r *http.Request) {
-	var req acceptRequest
-	if err := httpx.Decode(w, r, &req, maxFormBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) acceptInvitation(w http.ResponseWriter, r *http.Request, req acceptRequest) error {
 	if err := required(map[string]*string{"token": req.Token, "password": req.Password}); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	res, err := h.App.AcceptInvite.Handle(r.Context(), *req.Token, *req.Password)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, loginResponse{Token: res.Token, Email: res.Email, Plan: string(res.Plan)})
+	return nil
 }
 
 type clientJSON struct {
@@ -243,16 +187,10 @@ type clientJSON struct {
 	Tier         *string     `json:"tier"`
 }
 
-func (h *HTTP) listClients(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) listClients(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	clients, err := h.App.ListClients.Handle(r.Context(), c.AccountID)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	out := make([]clientJSON, 0, len(clients))
 	for _, a := range clients {
@@ -266,6 +204,7 @@ func (h *HTTP) listClients(w http.ResponseWriter, r *http.Request) {
 	httpx.Respond(w, http.StatusOK, struct {
 		Clients []clientJSON `json:"clients"`
 	}{out})
+	return nil
 }
 
 // required names the first absent field of a request.

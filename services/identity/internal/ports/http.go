@@ -45,22 +45,22 @@ func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	apiLimit, attempts := mw.Limit(ratelimit.API), mw.Limit(ratelimit.Login)
 	api := r.PathPrefix("/api/auth").Subrouter()
 	api.Use(apiLimit)
-	api.HandleFunc("", h.auth).Methods(http.MethodPost)
-	api.Handle("/password", mw.Authenticated(attempts(http.HandlerFunc(h.changePassword)))).Methods(http.MethodPost)
-	r.Handle("/api/accounts", apiLimit(mw.Limit(signUpPolicy)(http.HandlerFunc(h.signUp)))).Methods(http.MethodPost)
-	r.Handle("/api/invitations/accept", apiLimit(attempts(http.HandlerFunc(h.acceptInvitation)))).Methods(http.MethodPost)
+	api.Handle("", httpx.JSON(maxAuthBody, h.auth)).Methods(http.MethodPost)
+	api.Handle("/password", mw.Authenticated(attempts(authjwt.JSON(maxFormBody, h.changePassword)))).Methods(http.MethodPost)
+	r.Handle("/api/accounts", apiLimit(mw.Limit(signUpPolicy)(httpx.JSON(maxFormBody, h.signUp)))).Methods(http.MethodPost)
+	r.Handle("/api/invitations/accept", apiLimit(attempts(httpx.JSON(maxFormBody, h.acceptInvitation)))).Methods(http.MethodPost)
 
 	authed := r.NewRoute().Subrouter()
 	authed.Use(apiLimit, mw.Authenticated)
-	authed.Handle("/api/keys", mw.Idempotent(http.HandlerFunc(h.createKey))).Methods(http.MethodPost)
-	authed.HandleFunc("/api/keys", h.listKeys).Methods(http.MethodGet)
-	authed.HandleFunc("/api/keys/{id}", h.deleteKey).Methods(http.MethodDelete)
-	authed.Handle("/api/clients", mw.Idempotent(http.HandlerFunc(h.inviteClient))).Methods(http.MethodPost)
-	authed.HandleFunc("/api/clients", h.listClients).Methods(http.MethodGet)
+	authed.Handle("/api/keys", mw.Idempotent(authjwt.SignedIn(authjwt.JSON(maxFormBody, h.createKey)))).Methods(http.MethodPost)
+	authed.Handle("/api/keys", authjwt.Handler(h.listKeys)).Methods(http.MethodGet)
+	authed.Handle("/api/keys/{id}", authjwt.SignedIn(h.deleteKey)).Methods(http.MethodDelete)
+	authed.Handle("/api/clients", mw.Idempotent(authjwt.JSON(maxFormBody, h.inviteClient))).Methods(http.MethodPost)
+	authed.Handle("/api/clients", authjwt.Handler(h.listClients)).Methods(http.MethodGet)
 
 	// Verifiers trade API keys for short-lived tokens here; the ingress never routes /internal.
-	r.HandleFunc(authjwt.APIKeyTokenPath, h.exchangeKey).Methods(http.MethodPost)
-	r.Handle("/api/auth/jwks.json", httpx.PublicCORS(http.HandlerFunc(h.jwks))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	r.Handle(authjwt.APIKeyTokenPath, httpx.Handler(h.exchangeKey)).Methods(http.MethodPost)
+	r.Handle("/api/auth/jwks.json", httpx.PublicCORS(httpx.Handler(h.jwks))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	// The merged API reference of every service; identity serves it because it is always deployed.
 	r.Handle("/api/openapi.json", httpx.PublicCORS(apiLimit(apidocs.JSON()))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	r.Handle("/api/openapi", apiLimit(apidocs.Page())).Methods(http.MethodGet, http.MethodHead)
@@ -87,34 +87,26 @@ type verifyResponse struct {
 
 // auth serves both operations of POST /api/auth: action "verify" checks the bearer token,
 // otherwise the body's email and password are exchanged for a token.
-func (h *HTTP) auth(w http.ResponseWriter, r *http.Request) {
-	var req authRequest
-	if err := httpx.Decode(w, r, &req, maxAuthBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h *HTTP) auth(w http.ResponseWriter, r *http.Request, req authRequest) error {
 	if req.Action != nil {
-		h.verify(w, r, req)
-		return
+		return h.verify(w, r, req)
 	}
 	res, err := h.App.Login.Handle(r.Context(), app.LoginCommand{
 		Email: deref(req.Email), Password: deref(req.Password), ClientIP: h.ClientIP(r),
 	})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, loginResponse{Token: res.Token, Email: res.Email, Plan: string(res.Plan)})
+	return nil
 }
 
-func (h *HTTP) verify(w http.ResponseWriter, r *http.Request, req authRequest) {
+func (h *HTTP) verify(w http.ResponseWriter, r *http.Request, req authRequest) error {
 	if *req.Action != "verify" {
-		httpx.Fail(w, r, apperr.InvalidField("action", `must be "verify"`))
-		return
+		return apperr.InvalidField("action", `must be "verify"`)
 	}
 	if req.Email != nil || req.Password != nil {
-		httpx.Fail(w, r, apperr.Invalid("unexpected_credentials", `email and password are not accepted with action "verify"`))
-		return
+		return apperr.Invalid("unexpected_credentials", `email and password are not accepted with action "verify"`)
 	}
 	token, err := authjwt.Credential(r)
 	if err == nil {
@@ -122,7 +114,7 @@ func (h *HTTP) verify(w http.ResponseWriter, r *http.Request, req authRequest) {
 		if res, err = h.App.Verify.Handle(r.Context(), token); err == nil {
 			httpx.Respond(w, http.StatusOK, verifyResponse{Valid: true, Email: res.Email,
 				Plan: string(res.Plan), ExpiresAt: httpx.Time(res.ExpiresAt)})
-			return
+			return nil
 		}
 	}
 	var appErr *apperr.Error
@@ -130,18 +122,18 @@ func (h *HTTP) verify(w http.ResponseWriter, r *http.Request, req authRequest) {
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 		err = appErr.With("valid", false)
 	}
-	httpx.Fail(w, r, err)
+	return err
 }
 
-func (h *HTTP) jwks(w http.ResponseWriter, r *http.Request) {
+func (h *HTTP) jwks(w http.ResponseWriter, r *http.Request) error {
 	set, err := h.Keys.JWKS(r.Context(), h.Now())
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	// Verifiers refetch at this max-age, so a withdrawn key stops verifying within a minute.
 	w.Header().Set("Cache-Control", "public, max-age=60")
 	httpx.Respond(w, http.StatusOK, set)
+	return nil
 }
 
 func deref(s *string) string {

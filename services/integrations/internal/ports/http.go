@@ -43,34 +43,28 @@ type HTTP struct {
 // authentication on the caller's routes, Idempotency-Key on what creates or sends.
 func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	limited := mw.Limit(ratelimit.API)
-	protect := func(f http.HandlerFunc) http.Handler { return limited(mw.Authenticated(f)) }
-	effect := func(f http.HandlerFunc) http.Handler { return limited(mw.Authenticated(mw.Idempotent(f))) }
-	r.HandleFunc("/api/ext-webhook", h.receiveInbound).Methods(http.MethodPost)
+	protect := func(f authjwt.Handler) http.Handler { return limited(mw.Authenticated(f)) }
+	effect := func(f authjwt.Handler) http.Handler { return limited(mw.Authenticated(mw.Idempotent(f))) }
+	r.Handle("/api/ext-webhook", httpx.JSON(maxInboundBody, h.receiveInbound)).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/sample", httpx.PublicCORS(http.HandlerFunc(h.samples))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
-	r.Handle("/api/ext-webhook/subscribe", effect(h.subscribe)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/subscribe", effect(authjwt.JSON(maxRequestBody, h.subscribe))).Methods(http.MethodPost)
 	r.Handle("/api/ext-webhook/subscriptions", protect(h.listSubscriptions)).Methods(http.MethodGet)
 	r.Handle("/api/ext-webhook/subscriptions/{id}", protect(h.unsubscribe)).Methods(http.MethodDelete)
 	r.Handle("/api/ext-webhook/subscriptions/{id}/deliveries", protect(h.attempts)).Methods(http.MethodGet)
 	r.Handle("/api/ext-webhook/deliveries/{id}/replay", effect(h.replay)).Methods(http.MethodPost)
-	r.Handle("/api/ext-webhook/secret/rotate", effect(h.rotateSecret)).Methods(http.MethodPost)
+	r.Handle("/api/ext-webhook/secret/rotate", effect(authjwt.SignedIn(h.rotateSecret))).Methods(http.MethodPost)
 	// Stripe sends from its own addresses: the general policy keys it by that sender IP, and
 	// Stripe retries what we refuse with a 429.
 	r.Handle("/api/payments/stripe/webhook", limited(h.Payments)).Methods(http.MethodPost)
 }
 
-func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
-	var body map[string]json.RawMessage
-	if err := httpx.Decode(w, r, &body, maxInboundBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request, body map[string]json.RawMessage) error {
 	res, err := h.App.ReceiveInbound.Handle(r.Context(), app.ReceiveInboundCmd{
 		Secret: r.Header.Get("X-Ext-Secret"), IdempotencyKey: r.Header.Get("Idempotency-Key"), WebhookID: r.Header.Get("webhook-id"),
 		Body: body, ClientIP: h.ClientIP(r),
 	})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	var changed *[]string
 	if res.Merged {
@@ -84,6 +78,7 @@ func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request) {
 		Event: string(res.Event), Processed: !res.Duplicate, ServiceID: res.ID, Duplicate: res.Duplicate, Merged: res.Merged,
 		Changed: changed, Warnings: warnings,
 	})
+	return nil
 }
 
 type inboundResponse struct {
@@ -117,29 +112,16 @@ type subscribeRequest struct {
 	Event   *string `json:"event"`
 }
 
-func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req subscribeRequest
-	if err := httpx.Decode(w, r, &req, maxRequestBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req subscribeRequest) error {
 	if req.HookURL == nil {
-		httpx.Fail(w, r, apperr.MissingField("hookUrl"))
-		return
+		return apperr.MissingField("hookUrl")
 	}
 	if req.Event == nil {
-		httpx.Fail(w, r, apperr.MissingField("event"))
-		return
+		return apperr.MissingField("event")
 	}
 	sub, created, err := h.App.Hooks.Subscribe(r.Context(), c.AccountID, *req.HookURL, *req.Event)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	if !created {
 		// The secret was shown when the subscription was made; a bearer token alone must not
@@ -148,7 +130,7 @@ func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
 			ID string `json:"id"`
 			subscriptionView
 		}{sub.ID(), viewOf(sub)})
-		return
+		return nil
 	}
 	idempotency.ShownOnce(w, r, "secret")
 	httpx.Respond(w, http.StatusCreated, struct {
@@ -156,6 +138,7 @@ func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request) {
 		subscriptionView
 		Secret string `json:"secret"`
 	}{sub.ID(), viewOf(sub), sub.Secret()})
+	return nil
 }
 
 type subscriptionView struct {
@@ -174,16 +157,10 @@ func viewOf(s domain.Subscription) subscriptionView {
 	return v
 }
 
-func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	subs, err := h.App.Hooks.List(r.Context(), c.AccountID)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	type item struct {
 		ID string `json:"id"`
@@ -194,32 +171,22 @@ func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 		items[i] = item{s.ID(), viewOf(s)}
 	}
 	httpx.Respond(w, http.StatusOK, map[string]any{"subscriptions": items})
+	return nil
 }
 
-func (h HTTP) unsubscribe(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) unsubscribe(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	id := mux.Vars(r)["id"]
 	if err := h.App.Hooks.Unsubscribe(r.Context(), c.AccountID, id); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
+	return nil
 }
 
-func (h HTTP) attempts(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) attempts(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	list, err := h.App.Hooks.Attempts(r.Context(), c.AccountID, mux.Vars(r)["id"])
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	type attempt struct {
 		DeliveryID  string     `json:"deliveryId"`
@@ -240,33 +207,24 @@ func (h HTTP) attempts(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	httpx.Respond(w, http.StatusOK, map[string]any{"attempts": out})
+	return nil
 }
 
-func (h HTTP) replay(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) replay(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	id := mux.Vars(r)["id"]
 	if err := h.App.Hooks.Replay(r.Context(), c.AccountID, id); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusAccepted, map[string]any{"deliveryId": id, "queued": true})
+	return nil
 }
 
-func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireSignedIn(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	secret, err := h.App.RotateSecret.Handle(r.Context(), c.AccountID)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	idempotency.ShownOnce(w, r, "secret")
 	httpx.Respond(w, http.StatusOK, map[string]any{"secret": string(secret), "rotatedAt": httpx.Time(time.Now())})
+	return nil
 }

@@ -33,34 +33,25 @@ type HTTP struct {
 // caller's routes, Idempotency-Key on what spends, the statistics' own limit on the public one.
 func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	apiLimit := mw.Limit(ratelimit.API)
-	authed := func(f http.HandlerFunc) http.Handler { return apiLimit(mw.Authenticated(f)) }
-	spends := func(f http.HandlerFunc) http.Handler { return apiLimit(mw.Authenticated(mw.Idempotent(f))) }
+	authed := func(f http.Handler) http.Handler { return apiLimit(mw.Authenticated(f)) }
+	spends := func(f http.Handler) http.Handler { return apiLimit(mw.Authenticated(mw.Idempotent(f))) }
+	findLeads, qualify := authjwt.JSON(maxBody, h.findLeads), httpx.Handler(h.qualify)
+	batch, listSheet := authjwt.JSON(maxBody, h.batch), authjwt.Handler(h.listSheet)
 
-	r.Handle("/api/lead-finder", spends(h.findLeads)).Methods(http.MethodPost)
-	r.Handle("/api/lead-qualify", authed(h.qualify)).Methods(http.MethodGet)
-	r.Handle("/api/lead-quality-batch", spends(h.batch)).Methods(http.MethodPost)
-	r.Handle("/api/leads", authed(h.listSheet)).Methods(http.MethodGet)
-	r.Handle("/api/leads/export.csv", authed(h.exportSheet)).Methods(http.MethodGet)
-	r.Handle("/api/scout-stats", httpx.PublicCORS(mw.Limit(ratelimit.Stats)(http.HandlerFunc(h.scoutStats)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	r.Handle("/api/lead-finder", spends(findLeads)).Methods(http.MethodPost)
+	r.Handle("/api/lead-qualify", authed(qualify)).Methods(http.MethodGet)
+	r.Handle("/api/lead-quality-batch", spends(batch)).Methods(http.MethodPost)
+	r.Handle("/api/leads", authed(listSheet)).Methods(http.MethodGet)
+	r.Handle("/api/leads/export.csv", authed(authjwt.Handler(h.exportSheet))).Methods(http.MethodGet)
+	r.Handle("/api/scout-stats", httpx.PublicCORS(mw.Limit(ratelimit.Stats)(httpx.Handler(h.scoutStats)))).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 
 	// The assistant's tools call these on behalf of a caller, with the caller's own token (so the
 	// caller's account and allowances apply) but not charged to the caller's IP bucket: its
 	// requests to the assistant already were. The ingress routes only /api paths.
-	internal := func(f http.HandlerFunc) http.Handler { return mw.Authenticated(f) }
-	r.Handle("/internal/lead-finder", internal(h.findLeads)).Methods(http.MethodPost)
-	r.Handle("/internal/leads", internal(h.listSheet)).Methods(http.MethodGet)
-	r.Handle("/internal/lead-qualify", internal(h.qualify)).Methods(http.MethodGet)
-	r.Handle("/internal/lead-quality-batch", internal(h.batch)).Methods(http.MethodPost)
-}
-
-// actor is the authenticated caller and the access token it acts with (for an API key, the one
-// minted for it), which the allowance reservation presents to analytics on its behalf.
-func actor(r *http.Request) (authjwt.Caller, string, error) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		return authjwt.Caller{}, "", err
-	}
-	return c, c.Token, nil
+	r.Handle("/internal/lead-finder", mw.Authenticated(findLeads)).Methods(http.MethodPost)
+	r.Handle("/internal/leads", mw.Authenticated(listSheet)).Methods(http.MethodGet)
+	r.Handle("/internal/lead-qualify", mw.Authenticated(qualify)).Methods(http.MethodGet)
+	r.Handle("/internal/lead-quality-batch", mw.Authenticated(batch)).Methods(http.MethodPost)
 }
 
 type findRequest struct {
@@ -81,24 +72,15 @@ type leadJSON struct {
 	Source       string `json:"source"`
 }
 
-func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
-	c, token, err := actor(r)
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	var req findRequest
-	if err := httpx.Decode(w, r, &req, maxBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+// findLeads presents the caller's token (for an API key, the one minted for it) to analytics
+// when it reserves the allowance.
+func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req findRequest) error {
 	res, err := h.App.FindLeads.Handle(r.Context(), app.FindLeadsInput{
-		AccountID: c.AccountID, Credential: token, Industry: req.Industry, Location: req.Location, Limit: req.Limit, Keywords: req.Keywords,
+		AccountID: c.AccountID, Credential: c.Token, Industry: req.Industry, Location: req.Location, Limit: req.Limit, Keywords: req.Keywords,
 		RadiusMiles: req.RadiusMiles,
 	})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	leads := make([]leadJSON, len(res.Found))
 	for i, f := range res.Found {
@@ -113,6 +95,7 @@ func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request) {
 		Alternatives     []string   `json:"alternatives,omitempty"`
 		NearMiles        float64    `json:"nearMiles,omitempty"`
 	}{len(leads), leads, res.ResolvedLocation, req.RadiusMiles, res.Alternatives, res.NearMiles})
+	return nil
 }
 
 type qualifyJSON struct {
@@ -122,16 +105,16 @@ type qualifyJSON struct {
 	Signals   []string `json:"signals"`
 }
 
-func (h HTTP) qualify(w http.ResponseWriter, r *http.Request) {
+func (h HTTP) qualify(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	res, err := h.App.QualifyLead.Handle(r.Context(), app.LeadInput{
 		Email: q.Get("email"), BusinessName: q.Get("businessName"), Phone: q.Get("phone"), Country: q.Get("country"),
 	})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	httpx.Respond(w, http.StatusOK, qualifyJSON{Score: res.Score, Qualified: res.Qualified, Reasoning: res.Reasoning, Signals: res.Signals})
+	return nil
 }
 
 // batchLead is one lead of a batch. It is tolerant where the request is strict: a lead is the
@@ -167,29 +150,19 @@ func decodeBatchLeads(raw []json.RawMessage) ([]app.LeadInput, error) {
 	return leads, nil
 }
 
-func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
-	_, token, err := actor(r)
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
-	// The request object is strict (a misspelt "leads" is refused); each lead is not.
-	var req struct {
-		Leads []json.RawMessage `json:"leads"`
-	}
-	if err := httpx.Decode(w, r, &req, maxBody); err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+// batchRequest is strict (a misspelt "leads" is refused); each lead is not.
+type batchRequest struct {
+	Leads []json.RawMessage `json:"leads"`
+}
+
+func (h HTTP) batch(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req batchRequest) error {
 	leads, err := decodeBatchLeads(req.Leads)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
-	res, err := h.App.ScoreBatch.Handle(r.Context(), app.BatchInput{Credential: token, Leads: leads})
+	res, err := h.App.ScoreBatch.Handle(r.Context(), app.BatchInput{Credential: c.Token, Leads: leads})
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	var remaining *int // null on a plan without a cap: "unlimited" has no number
 	if !res.Unlimited {
@@ -201,6 +174,7 @@ func (h HTTP) batch(w http.ResponseWriter, r *http.Request) {
 		Unlimited bool             `json:"unlimited"`
 		Results   []app.BatchScore `json:"results"`
 	}{res.Scored, remaining, res.Unlimited, res.Results})
+	return nil
 }
 
 type sheetLeadJSON struct {
@@ -217,22 +191,15 @@ type sheetLeadJSON struct {
 	CreatedAt    string            `json:"createdAt"`
 }
 
-func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	q := r.URL.Query()
 	in := app.ListInput{AccountID: c.AccountID, Cursor: q.Get("cursor"), Limit: app.DefaultListLimit}
 	if err := httpx.QueryInt(q, "limit", &in.Limit); err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	page, err := h.App.ListSheet.Handle(r.Context(), in)
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	leads := make([]sheetLeadJSON, len(page.Leads))
 	for i, l := range page.Leads {
@@ -248,6 +215,7 @@ func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request) {
 		Leads      []sheetLeadJSON `json:"leads"`
 		NextCursor *string         `json:"nextCursor"`
 	}{len(leads), leads, next})
+	return nil
 }
 
 // csvSafe defuses spreadsheet formulas in free-text cells (OWASP CSV injection).
@@ -258,16 +226,11 @@ func csvSafe(s string) string {
 	return s
 }
 
-func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
-	c, err := authjwt.RequireCaller(r.Context())
-	if err != nil {
-		httpx.Fail(w, r, err)
-		return
-	}
+func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	body := &csvBody{w: w}
 	cw := csv.NewWriter(body)
 	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw", "notes", "extras"})
-	err = h.App.ExportSheet.Handle(r.Context(), c.AccountID, func(l sheet.Lead) error {
+	err := h.App.ExportSheet.Handle(r.Context(), c.AccountID, func(l sheet.Lead) error {
 		extras, err := json.Marshal(l.Extras()) // one cell: a JSON object, keys sorted
 		if err != nil {
 			return err
@@ -280,14 +243,12 @@ func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request) {
 		cw.Flush()
 		err = cw.Error()
 	}
-	switch {
-	case err != nil && !body.sent:
-		httpx.Fail(w, r, err) // nothing reached the client: an ordinary error answer (503 for an outage)
-	case err != nil:
+	if err != nil && body.sent {
 		// Headers and part of the body are gone; abort so the client sees a broken transfer,
 		// not a short file that looks complete.
 		panic(http.ErrAbortHandler)
 	}
+	return err // nothing reached the client: an ordinary error answer (503 for an outage)
 }
 
 // csvBody sets the CSV headers with its first bytes, so that an error before the first buffered
@@ -306,15 +267,15 @@ func (b *csvBody) Write(p []byte) (int, error) {
 	return b.w.Write(p)
 }
 
-func (h HTTP) scoutStats(w http.ResponseWriter, r *http.Request) {
+func (h HTTP) scoutStats(w http.ResponseWriter, r *http.Request) error {
 	body, err := h.App.Stats.Handle(r.Context())
 	if err != nil {
-		httpx.Fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Cache-Control", "public, max-age=21600")
 	if httpx.NotModified(w, r, httpx.ETag(body)) {
-		return
+		return nil
 	}
 	httpx.RespondRaw(w, http.StatusOK, append(body, '\n'))
+	return nil
 }
