@@ -63,9 +63,25 @@ func TestImportKeepsGoingPastBadRows(t *testing.T) {
 	require.Equal(t, 1, progress)
 }
 
-// failingStore fails its failOn-th upsert and records whether two upserts ever ran at once.
+// watchedRows is sliceRows that closes reached[line] once the row of that line has been read.
+type watchedRows struct {
+	sliceRows
+	reached map[int]chan struct{}
+}
+
+func (w *watchedRows) Next() (app.CatalogRow, error) {
+	r, err := w.sliceRows.Next()
+	if ch, ok := w.reached[r.Line]; ok && err == nil {
+		close(ch)
+	}
+	return r, err
+}
+
+// failingStore fails its failOn-th upsert and records whether two upserts ever ran at once. Its
+// n-th upsert returns only once readAhead[n-1] is closed: when the next chunk has been read.
 type failingStore struct {
 	calls, failOn int
+	readAhead     []chan struct{}
 	busy          atomic.Bool
 	overlapped    bool
 }
@@ -75,7 +91,11 @@ func (f *failingStore) Upsert(_ context.Context, bs []catalog.Business) (int, in
 		f.overlapped = true
 	}
 	defer f.busy.Store(false)
-	time.Sleep(time.Millisecond) // long enough for the next chunk's reading to catch up
+	select {
+	case <-f.readAhead[f.calls]:
+	case <-time.After(10 * time.Second):
+		return 0, 0, errors.New("the next chunk was not read while this one was written")
+	}
 	f.calls++
 	if f.calls == f.failOn {
 		return 0, 0, errors.New("connection lost")
@@ -88,7 +108,9 @@ func (f *failingStore) Upsert(_ context.Context, bs []catalog.Business) (int, in
 func TestImportStopsAtTheFailedChunk(t *testing.T) {
 	t.Parallel()
 	const chunks = 4
-	var rows sliceRows
+	// The chunks end at lines 5001 (line 2 is refused), 10001 and 15001.
+	readAhead := []chan struct{}{make(chan struct{}), make(chan struct{})}
+	rows := watchedRows{reached: map[int]chan struct{}{10001: readAhead[0], 15001: readAhead[1]}}
 	for i := range chunks * 5000 {
 		in := catalog.BusinessInput{ID: fmt.Sprintf("b%d", i), Name: "Acme", Vertical: "plumbing", City: "Austin", State: "TX"}
 		if i == 1 {
@@ -96,7 +118,7 @@ func TestImportStopsAtTheFailedChunk(t *testing.T) {
 		}
 		rows.rows = append(rows.rows, app.CatalogRow{Line: i + 1, Input: in})
 	}
-	store := &failingStore{failOn: 2}
+	store := &failingStore{failOn: 2, readAhead: readAhead}
 	var progress []app.ImportReport
 	rep, err := app.ImportCatalog{Store: store, Now: time.Now}.Handle(context.Background(), &rows, func(r app.ImportReport) { progress = append(progress, r) })
 	require.EqualError(t, err, "write rows up to line 10001: connection lost")

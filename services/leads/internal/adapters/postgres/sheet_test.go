@@ -105,9 +105,12 @@ func TestSheetListPagesNewestFirst(t *testing.T) {
 	ctx := context.Background()
 	s := NewSheet(pool, pgkit.PrimaryReads(pool))
 	var all []sheet.Lead
+	first := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 5 {
-		all = append(all, lead(t, "acc_a", fmt.Sprintf("p%d@acme.com", i), ""))
-		time.Sleep(2 * time.Millisecond) // distinct write times: the sheet stamps them with the database's clock
+		// Created a second apart: the sheet pages by creation time.
+		l, err := sheet.NewLead("acc_a", sheet.LeadInput{Name: "N", Email: fmt.Sprintf("p%d@acme.com", i)}, first.Add(time.Duration(i)*time.Second))
+		require.NoError(t, err)
+		all = append(all, l)
 	}
 	_, err := s.Append(ctx, "acc_a", all)
 	require.NoError(t, err)
