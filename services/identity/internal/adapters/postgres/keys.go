@@ -93,14 +93,11 @@ func (s *KeyStore) Rotate(ctx context.Context, now time.Time) (string, error) {
 // Withdraw stops signing with and publishing kid at once, whatever it signed; when it was the
 // signing key a new one takes over. It fails with signing.ErrUnknownKey for a kid not in the ring.
 func (s *KeyStore) Withdraw(ctx context.Context, kid string, now time.Time) error {
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.lockRing(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE`); err != nil {
-		return err
-	}
 	tag, err := tx.Exec(ctx, `UPDATE signing_keys SET withdrawn_at = $2, retired_at = coalesce(retired_at, $2)
 		WHERE kid = $1 AND withdrawn_at IS NULL`, kid, now)
 	if err != nil {
@@ -109,39 +106,46 @@ func (s *KeyStore) Withdraw(ctx context.Context, kid string, now time.Time) erro
 	if tag.RowsAffected() == 0 {
 		return signing.ErrUnknownKey
 	}
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`).Scan(&n); err != nil {
+	if err := s.ensureSigning(ctx, tx, now); err != nil {
 		return err
-	}
-	if n == 0 {
-		if _, err := s.insert(ctx, tx, now); err != nil {
-			return err
-		}
 	}
 	return tx.Commit(ctx)
 }
 
 // EnsureKey creates the first key when there is none; concurrent replicas agree on one key.
 func (s *KeyStore) EnsureKey(ctx context.Context, now time.Time) error {
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.lockRing(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE`); err != nil {
-		return err
-	}
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	if _, err := s.insert(ctx, tx, now); err != nil {
+	if err := s.ensureSigning(ctx, tx, now); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// lockRing begins a transaction holding the lock that orders changes to the ring across replicas.
+func (s *KeyStore) lockRing(ctx context.Context) (pgx.Tx, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, err
+	}
+	return tx, nil
+}
+
+// ensureSigning adds a key when none is live, so that there is always one to sign with.
+func (s *KeyStore) ensureSigning(ctx context.Context, tx pgx.Tx, now time.Time) error {
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	_, err := s.insert(ctx, tx, now)
+	return err
 }
 
 // insert stores a new sealed key and returns its kid.
