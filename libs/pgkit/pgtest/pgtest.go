@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -93,6 +95,28 @@ func Open(t testing.TB, db Database, schema string, sources ...pgkit.Source) *pg
 		t.Fatalf("pgtest: migrate: %v", err)
 	}
 	return pool
+}
+
+// Before is the migrations of fsys (*.sql) named below version: a schema as it was before that
+// migration, for a test that upgrades it with the rest as a deployment of new code does.
+func Before(t testing.TB, fsys fs.FS, version string) fs.FS {
+	t.Helper()
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	older := fstest.MapFS{}
+	for _, name := range names {
+		if name >= version {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			t.Fatalf("pgtest: %v", err)
+		}
+		older[name] = &fstest.MapFile{Data: data}
+	}
+	return older
 }
 
 // Config is a pgkit.Config for db and schema with test-sized limits.

@@ -2,10 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"io/fs"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,16 +21,7 @@ import (
 // upgrade applies the rest, as a deployment of the new code does.
 func migratedBefore(t *testing.T, version string) (pool *pgxpool.Pool, upgrade func()) {
 	t.Helper()
-	older := fstest.MapFS{}
-	files, err := fs.Glob(migrations.FS, "*.sql")
-	require.NoError(t, err)
-	for _, f := range files {
-		if f < version {
-			data, err := fs.ReadFile(migrations.FS, f)
-			require.NoError(t, err)
-			older[f] = &fstest.MapFile{Data: data}
-		}
-	}
+	older := pgtest.Before(t, migrations.FS, version)
 	pool = pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: older}, events.Migrations)
 	return pool, func() {
 		require.NoError(t, pgkit.Migrate(context.Background(), pool, "integrations",
@@ -54,6 +43,19 @@ func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
 	t.Helper()
 	_, err := pool.Exec(context.Background(), sql, args...)
 	require.NoError(t, err)
+}
+
+// storedSub is a subscriptions row as an earlier version wrote it.
+type storedSub struct{ id, account, event, url, status, created string }
+
+// insertSubs writes subs and a pending delivery, msg_1, to the one named queued.
+func insertSubs(t *testing.T, pool *pgxpool.Pool, subs []storedSub, queued string) {
+	t.Helper()
+	for _, s := range subs {
+		exec(t, pool, `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status, created_at) VALUES ($1, $2, $3, $4, 's', $5, $6)`,
+			s.id, s.account, s.event, s.url, s.status, s.created)
+	}
+	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', $1, 'new_lead', '{}', 'pending')`, queued)
 }
 
 // Attempts logged before errors were made generic lose the addresses they carried.
@@ -94,7 +96,7 @@ func TestOldAttemptErrorsAreRewrittenInGenericWords(t *testing.T) {
 func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
 	t.Parallel()
 	pool, upgrade := migratedBefore(t, "003")
-	subs := []struct{ id, account, event, url, status, created string }{
+	insertSubs(t, pool, []storedSub{
 		{"hook_a1", "acc_1", "new_lead", "https://a.example/x", "active", "2026-01-01"},
 		{"hook_a2", "acc_1", "new_lead", "https://a.example/x", "active", "2026-01-02"},
 		{"hook_a3", "acc_1", "new_lead", "https://a.example/x", "active", "2026-01-03"},
@@ -102,12 +104,7 @@ func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
 		{"hook_b2", "acc_1", "new_lead", "https://b.example/x", "active", "2026-01-05"},
 		{"hook_c1", "acc_1", "invoice.paid", "https://a.example/x", "active", "2026-01-04"},
 		{"hook_d1", "acc_2", "new_lead", "https://a.example/x", "active", "2026-01-06"},
-	}
-	for _, s := range subs {
-		exec(t, pool, `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status, created_at) VALUES ($1, $2, $3, $4, 's', $5, $6)`,
-			s.id, s.account, s.event, s.url, s.status, s.created)
-	}
-	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', 'hook_a2', 'new_lead', '{}', 'pending')`)
+	}, "hook_a2")
 	upgrade()
 
 	require.Equal(t, []string{"hook_a1", "hook_b2", "hook_c1", "hook_d1"}, column(t, pool, `SELECT id FROM subscriptions ORDER BY id`))
@@ -124,19 +121,14 @@ func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
 func TestStoredHookURLsAreCanonicalizedAndTheirCopiesFolded(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
-	subs := []struct{ id, account, event, url, status, created string }{
+	insertSubs(t, pool, []storedSub{
 		{"hook_a1", "acc_1", "new_lead", "https://HOOKS.example.com:443/in/./x?", "disabled", "2026-01-01"},
 		{"hook_a2", "acc_1", "new_lead", "https://hooks.example.com/in/x", "active", "2026-01-02"},
 		{"hook_a3", "acc_1", "new_lead", "https://hooks.example.com/in/y/../x", "active", "2026-01-03"},
 		{"hook_b1", "acc_1", "invoice.paid", "https://Hooks.Example.com/in/x", "active", "2026-01-04"},
 		{"hook_c1", "acc_2", "new_lead", "https://hooks.example.com:8443/in/x", "active", "2026-01-05"},
 		{"hook_d1", "acc_2", "new_lead", "not a url at all", "active", "2026-01-06"},
-	}
-	for _, s := range subs {
-		exec(t, pool, `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status, created_at) VALUES ($1, $2, $3, $4, 's', $5, $6)`,
-			s.id, s.account, s.event, s.url, s.status, s.created)
-	}
-	exec(t, pool, `INSERT INTO deliveries (id, subscription_id, event, payload, status) VALUES ('msg_1', 'hook_a3', 'new_lead', '{}', 'pending')`)
+	}, "hook_a3")
 	store := postgres.NewSubscriptions(pool, sealboxtest.New(t), pgkit.PrimaryReads(pool))
 
 	n, err := store.CanonicalizeHookURLs(context.Background())

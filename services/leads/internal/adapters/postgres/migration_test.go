@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"io/fs"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -14,22 +12,6 @@ import (
 	"github.com/bizassist/bizassist/services/leads/migrations"
 )
 
-// before returns the migrations numbered below version.
-func before(t *testing.T, version string) fs.FS {
-	t.Helper()
-	out := fstest.MapFS{}
-	names, err := fs.Glob(migrations.FS, "*.sql")
-	require.NoError(t, err)
-	for _, n := range names {
-		if n < version {
-			b, err := fs.ReadFile(migrations.FS, n)
-			require.NoError(t, err)
-			out[n] = &fstest.MapFile{Data: b}
-		}
-	}
-	return out
-}
-
 // Rows written with random ids before 006 get the id the code now derives from account and email,
 // so an inbound reply, the sheet and new_lead name an older lead alike; a shared phone stops merging.
 // The migrations run as a role with only the documented grants: 006 once needed TEMPORARY.
@@ -37,7 +19,7 @@ func TestMigration006RekeysEarlierLeadsAndDropsThePhoneIdentity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := pgtest.Restricted(t, pgtest.NewDatabase(t), "leads")
-	pool := pgtest.Open(t, db, "leads", pgkit.Source{Name: "leads", FS: before(t, "006")})
+	pool := pgtest.Open(t, db, "leads", pgkit.Source{Name: "leads", FS: pgtest.Before(t, migrations.FS, "006")})
 	_, err := pool.Exec(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, source, created_at) VALUES
 		('lead_01JD3X0000000000000000000A', 'acc_a', 'Ann', 'Ann@Acme.com', '+15124723000', 'api', now()),
 		('lead_01JD3X0000000000000000000B', 'acc_b', 'Ann', 'ann@acme.com', '', 'api', now())`)
