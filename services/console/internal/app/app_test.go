@@ -54,6 +54,14 @@ func (w *world) signIn(t *testing.T) (session.Secret, session.Session) {
 	return secret, sess
 }
 
+// signedIn is a world whose owner has signed in, and the owner's session.
+func signedIn(t *testing.T) (*world, session.Session) {
+	t.Helper()
+	w := setup(t)
+	_, sess := w.signIn(t)
+	return w, sess
+}
+
 func TestSigningInStartsASessionBoundByMaxAge(t *testing.T) {
 	t.Parallel()
 	w := setup(t)
@@ -110,8 +118,7 @@ func TestChangingThePasswordEndsTheSessionAndAWrongOneKeepsIt(t *testing.T) {
 
 func TestTheOverviewGathersEveryPanel(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
+	w, sess := signedIn(t)
 	for i := range 7 {
 		w.fake.AddLeads(apitest.Lead{Name: fmt.Sprintf("Lead %d", i), Email: fmt.Sprintf("l%d@example.com", i)})
 	}
@@ -139,8 +146,7 @@ func features(o app.Overview) []string {
 
 func TestAnOverviewPanelFailsAloneButARefusedTokenEndsIt(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
+	w, sess := signedIn(t)
 	w.fake.Refuse("GET /api/health-score/history", rateLimited)
 	o, err := w.app.Overview.Handle(w.ctx, sess)
 	require.NoError(t, err)
@@ -175,8 +181,7 @@ func TestTheOverviewSuggestsOneNextStep(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w := setup(t)
-			_, sess := w.signIn(t)
+			w, sess := signedIn(t)
 			w.fake.SetUsage("chat", 90, 100, 90, tc.nearLimit)
 			if tc.leads {
 				w.fake.AddLeads(apitest.Lead{Name: "Ann", Email: "ann@example.com"})
@@ -193,8 +198,7 @@ func TestTheOverviewSuggestsOneNextStep(t *testing.T) {
 
 func TestClientsAreMergedWithTheirChurnPredictionAndRankedByRisk(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
+	w, sess := signedIn(t)
 	listed := 55
 	w.fake.AddClient(apitest.Client{Email: "calm@example.com", BusinessName: "Calm", HealthScore: &listed, Tier: "at_risk",
 		AtRisk: true, ChurnProbability: 10, AtRiskScore: 90, Recommendation: "keep going"})
@@ -221,8 +225,7 @@ func TestClientsAreMergedWithTheirChurnPredictionAndRankedByRisk(t *testing.T) {
 
 func TestAClientsPageHasItsTrendAndSignals(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
+	w, sess := signedIn(t)
 	id := w.fake.AddClient(apitest.Client{Email: "c@example.com", BusinessName: "Client Co"})
 	w.fake.AddHistory(id, apitest.Point{At: w.now.Add(-24 * time.Hour), Score: 25, Tier: "critical"})
 
@@ -243,8 +246,7 @@ func TestAClientsPageHasItsTrendAndSignals(t *testing.T) {
 
 func TestWebhooksSplitRESTHooksFromPaymentForwarding(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
+	w, sess := signedIn(t)
 	w.fake.AddSubscription("https://crm.example/hook", "new_lead")
 	w.fake.AddSubscription("https://books.example/pay", "invoice.paid")
 	w.fake.AddSubscription("https://books.example/pay", "invoice.payment_failed")
@@ -259,8 +261,7 @@ func TestWebhooksSplitRESTHooksFromPaymentForwarding(t *testing.T) {
 
 func TestOptingInPaymentsMakesTheFormsChoiceTheAccounts(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
+	w, sess := signedIn(t)
 	w.fake.AddSubscription("https://crm.example/hook", "new_lead")
 	w.fake.AddSubscription("https://old.example/pay", "invoice.paid")
 	w.fake.AddSubscription("https://new.example/pay", "customer.subscription.deleted")
@@ -288,8 +289,7 @@ func TestOptingInPaymentsMakesTheFormsChoiceTheAccounts(t *testing.T) {
 
 func TestASubscriptionsDeliveries(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
+	w, sess := signedIn(t)
 	id := w.fake.AddSubscription("https://crm.example/hook", "new_lead")
 	w.fake.AddAttempt(id, apitest.Attempt{DeliveryID: "msg_1", Event: "new_lead", At: w.now, Error: "timeout", LatencyMs: 10000})
 
@@ -303,30 +303,38 @@ func TestASubscriptionsDeliveries(t *testing.T) {
 	require.ErrorIs(t, err, app.ErrNotFound)
 }
 
-// addLeads puts n leads named Lead 0 (oldest) to Lead n-1 (newest) on the sheet.
-func addLeads(w *world, n int) {
+// withLeads is the owner's session over a sheet of n leads named Lead 0 (oldest) to Lead n-1
+// (newest).
+func withLeads(t *testing.T, n int) (*world, session.Session) {
+	t.Helper()
+	w, sess := signedIn(t)
 	ls := make([]apitest.Lead, n)
 	for i := range ls {
 		ls[i] = apitest.Lead{Name: fmt.Sprintf("Lead %d", i), Email: fmt.Sprintf("l%d@example.com", i), BusinessName: "Biz"}
 	}
 	w.fake.AddLeads(ls...)
+	return w, sess
+}
+
+// sheetPage is the page of the sheet that q and cursor ask for.
+func (w *world) sheetPage(t *testing.T, sess session.Session, q sheet.Query, cursor string) app.Sheet {
+	t.Helper()
+	s, err := w.app.Leads.Sheet(w.ctx, sess.Token, q, cursor)
+	require.NoError(t, err)
+	return s
 }
 
 func TestBrowsingTheSheetIsOneAPIPageByCursor(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
-	addLeads(w, 30)
+	w, sess := withLeads(t, 30)
 
-	s, err := w.app.Leads.Sheet(w.ctx, sess.Token, sheet.NewQuery("", "", 1), "")
-	require.NoError(t, err)
+	s := w.sheetPage(t, sess, sheet.NewQuery("", "", 1), "")
 	require.Len(t, s.Leads, sheet.PageSize)
 	require.Equal(t, "Lead 29", s.Leads[0].Name)
 	require.NotEmpty(t, s.NextCursor)
 	require.Zero(t, s.Scanned, "nothing is scanned")
 
-	s, err = w.app.Leads.Sheet(w.ctx, sess.Token, sheet.NewQuery("", "newest", 1), s.NextCursor)
-	require.NoError(t, err)
+	s = w.sheetPage(t, sess, sheet.NewQuery("", "newest", 1), s.NextCursor)
 	require.Len(t, s.Leads, 5)
 	require.Empty(t, s.NextCursor)
 	require.Len(t, w.fake.Calls("GET /api/leads"), 2)
@@ -334,12 +342,9 @@ func TestBrowsingTheSheetIsOneAPIPageByCursor(t *testing.T) {
 
 func TestASearchReadsTheNewestLeadsAndPagesThemHere(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
-	addLeads(w, 320)
+	w, sess := withLeads(t, 320)
 
-	s, err := w.app.Leads.Sheet(w.ctx, sess.Token, sheet.NewQuery("lead 1", "oldest", 2), "ignored")
-	require.NoError(t, err)
+	s := w.sheetPage(t, sess, sheet.NewQuery("lead 1", "oldest", 2), "ignored")
 	require.Equal(t, sheet.ScanLimit, s.Scanned, "only the newest leads are searched")
 	// Lead 20 to Lead 319 are scanned, of which Lead 100 to Lead 199 match.
 	require.Equal(t, 100, s.Matched)
@@ -353,17 +358,14 @@ func TestASearchReadsTheNewestLeadsAndPagesThemHere(t *testing.T) {
 
 func TestASearchOfASmallSheetReadsItOnce(t *testing.T) {
 	t.Parallel()
-	w := setup(t)
-	_, sess := w.signIn(t)
-	addLeads(w, 3)
-	s, err := w.app.Leads.Sheet(w.ctx, sess.Token, sheet.NewQuery("", "name", 1), "")
-	require.NoError(t, err)
+	w, sess := withLeads(t, 3)
+	s := w.sheetPage(t, sess, sheet.NewQuery("", "name", 1), "")
 	require.Equal(t, 3, s.Scanned)
 	require.Equal(t, []string{"Lead 0", "Lead 1", "Lead 2"}, []string{s.Leads[0].Name, s.Leads[1].Name, s.Leads[2].Name})
 	require.Len(t, w.fake.Calls("GET /api/leads"), 1)
 
 	w.fake.RevokeTokens()
-	_, err = w.app.Leads.Sheet(w.ctx, sess.Token, sheet.NewQuery("x", "", 1), "")
+	_, err := w.app.Leads.Sheet(w.ctx, sess.Token, sheet.NewQuery("x", "", 1), "")
 	require.True(t, app.Unauthenticated(err))
 }
 

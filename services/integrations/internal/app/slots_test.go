@@ -10,10 +10,23 @@ import (
 	"github.com/bizassist/bizassist/libs/clocktest"
 )
 
+// newSlots is limit slots an account on a test clock.
+func newSlots(limit int) (*AccountSlots, *clocktest.Clock) {
+	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	return newAccountSlots(limit, clock.Now), clock
+}
+
+// held is the release of a slot of acc_a that must be free.
+func held(t *testing.T, slots *AccountSlots) func() {
+	t.Helper()
+	release, _ := slots.acquire(context.Background(), "acc_a", "", 1)
+	require.NotNil(t, release)
+	return release
+}
+
 func TestAnAccountGetsItsShareAndOthersKeepTheirs(t *testing.T) {
 	t.Parallel()
-	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	slots := newAccountSlots(2, clock.Now)
+	slots, _ := newSlots(2)
 	first, _ := slots.take("acc_a", "sub_1", 1)
 	second, _ := slots.take("acc_a", "sub_2", 1)
 	require.NotNil(t, first)
@@ -33,8 +46,7 @@ func TestAnAccountGetsItsShareAndOthersKeepTheirs(t *testing.T) {
 // time it is put off again, up to the cap.
 func TestTheWaitFollowsHowLongTheSlotsHaveBeenHeld(t *testing.T) {
 	t.Parallel()
-	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	slots := newAccountSlots(1, clock.Now)
+	slots, clock := newSlots(1)
 	release, _ := slots.take("acc_a", "", 1)
 	require.NotNil(t, release)
 
@@ -56,11 +68,9 @@ func TestTheWaitFollowsHowLongTheSlotsHaveBeenHeld(t *testing.T) {
 // being put off (a job-row write, and seconds until River makes it available again).
 func TestAJobBehindAFastReceiverWaitsForTheNextSlot(t *testing.T) {
 	t.Parallel()
-	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	slots := newAccountSlots(1, clock.Now)
+	slots, _ := newSlots(1)
 	slots.wait = time.Minute // the release below, not the bound, ends the wait
-	release, _ := slots.acquire(context.Background(), "acc_a", "", 1)
-	require.NotNil(t, release)
+	release := held(t, slots)
 
 	got := make(chan func(), 1)
 	go func() {
@@ -79,11 +89,9 @@ func TestAJobBehindAFastReceiverWaitsForTheNextSlot(t *testing.T) {
 
 func TestAJobBehindASlowReceiverIsPutOffAtOnce(t *testing.T) {
 	t.Parallel()
-	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	slots := newAccountSlots(1, clock.Now)
+	slots, clock := newSlots(1)
 	slots.wait = time.Hour // a wait would hang the test
-	release, _ := slots.acquire(context.Background(), "acc_a", "", 1)
-	require.NotNil(t, release)
+	held(t, slots)
 	clock.Advance(slowAttempt)
 	next, wait := slots.acquire(context.Background(), "acc_a", "", 1)
 	require.Nil(t, next)
@@ -92,11 +100,9 @@ func TestAJobBehindASlowReceiverIsPutOffAtOnce(t *testing.T) {
 
 func TestTheWaitForASlotIsBounded(t *testing.T) {
 	t.Parallel()
-	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	slots := newAccountSlots(1, clock.Now)
+	slots, _ := newSlots(1)
 	slots.wait = 20 * time.Millisecond
-	release, _ := slots.acquire(context.Background(), "acc_a", "", 1)
-	require.NotNil(t, release)
+	held(t, slots)
 	next, wait := slots.acquire(context.Background(), "acc_a", "", 1)
 	require.Nil(t, next, "the slot stayed in use for the whole wait")
 	require.Positive(t, wait)
@@ -106,8 +112,7 @@ func TestTheWaitForASlotIsBounded(t *testing.T) {
 // healthy ones. A subscription holds at most half the account's slots (rounded up).
 func TestOneSubscriptionHoldsAtMostHalfItsAccountsSlots(t *testing.T) {
 	t.Parallel()
-	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	slots := newAccountSlots(10, clock.Now)
+	slots, _ := newSlots(10)
 	var held int
 	for range 10 {
 		if release, _ := slots.take("acc_a", "sub_hang", 1); release != nil {
@@ -127,8 +132,7 @@ func TestOneSubscriptionHoldsAtMostHalfItsAccountsSlots(t *testing.T) {
 // half their account's slots together, however many of them fail.
 func TestSlowSubscriptionsTogetherHoldAtMostHalf(t *testing.T) {
 	t.Parallel()
-	clock := clocktest.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	slots := newAccountSlots(4, clock.Now)
+	slots, clock := newSlots(4)
 	hangA, _ := slots.take("acc_a", "sub_a", 1)
 	hangB, _ := slots.take("acc_a", "sub_b", 1)
 	require.NotNil(t, hangA)

@@ -119,7 +119,7 @@ func benchRecompute(b *testing.B, accounts int, unit string) {
 		b.Fatal(err)
 	}
 	store := postgres.NewHealth(pool)
-	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}, BatchSize: 1000}
+	w := app.Worker{Store: store, Recompute: recomputeAt(pool, store, func() time.Time { return now }), BatchSize: 1000}
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()

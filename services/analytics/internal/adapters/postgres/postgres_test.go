@@ -29,6 +29,18 @@ func newPool(t *testing.T) *pgxpool.Pool {
 	return pgtest.New(t, "analytics", migrations.Source, events.Migrations)
 }
 
+// newStores is a fresh database with its account projection and health store.
+func newStores(t *testing.T) (*pgxpool.Pool, *postgres.Accounts, *postgres.Health) {
+	t.Helper()
+	pool := newPool(t)
+	return pool, postgres.NewAccounts(pool), postgres.NewHealth(pool)
+}
+
+// recomputeAt scores accounts into store, with the churn model stored in pool, at now.
+func recomputeAt(pool *pgxpool.Pool, store *postgres.Health, now func() time.Time) app.Recompute {
+	return app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: now}
+}
+
 var writerCfg = postgres.WriterConfig{Workers: 2, MaxBatch: 50, Timeout: 10 * time.Second}
 
 func newEvent(t testing.TB, account, feature string, at time.Time) usage.Event {
@@ -45,33 +57,51 @@ func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
 	return n
 }
 
-func TestWriterStoresConcurrentEventsAndTheirRollup(t *testing.T) {
-	t.Parallel()
+// newWriter is a usage writer over a fresh database, closed when the test ends.
+func newWriter(t *testing.T, cfg postgres.WriterConfig) (*pgxpool.Pool, *postgres.UsageWriter) {
+	t.Helper()
 	pool := newPool(t)
-	w := postgres.NewUsageWriter(pool, writerCfg)
-	defer w.Close()
-	ctx := context.Background()
-	now := time.Now().UTC()
+	w := postgres.NewUsageWriter(pool, cfg)
+	t.Cleanup(w.Close)
+	return pool, w
+}
 
-	const n = 300
+// recordAtOnce records n events, event(i) the i-th, all at once with idem, and returns what each
+// logged.
+func recordAtOnce(t *testing.T, w *postgres.UsageWriter, n int, idem *app.Idempotency, event func(i int) usage.Event) []app.Logged {
+	t.Helper()
 	var wg sync.WaitGroup
-	ids := make(chan string, n)
+	results := make(chan app.Logged, n)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			feature := []string{"chat", "lead_finder", "audit_tool"}[i%3]
-			logged, err := w.Record(ctx, newEvent(t, "acc_a", feature, now), nil)
+		wg.Go(func() {
+			logged, err := w.Record(context.Background(), event(i), idem)
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			ids <- logged.EventID
-		}()
+			results <- logged
+		})
 	}
 	wg.Wait()
-	close(ids)
-	require.Len(t, ids, n)
+	close(results)
+	out := make([]app.Logged, 0, n)
+	for l := range results {
+		out = append(out, l)
+	}
+	return out
+}
+
+func TestWriterStoresConcurrentEventsAndTheirRollup(t *testing.T) {
+	t.Parallel()
+	pool, w := newWriter(t, writerCfg)
+	ctx := context.Background()
+	now := time.Now().UTC()
+
+	const n = 300
+	logged := recordAtOnce(t, w, n, nil, func(i int) usage.Event {
+		return newEvent(t, "acc_a", []string{"chat", "lead_finder", "audit_tool"}[i%3], now)
+	})
+	require.Len(t, logged, n)
 	require.Equal(t, n, count(t, pool, `SELECT count(*) FROM usage_events WHERE account_id = 'acc_a' AND source = 'api'`))
 	require.Equal(t, n/3, count(t, pool, `SELECT sum(uses)::int FROM usage_daily WHERE account_id = 'acc_a' AND feature = 'chat'`))
 	require.Equal(t, 1, count(t, pool, `SELECT count(DISTINCT account_id)::int FROM dirty_accounts WHERE account_id = 'acc_a'`))
@@ -83,35 +113,16 @@ func TestWriterStoresConcurrentEventsAndTheirRollup(t *testing.T) {
 
 func TestWriterReplaysAnIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t)
-	w := postgres.NewUsageWriter(pool, writerCfg)
-	defer w.Close()
+	pool, w := newWriter(t, writerCfg)
 	ctx := context.Background()
 	idem := &app.Idempotency{Key: "retry-1", Fingerprint: []byte("same request")}
 
 	// Concurrent retries of one request, in one batch or across batches, store one event.
-	var wg sync.WaitGroup
-	results := make(chan app.Logged, 20)
-	for range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			logged, err := w.Record(ctx, newEvent(t, "acc_k", "chat", time.Now()), idem)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			results <- logged
-		}()
-	}
-	wg.Wait()
-	close(results)
-	var first app.Logged
+	results := recordAtOnce(t, w, 20, idem, func(int) usage.Event { return newEvent(t, "acc_k", "chat", time.Now()) })
+	require.Len(t, results, 20)
+	first := results[0]
 	computed := 0
-	for r := range results {
-		if first.EventID == "" {
-			first = r
-		}
+	for _, r := range results {
 		require.Equal(t, first.EventID, r.EventID)
 		require.Equal(t, first.At, r.At)
 		if !r.Replayed {
@@ -139,8 +150,7 @@ func TestWriterReplaysAnIdempotencyKey(t *testing.T) {
 
 func TestWriterCommitsQueuedEventsOnCloseAndRefusesLaterOnes(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t)
-	w := postgres.NewUsageWriter(pool, writerCfg)
+	pool, w := newWriter(t, writerCfg)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	acked := make(chan string, 100)
@@ -224,22 +234,29 @@ func alerts(t *testing.T, pool *pgxpool.Pool) []events.Envelope {
 	return envs
 }
 
-// A client invited and never active is critical from its first score: that is an entry too,
-// told once however often it is recomputed.
-func TestAFirstScoreAlreadyCriticalFiresOnce(t *testing.T) {
-	t.Parallel()
-	pool := newPool(t)
-	ctx := context.Background()
-	clk := clocktest.New(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
-	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
-	recompute := app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: clk.Now}
+// ownerAndClient is a fresh database with acc_owner, made a year before clk's time, and client as
+// one of its clients projected, and the recompute that scores them at clk's time.
+func ownerAndClient(t *testing.T, clk *clocktest.Clock, client app.NewAccount) (*pgxpool.Pool, *postgres.Accounts, *postgres.Health, app.Recompute) {
+	t.Helper()
+	pool, accounts, store := newStores(t)
+	client.OwnerID = "acc_owner"
 	project(t, pool, func(ctx context.Context) error {
 		if err := accounts.Created(ctx, app.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
 			return err
 		}
-		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_quiet", OwnerID: "acc_owner",
-			Email: "quiet@x.test", BusinessName: "Quiet Co", Plan: "free", CreatedAt: clk.Now().AddDate(0, -2, 0)})
+		return accounts.Created(ctx, client)
 	})
+	return pool, accounts, store, recomputeAt(pool, store, clk.Now)
+}
+
+// A client invited and never active is critical from its first score: that is an entry too,
+// told once however often it is recomputed.
+func TestAFirstScoreAlreadyCriticalFiresOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := clocktest.New(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
+	pool, _, store, recompute := ownerAndClient(t, clk, app.NewAccount{AccountID: "acc_quiet",
+		Email: "quiet@x.test", BusinessName: "Quiet Co", Plan: "free", CreatedAt: clk.Now().AddDate(0, -2, 0)})
 	for range 3 {
 		require.NoError(t, recompute.Handle(ctx, []string{"acc_quiet"}))
 		clk.Advance(time.Hour)
@@ -255,19 +272,11 @@ func TestAFirstScoreAlreadyCriticalFiresOnce(t *testing.T) {
 
 func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t)
 	ctx := context.Background()
 	clk := clocktest.New(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
-	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
-	recompute := app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: clk.Now}
+	pool, accounts, store, recompute := ownerAndClient(t, clk, app.NewAccount{AccountID: "acc_client",
+		Email: "client@x.test", BusinessName: "Client Co", Plan: "free", CreatedAt: clk.Now().AddDate(-1, 0, 0)})
 
-	project(t, pool, func(ctx context.Context) error {
-		if err := accounts.Created(ctx, app.NewAccount{AccountID: "acc_owner", Email: "owner@x.test", Plan: "growth", CreatedAt: clk.Now().AddDate(-1, 0, 0)}); err != nil {
-			return err
-		}
-		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_client", OwnerID: "acc_owner",
-			Email: "client@x.test", BusinessName: "Client Co", Plan: "free", CreatedAt: clk.Now().AddDate(-1, 0, 0)})
-	})
 	beActive(t, pool, accounts, "acc_client", clk.Now())
 	require.NoError(t, recompute.Handle(ctx, []string{"acc_client", "acc_owner"}))
 	s, ok, err := store.Current(ctx, "acc_client")
@@ -320,10 +329,9 @@ func TestHealthCriticalFiresOncePerEntryIntoCritical(t *testing.T) {
 
 func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t)
+	pool, accounts, store := newStores(t)
 	ctx := context.Background()
 	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
-	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
 	project(t, pool, func(ctx context.Context) error {
 		for i, id := range []string{"acc_c1", "acc_c2", "acc_c3"} {
 			if err := accounts.Created(ctx, app.NewAccount{AccountID: id, OwnerID: "acc_o",
@@ -340,7 +348,7 @@ func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"acc_c1", "acc_c2", "acc_c3"}, unscored)
 
-	w := app.Worker{Store: store, Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}, BatchSize: 2}
+	w := app.Worker{Store: store, Recompute: recomputeAt(pool, store, func() time.Time { return now }), BatchSize: 2}
 	n, err := w.RecomputeDirty(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 4, n)
@@ -367,10 +375,9 @@ func TestRecomputeClearsDirtyMarksAndRanksAtRiskClients(t *testing.T) {
 
 func TestPaymentEventsMoveThePaymentSignal(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t)
+	pool, accounts, store := newStores(t)
 	ctx := context.Background()
 	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
-	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
 	project(t, pool, func(ctx context.Context) error {
 		if err := accounts.Created(ctx, app.NewAccount{AccountID: "acc_p", Plan: "growth", CreatedAt: now}); err != nil {
 			return err
@@ -382,7 +389,7 @@ func TestPaymentEventsMoveThePaymentSignal(t *testing.T) {
 		// An older event arriving late changes nothing.
 		return pay.Handle(ctx, app.PaymentCommand{AccountID: "acc_p", Event: health.PaymentEvent{Type: "invoice.paid"}, At: now.Add(-time.Hour)})
 	})
-	require.NoError(t, app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_p"}))
+	require.NoError(t, recomputeAt(pool, store, func() time.Time { return now }).Handle(ctx, []string{"acc_p"}))
 	s, _, err := store.Current(ctx, "acc_p")
 	require.NoError(t, err)
 	require.Equal(t, 40, s.Signals[health.PaymentHealth])
@@ -439,7 +446,7 @@ func TestChurnModelIsFittedFromObservedCancellations(t *testing.T) {
 	project(t, pool, func(ctx context.Context) error {
 		return accounts.Created(ctx, app.NewAccount{AccountID: "acc_new", Plan: "growth", CreatedAt: now.AddDate(-1, 0, 0)})
 	})
-	require.NoError(t, app.Recompute{Store: store, Models: models, Outbox: events.Outbox{}, Now: func() time.Time { return now }}.Handle(ctx, []string{"acc_new"}))
+	require.NoError(t, recomputeAt(pool, store, func() time.Time { return now }).Handle(ctx, []string{"acc_new"}))
 	s, _, err := store.Current(ctx, "acc_new")
 	require.NoError(t, err)
 	require.Equal(t, stored.Probability(s.Signals), s.Churn)
@@ -448,12 +455,11 @@ func TestChurnModelIsFittedFromObservedCancellations(t *testing.T) {
 
 func TestDemoSeedGivesTheOwnerASpreadOfClientsOnce(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t)
+	pool, accounts, store := newStores(t)
 	ctx := context.Background()
 	now := time.Date(2026, 5, 20, 15, 0, 0, 0, time.UTC)
-	accounts, store := postgres.NewAccounts(pool), postgres.NewHealth(pool)
 	seed := app.SeedDemo{Store: postgres.NewDemo(pool), Now: func() time.Time { return now },
-		Recompute: app.Recompute{Store: store, Models: postgres.NewChurnModels(pool), Outbox: events.Outbox{}, Now: func() time.Time { return now }}}
+		Recompute: recomputeAt(pool, store, func() time.Time { return now })}
 
 	_, err := seed.Handle(ctx, "demo-growth@bizassist.local")
 	require.ErrorIs(t, err, app.ErrDemoOwnerUnknown, "the owner has not been projected yet")
@@ -484,9 +490,7 @@ func TestDemoSeedGivesTheOwnerASpreadOfClientsOnce(t *testing.T) {
 // One request's value that PostgreSQL refuses fails only that request, not its batch-mates.
 func TestWriterIsolatesARefusedEventFromItsBatch(t *testing.T) {
 	t.Parallel()
-	pool := newPool(t)
-	w := postgres.NewUsageWriter(pool, postgres.WriterConfig{Workers: 1, MaxBatch: 100, Timeout: 10 * time.Second})
-	defer w.Close()
+	pool, w := newWriter(t, postgres.WriterConfig{Workers: 1, MaxBatch: 100, Timeout: 10 * time.Second})
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 41)
