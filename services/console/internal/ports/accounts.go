@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/bizassist/bizassist/services/console/internal/app"
 	"github.com/bizassist/bizassist/services/console/internal/domain/session"
 )
 
@@ -118,8 +117,7 @@ func (h *Web) changePassword(w http.ResponseWriter, r *http.Request, s *signedIn
 	}
 	err := h.App.Accounts.ChangePassword(r.Context(), s.secret, s.sess, f.Get("currentPassword"), f.Get("newPassword"))
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		// A wrong current password is identity's 403 naming the field currentPassword.

@@ -3,8 +3,6 @@ package ports
 import (
 	"net/http"
 	"strings"
-
-	"github.com/bizassist/bizassist/services/console/internal/app"
 )
 
 func (h *Web) assistant(w http.ResponseWriter, r *http.Request, s *signedIn) {
@@ -21,8 +19,7 @@ func (h *Web) chat(w http.ResponseWriter, r *http.Request, s *signedIn) {
 		http.Redirect(w, r, "/assistant#latest", http.StatusSeeOther)
 		return
 	}
-	if app.Unauthenticated(err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, err) {
 		return
 	}
 	v := signedView(s, "Assistant", "Assistant")

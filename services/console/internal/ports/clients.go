@@ -25,8 +25,7 @@ type clientsData struct {
 func (h *Web) clientsPage(w http.ResponseWriter, r *http.Request, s *signedIn, status int, v *view, d clientsData) {
 	d.Plans = identityevents.PlansUpTo(s.sess.Plan)
 	d.Clients, d.Err = h.App.Clients.List(r.Context(), s.sess.Token)
-	if app.Unauthenticated(d.Err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, d.Err) {
 		return
 	}
 	if d.Err != nil {
@@ -48,8 +47,7 @@ func (h *Web) invite(w http.ResponseWriter, r *http.Request, s *signedIn) {
 		BusinessName: strings.TrimSpace(f.Get("businessName")), OwnerName: strings.TrimSpace(f.Get("ownerName")),
 		Phone: strings.TrimSpace(f.Get("phone")), Plan: f.Get("plan")})
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v.Forms["invite"] = refused(f, err, "email", "businessName", "ownerName", "phone", "plan")
@@ -72,8 +70,7 @@ func (h *Web) client(w http.ResponseWriter, r *http.Request, s *signedIn) {
 		h.notFound(w, r)
 		return
 	}
-	if app.Unauthenticated(err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, err) {
 		return
 	}
 	v := signedView(s, "Client: "+d.Client.BusinessName, "Clients")

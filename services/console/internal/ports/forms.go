@@ -94,8 +94,7 @@ func (h *Web) afterAction(w http.ResponseWriter, r *http.Request, s *signedIn, e
 		http.Redirect(w, r, target+"?done="+notice, http.StatusSeeOther)
 		return
 	}
-	if app.Unauthenticated(err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, err) {
 		return
 	}
 	v := signedView(s, title, title)

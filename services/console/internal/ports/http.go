@@ -175,12 +175,17 @@ func (h *Web) toSignIn(w http.ResponseWriter, r *http.Request, notice string) {
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
-// ended handles an API refusal of the session's token: the session is over.
-func (h *Web) ended(w http.ResponseWriter, r *http.Request, s *signedIn) {
+// ended handles an API refusal of the session's token, when err is one: the session is over and
+// the browser is sent to sign in again. It reports whether it was.
+func (h *Web) ended(w http.ResponseWriter, r *http.Request, s *signedIn, err error) bool {
+	if !app.Unauthenticated(err) {
+		return false
+	}
 	if err := h.App.Accounts.SignOut(r.Context(), s.secret); err != nil {
 		slog.WarnContext(r.Context(), "end refused session", "error", err)
 	}
 	h.toSignIn(w, r, "expired")
+	return true
 }
 
 func (h *Web) parseForm(w http.ResponseWriter, r *http.Request) bool {

@@ -18,8 +18,7 @@ type keysData struct {
 
 func (h *Web) keysPage(w http.ResponseWriter, r *http.Request, s *signedIn, status int, v *view, d keysData) {
 	d.Keys, d.Err = h.App.Keys.List(r.Context(), s.sess.Token)
-	if app.Unauthenticated(d.Err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, d.Err) {
 		return
 	}
 	v.D = d
@@ -34,8 +33,7 @@ func (h *Web) createKey(w http.ResponseWriter, r *http.Request, s *signedIn) {
 	v := signedView(s, "API keys", "API keys")
 	key, err := h.App.Keys.Create(r.Context(), s.sess.Token, strings.TrimSpace(r.PostForm.Get("name")))
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v.Forms["create"] = refused(r.PostForm, err, "name")

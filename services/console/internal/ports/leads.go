@@ -29,8 +29,7 @@ func (h *Web) leadsPage(w http.ResponseWriter, r *http.Request, s *signedIn, sta
 	pageNo, _ := strconv.Atoi(q.Get("page"))
 	query := sheet.NewQuery(q.Get("q"), q.Get("sort"), pageNo)
 	d.Sheet, d.Err = h.App.Leads.Sheet(r.Context(), s.sess.Token, query, q.Get("cursor"))
-	if app.Unauthenticated(d.Err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, d.Err) {
 		return
 	}
 	d.Sorts = sheet.Sorts
@@ -57,8 +56,7 @@ func (h *Web) leads(w http.ResponseWriter, r *http.Request, s *signedIn) {
 func (h *Web) exportCSV(w http.ResponseWriter, r *http.Request, s *signedIn) {
 	body, err := h.App.Leads.Export(r.Context(), s.sess.Token)
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v := signedView(s, "Leads", "Leads")
@@ -88,8 +86,7 @@ func (h *Web) findLeads(w http.ResponseWriter, r *http.Request, s *signedIn) {
 	found, err := h.App.Leads.Find(r.Context(), s.sess.Token, app.Find{Industry: strings.TrimSpace(f.Get("industry")),
 		Location: strings.TrimSpace(f.Get("location")), Limit: limit})
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v.Forms["finder"] = refused(f, err, "industry", "location", "limit")
@@ -106,8 +103,7 @@ func (h *Web) qualify(w http.ResponseWriter, r *http.Request, s *signedIn) {
 	q, err := h.App.Leads.Qualify(r.Context(), s.sess.Token, strings.TrimSpace(f.Get("email")),
 		strings.TrimSpace(f.Get("businessName")), strings.TrimSpace(f.Get("phone")))
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v.Forms["qualify"] = refused(f, err, "email", "businessName", "phone")

@@ -14,8 +14,7 @@ type overviewData struct {
 
 func (h *Web) overview(w http.ResponseWriter, r *http.Request, s *signedIn) {
 	o, err := h.App.Overview.Handle(r.Context(), s.sess)
-	if app.Unauthenticated(err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, err) {
 		return
 	}
 	v := signedView(s, "Overview", "Overview")

@@ -23,8 +23,7 @@ type webhooksData struct {
 func (h *Web) webhooksPage(w http.ResponseWriter, r *http.Request, s *signedIn, status int, v *view, d webhooksData) {
 	var err error
 	d.Webhooks, err = h.App.Webhooks.Load(r.Context(), s.sess.Token)
-	if app.Unauthenticated(err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, err) {
 		return
 	}
 	d.Err, d.PaymentEvents = err, app.PaymentEvents
@@ -47,8 +46,7 @@ func (h *Web) rotateSecret(w http.ResponseWriter, r *http.Request, s *signedIn) 
 	v := signedView(s, "Webhooks", "Webhooks")
 	secret, err := h.App.Webhooks.RotateSecret(r.Context(), s.sess.Token)
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v.Forms["secret"] = refused(r.PostForm, err)
@@ -62,8 +60,7 @@ func (h *Web) subscribe(w http.ResponseWriter, r *http.Request, s *signedIn) {
 	v := signedView(s, "Webhooks", "Webhooks")
 	sub, err := h.App.Webhooks.Subscribe(r.Context(), s.sess.Token, strings.TrimSpace(r.PostForm.Get("hookUrl")), r.PostForm.Get("event"))
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v.Forms["subscribe"] = refused(r.PostForm, err, "hookUrl", "event")
@@ -93,8 +90,7 @@ func (h *Web) optInPayments(w http.ResponseWriter, r *http.Request, s *signedIn)
 	}
 	err := h.App.Webhooks.OptInPayments(r.Context(), s.sess.Token, hookURL, events)
 	if err != nil {
-		if app.Unauthenticated(err) {
-			h.ended(w, r, s)
+		if h.ended(w, r, s, err) {
 			return
 		}
 		v := signedView(s, "Webhooks", "Webhooks")
@@ -117,8 +113,7 @@ func (h *Web) subscriptionPage(w http.ResponseWriter, r *http.Request, s *signed
 		h.notFound(w, r)
 		return
 	}
-	if app.Unauthenticated(err) {
-		h.ended(w, r, s)
+	if h.ended(w, r, s, err) {
 		return
 	}
 	v.D = subscriptionData{Deliveries: d, Err: err}
