@@ -118,3 +118,26 @@ func (c *Contract) Do(t testing.TB, req *http.Request) Exchange {
 	}
 	return x
 }
+
+// JSONRequest is a request to url declaring a JSON body: body itself when a string (malformed
+// JSON too), none when nil, else body encoded.
+func JSONRequest(t testing.TB, method, url string, body any) *http.Request {
+	t.Helper()
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	default:
+		var err error
+		if raw, err = json.Marshal(b); err != nil {
+			t.Fatalf("openapitest: encode %T: %v", body, err)
+		}
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("openapitest: %s %s: %v", method, url, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}

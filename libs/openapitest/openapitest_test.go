@@ -89,3 +89,21 @@ func TestDoChecksAndDecodes(t *testing.T) {
 	require.Equal(t, http.StatusOK, x.Status)
 	require.Equal(t, 2.0, x.JSON["count"])
 }
+
+func TestJSONRequestSendsAStringAsWrittenNilAsNothingAndElseJSON(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body any
+		want string
+	}{
+		{`{"a":`, `{"a":`},
+		{nil, ""},
+		{map[string]int{"a": 1}, `{"a":1}`},
+	} {
+		req := openapitest.JSONRequest(t, http.MethodPost, "http://example.test/api/thing", tc.body)
+		require.Equal(t, "application/json", req.Header.Get("Content-Type"))
+		got, err := io.ReadAll(req.Body)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, string(got))
+	}
+}

@@ -1,12 +1,10 @@
 package service_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"github.com/bizassist/bizassist/libs/allowance"
 	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -249,19 +247,7 @@ type reply struct {
 // do sends a request from client address ip and checks the exchange against the contract.
 func (s *stack) do(t *testing.T, method, path, ip string, headers map[string]string, body any) reply {
 	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		require.NoError(t, err)
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, s.base+path, rd)
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
+	req := openapitest.JSONRequest(t, method, s.base+path, body)
 	req.Header.Set("X-Forwarded-For", ip)
 	for k, v := range headers {
 		req.Header.Set(k, v)

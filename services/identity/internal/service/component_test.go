@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -63,6 +62,13 @@ func (s *stack) createOwner(t *testing.T, email, plan string) *account.Account {
 	return a
 }
 
+// signedInOwner creates an owner with email on plan and returns its token, signed in from ip.
+func (s *stack) signedInOwner(t *testing.T, ip, email, plan string) string {
+	t.Helper()
+	s.createOwner(t, email, plan)
+	return s.login(t, ip, email)
+}
+
 type reply struct {
 	status int
 	header http.Header
@@ -73,18 +79,7 @@ type reply struct {
 // which the stack trusts from 127.0.0.1), checks the exchange against the contract and decodes it.
 func (s *stack) post(t *testing.T, ip, token string, body any) reply {
 	t.Helper()
-	var raw []byte
-	switch b := body.(type) {
-	case string:
-		raw = []byte(b)
-	default:
-		var err error
-		raw, err = json.Marshal(b)
-		require.NoError(t, err)
-	}
-	req, err := http.NewRequest(http.MethodPost, s.base+"/api/auth", bytes.NewReader(raw))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
+	req := openapitest.JSONRequest(t, http.MethodPost, s.base+"/api/auth", body)
 	req.Header.Set("X-Forwarded-For", ip)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -130,8 +125,7 @@ func TestLoginThenVerify(t *testing.T) {
 func TestContractProperties(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "growth")
-	token := s.login(t, "10.0.9.1", "owner@example.com")
+	token := s.signedInOwner(t, "10.0.9.1", "owner@example.com", "growth")
 	s.contract.Probe(t, openapitest.Probe{Base: s.base, Outage: s.db.Outage,
 		Credentials: map[string]func(*http.Request){"bearer": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }}})
 }
@@ -184,8 +178,7 @@ func TestBadRequestsNameTheProblem(t *testing.T) {
 func TestVerifyRefusesBadTokens(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "free")
-	good := s.login(t, "10.0.3.1", "owner@example.com")
+	good := s.signedInOwner(t, "10.0.3.1", "owner@example.com", "free")
 
 	_, otherKey, err := ed25519.GenerateKey(nil)
 	require.NoError(t, err)
@@ -219,8 +212,7 @@ func TestVerifyRefusesBadTokens(t *testing.T) {
 func TestDisabledAccountsStopVerifyingAndSigningIn(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "free")
-	token := s.login(t, "10.0.4.1", "owner@example.com")
+	token := s.signedInOwner(t, "10.0.4.1", "owner@example.com", "free")
 	acc, err := s.svc.Accounts.OwnerByEmail(context.Background(), "owner@example.com")
 	require.NoError(t, err)
 	require.NoError(t, s.svc.App.Disable.Handle(context.Background(), acc.ID()))
@@ -235,8 +227,7 @@ func TestDisabledAccountsStopVerifyingAndSigningIn(t *testing.T) {
 func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "full_stack")
-	old := s.login(t, "10.0.5.1", "owner@example.com")
+	old := s.signedInOwner(t, "10.0.5.1", "owner@example.com", "full_stack")
 
 	_, err := s.svc.Keys.Rotate(context.Background(), time.Now().UTC())
 	require.NoError(t, err)
@@ -375,8 +366,7 @@ func TestLoginAndCreationAreRecordedInTheOutbox(t *testing.T) {
 func TestJWKSPublishesTheSigningKey(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "free")
-	token := s.login(t, "10.0.8.1", "owner@example.com")
+	token := s.signedInOwner(t, "10.0.8.1", "owner@example.com", "free")
 
 	resp, err := http.Get(s.base + "/api/auth/jwks.json") //nolint:noctx // test
 	require.NoError(t, err)
@@ -456,8 +446,7 @@ func TestSignInRehashesAPasswordStoredWithOlderParameters(t *testing.T) {
 func TestSigningKeysAreNotStoredInPlaintext(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "owner@example.com", "growth")
-	token := s.login(t, "10.0.10.1", "owner@example.com")
+	token := s.signedInOwner(t, "10.0.10.1", "owner@example.com", "growth")
 
 	rows, err := s.svc.Runtime.Pool.Query(context.Background(), `SELECT kid, private_key, public_key FROM signing_keys`)
 	require.NoError(t, err)

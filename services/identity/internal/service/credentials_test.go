@@ -125,8 +125,7 @@ func mustJSON(t *testing.T, v any) []byte {
 func TestKeyExchangeMintsShortLivedTokensOfLiveKeysOnly(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "ann@example.com", "growth")
-	token := s.login(t, "10.1.1.1", "ann@example.com")
+	token := s.signedInOwner(t, "10.1.1.1", "ann@example.com", "growth")
 	key := s.call(t, http.MethodPost, "/api/keys", "10.1.1.1", token, map[string]string{"name": "ci"}).body["key"].(string)
 
 	x := s.call(t, http.MethodPost, authjwt.APIKeyTokenPath, "10.1.1.1", "", nil, http.Header{"X-Api-Key": {key}})
@@ -295,8 +294,7 @@ func TestInvitedClientAcceptsAndSignsIn(t *testing.T) {
 func TestAPIKeysCannotManageKeys(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "ann@example.com", "growth")
-	token := s.login(t, "10.1.7.1", "ann@example.com")
+	token := s.signedInOwner(t, "10.1.7.1", "ann@example.com", "growth")
 	created := s.call(t, http.MethodPost, "/api/keys", "10.1.7.1", token, map[string]string{"name": "zapier"})
 	require.Equal(t, http.StatusCreated, created.status, created.body)
 	key, id := created.body["key"].(string), created.body["id"].(string)

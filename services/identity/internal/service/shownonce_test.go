@@ -12,8 +12,7 @@ import (
 func TestAReplayNeverShowsASecretAgain(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "ann@example.com", "growth")
-	token := s.login(t, "10.1.9.1", "ann@example.com")
+	token := s.signedInOwner(t, "10.1.9.1", "ann@example.com", "growth")
 
 	for _, tc := range []struct {
 		path, secret string

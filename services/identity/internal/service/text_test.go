@@ -13,8 +13,7 @@ import (
 func TestTextPostgreSQLCannotStoreIs400NamingTheField(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	s.createOwner(t, "ann@example.com", "growth")
-	token := s.login(t, "10.1.9.1", "ann@example.com")
+	token := s.signedInOwner(t, "10.1.9.1", "ann@example.com", "growth")
 
 	cases := []struct {
 		name, method, path string

@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -109,19 +108,7 @@ type reply struct {
 // and decodes the answer.
 func (s *stack) do(t *testing.T, method, path string, headers map[string]string, body any) reply {
 	t.Helper()
-	var raw []byte
-	switch b := body.(type) {
-	case nil:
-	case string:
-		raw = []byte(b)
-	default:
-		var err error
-		raw, err = json.Marshal(b)
-		require.NoError(t, err)
-	}
-	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(raw))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
+	req := openapitest.JSONRequest(t, method, s.base+path, body)
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
