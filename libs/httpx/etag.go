@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // ETag is a strong entity tag for body: the first 128 bits of its SHA-256, quoted.
@@ -22,6 +24,17 @@ func NotModified(w http.ResponseWriter, r *http.Request, etag string) bool {
 	}
 	w.WriteHeader(http.StatusNotModified)
 	return true
+}
+
+// RespondPublic answers body, a JSON body without the ok field, as one any cache may keep for
+// maxAge: with its ETag, or a 304 without it when the request's If-None-Match names the tag.
+func RespondPublic(w http.ResponseWriter, r *http.Request, maxAge time.Duration, body []byte) {
+	w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge.Seconds())))
+	if NotModified(w, r, ETag(body)) {
+		return
+	}
+	// A copy with the newline: body may be a cached slice other requests read at once.
+	RespondRaw(w, http.StatusOK, append(body[:len(body):len(body)], '\n'))
 }
 
 // etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2) of etag to header: a

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -86,4 +87,29 @@ func TestJSONAnswersDecodesRefusalsWithoutCallingTheHandler(t *testing.T) {
 			require.Equal(t, tc.code, envelopeOf(t, w)["code"])
 		})
 	}
+}
+
+func TestRespondPublicTagsTheBodyAndAnswers304ToItsTag(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"a":1}`)
+	get := func(ifNoneMatch string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		if ifNoneMatch != "" {
+			r.Header.Set("If-None-Match", ifNoneMatch)
+		}
+		w := httptest.NewRecorder()
+		httpx.RespondPublic(w, r, time.Minute, body)
+		return w
+	}
+	w := get("")
+	require.Equal(t, http.StatusOK, w.Code)
+	require.Equal(t, "public, max-age=60", w.Header().Get("Cache-Control"))
+	require.Equal(t, httpx.ETag(body), w.Header().Get("ETag"))
+	require.Equal(t, "application/json; charset=utf-8", w.Header().Get("Content-Type"))
+	require.Equal(t, `{"a":1}`+"\n", w.Body.String())
+
+	again := get(w.Header().Get("ETag"))
+	require.Equal(t, http.StatusNotModified, again.Code)
+	require.Equal(t, "public, max-age=60", again.Header().Get("Cache-Control"))
+	require.Empty(t, again.Body.String())
 }

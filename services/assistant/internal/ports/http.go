@@ -9,6 +9,7 @@ import (
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -111,10 +112,6 @@ func (h *HTTP) feed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "public, max-age=60")
-	if httpx.NotModified(w, r, httpx.ETag(body)) {
-		return nil
-	}
-	httpx.RespondRaw(w, http.StatusOK, body)
+	httpx.RespondPublic(w, r, time.Minute, body)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -272,10 +273,6 @@ func (h HTTP) scoutStats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "public, max-age=21600")
-	if httpx.NotModified(w, r, httpx.ETag(body)) {
-		return nil
-	}
-	httpx.RespondRaw(w, http.StatusOK, append(body, '\n'))
+	httpx.RespondPublic(w, r, 6*time.Hour, body)
 	return nil
 }
