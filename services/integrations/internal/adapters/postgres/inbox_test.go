@@ -139,31 +139,27 @@ func TestAcceptMakesTheLeadKnownInTheSameTransaction(t *testing.T) {
 	t.Parallel()
 	store, sqlInt := newInbox(t)
 	since := time.Now().Add(-time.Hour)
-	first := record("", 1)
-	first.LeadID = "lead_1"
-	acc, err := accept(store, first, since)
-	require.NoError(t, err)
-	require.True(t, acc.Created)
-	require.False(t, acc.Merged)
-
-	again := record("", 2)
-	again.LeadID = "lead_1"
-	acc, err = accept(store, again, since)
-	require.NoError(t, err)
-	require.True(t, acc.Created)
-	require.True(t, acc.Merged, "the same lead again")
-
-	copied := record("", 2)
-	copied.LeadID = "lead_1"
-	acc, err = accept(store, copied, since)
-	require.NoError(t, err)
-	require.False(t, acc.Created)
-	require.False(t, acc.Merged, "a copy merges nothing: it is not stored")
+	for _, step := range []struct {
+		name            string
+		body            byte
+		created, merged bool
+	}{
+		{"the first record", 1, true, false},
+		{"the same lead again", 2, true, true},
+		{"a copy merges nothing: it is not stored", 2, false, false},
+	} {
+		rec := record("", step.body)
+		rec.LeadID = "lead_1"
+		acc, err := accept(store, rec, since)
+		require.NoError(t, err, step.name)
+		require.Equal(t, step.created, acc.Created, step.name)
+		require.Equal(t, step.merged, acc.Merged, step.name)
+	}
 	require.Equal(t, 1, sqlInt(`SELECT count(*) FROM known_leads`))
 
 	stranger := record("", 3)
 	stranger.AccountID, stranger.LeadID = "acc_unknown", "lead_2"
-	_, err = accept(store, stranger, since)
+	_, err := accept(store, stranger, since)
 	require.Error(t, err, "an account this service does not know")
 	require.Zero(t, sqlInt(`SELECT count(*) FROM known_leads WHERE lead_id = 'lead_2'`))
 	require.Equal(t, 2, sqlInt(`SELECT count(*) FROM inbox`))
