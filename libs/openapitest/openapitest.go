@@ -134,7 +134,7 @@ func JSONRequest(t testing.TB, method, url string, body any) *http.Request {
 			t.Fatalf("openapitest: encode %T: %v", body, err)
 		}
 	}
-	req, err := http.NewRequest(method, url, bytes.NewReader(raw))
+	req, err := http.NewRequestWithContext(context.Background(), method, url, bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("openapitest: %s %s: %v", method, url, err)
 	}
