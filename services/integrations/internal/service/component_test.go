@@ -120,6 +120,12 @@ func bearer(token string) map[string]string {
 	return map[string]string{"Authorization": "Bearer " + token}
 }
 
+// subscribe subscribes url to event for token's account.
+func (s *stack) subscribe(t *testing.T, token, url, event string) reply {
+	t.Helper()
+	return s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": url, "event": event})
+}
+
 func (s *stack) rotate(t *testing.T, token string) string {
 	t.Helper()
 	r := s.do(t, http.MethodPost, "/api/ext-webhook/secret/rotate", bearer(token), nil)
@@ -352,7 +358,7 @@ func TestSubscribeDeliverListReplayUnsubscribe(t *testing.T) {
 		}
 	}
 
-	sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": receiver.URL + "/hook", "event": "new_lead"})
+	sub := s.subscribe(t, token, receiver.URL+"/hook", "new_lead")
 	require.Equal(t, http.StatusCreated, sub.status, sub.body)
 	hookID := sub.body["id"].(string)
 	wh, err := standardwebhooks.NewWebhook(sub.body["secret"].(string))

@@ -52,7 +52,7 @@ func TestAHangingSubscriberLeavesItsAccountsOtherSubscribersTheirSlots(t *testin
 	t.Cleanup(func() { close(release) }) // runs first: the held attempts end
 
 	for _, url := range []string{hang.URL + "/hook", ok.URL + "/hook"} {
-		r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": url, "event": "new_lead"})
+		r := s.subscribe(t, token, url, "new_lead")
 		require.Equal(t, http.StatusCreated, r.status, r.body)
 	}
 	const leads = 6

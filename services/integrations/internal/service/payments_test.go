@@ -67,7 +67,7 @@ func TestStripeEventsAreVerifiedMatchedPublishedAndForwarded(t *testing.T) {
 	}))
 	t.Cleanup(receiver.Close)
 	for _, event := range []string{"invoice.payment_failed", "customer.subscription.deleted"} {
-		sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": receiver.URL, "event": event})
+		sub := s.subscribe(t, token, receiver.URL, event)
 		require.Equal(t, http.StatusCreated, sub.status, sub.body)
 	}
 
@@ -159,7 +159,7 @@ func TestCurrentAPIEventsForwardTheSubscriptionAndTheAccountsEmail(t *testing.T)
 	t.Cleanup(receiver.Close)
 	types := []string{"checkout.session.completed", "invoice.payment_failed", "customer.subscription.updated"}
 	for _, event := range types {
-		sub := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": receiver.URL, "event": event})
+		sub := s.subscribe(t, token, receiver.URL, event)
 		require.Equal(t, http.StatusCreated, sub.status, sub.body)
 	}
 	current := func(id, typ string, object map[string]any) map[string]any {

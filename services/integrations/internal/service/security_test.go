@@ -92,10 +92,7 @@ func TestSpellingsOfOneHookURLAreOneSubscription(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	token := s.owner(t, "acc_owner_spell", "spell@example.com")
-	subscribe := func(url string) reply {
-		return s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": url, "event": "new_lead"})
-	}
-	first := subscribe("https://hooks.example.com/in/bizassist")
+	first := s.subscribe(t, token, "https://hooks.example.com/in/bizassist", "new_lead")
 	require.Equal(t, http.StatusCreated, first.status, first.body)
 	for _, spelled := range []string{
 		"https://HOOKS.example.com/in/bizassist",
@@ -109,7 +106,7 @@ func TestSpellingsOfOneHookURLAreOneSubscription(t *testing.T) {
 		"https://hooks.example.com/in/%62izassist",
 		"https://hooks.ｅxample.com/in/bizassist", // fullwidth e: the same name once mapped (IDNA)
 	} {
-		r := subscribe(spelled)
+		r := s.subscribe(t, token, spelled, "new_lead")
 		require.Equal(t, http.StatusOK, r.status, "%s: %v", spelled, r.body)
 		require.Equal(t, first.body["id"], r.body["id"], spelled)
 	}
@@ -121,7 +118,7 @@ func TestSpellingsOfOneHookURLAreOneSubscription(t *testing.T) {
 		"https://hooks.example.com":                "https://hooks.example.com/",
 		"https://hooks.example.com:8443/a?b":       "https://hooks.example.com:8443/a?b",
 	} {
-		r := subscribe(url)
+		r := s.subscribe(t, token, url, "new_lead")
 		require.Equal(t, http.StatusCreated, r.status, "%s: %v", url, r.body)
 		require.Equal(t, canonical, r.body["hookUrl"], url)
 		require.Equal(t, 1, s.count(t, `SELECT count(*) FROM subscriptions WHERE hook_url = $1`, canonical), url)
@@ -133,18 +130,15 @@ func TestSubscriptionsToOneHostAreBoundedPerAccount(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	token := s.owner(t, "acc_owner_host", "host@example.com")
-	subscribe := func(url string) reply {
-		return s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": url, "event": "new_lead"})
-	}
 	for i := range 20 {
-		r := subscribe(fmt.Sprintf("https://victim.example/%d", i))
+		r := s.subscribe(t, token, fmt.Sprintf("https://victim.example/%d", i), "new_lead")
 		require.Equal(t, http.StatusCreated, r.status, r.body)
 	}
-	r := subscribe("https://VICTIM.example:8443/another")
+	r := s.subscribe(t, token, "https://VICTIM.example:8443/another", "new_lead")
 	require.Equal(t, http.StatusConflict, r.status, r.body)
 	require.Equal(t, "too_many_subscriptions_to_host", r.body["code"])
-	require.Equal(t, http.StatusOK, subscribe("https://victim.example/3").status, "an existing subscription is still answered")
-	require.Equal(t, http.StatusCreated, subscribe("https://other.example/1").status, "another host is not affected")
+	require.Equal(t, http.StatusOK, s.subscribe(t, token, "https://victim.example/3", "new_lead").status, "an existing subscription is still answered")
+	require.Equal(t, http.StatusCreated, s.subscribe(t, token, "https://other.example/1", "new_lead").status, "another host is not affected")
 }
 
 // The payment-processor webhook is limited like the rest of the API: 60 a minute per sender IP.

@@ -63,7 +63,7 @@ func TestSubscribeRefusesAPrivateAddressWrittenInFullWidthDigits(t *testing.T) {
 		"https://１０.０.０.１:8443/hook",
 		"https://ｌｏｃａｌｈｏｓｔ/hook",
 	} {
-		r := s.do(t, http.MethodPost, "/api/ext-webhook/subscribe", bearer(token), map[string]string{"hookUrl": hookURL, "event": "new_lead"})
+		r := s.subscribe(t, token, hookURL, "new_lead")
 		require.Equal(t, http.StatusBadRequest, r.status, "%s: %v", hookURL, r.body)
 		require.Equal(t, "hookUrl", r.body["field"], hookURL)
 	}
