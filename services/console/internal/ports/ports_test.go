@@ -76,6 +76,14 @@ func (b *browser) signIn() {
 	require.Equal(b.t, "/", p.Location)
 }
 
+// signedIn is a browser whose owner has signed in.
+func signedIn(t *testing.T) *browser {
+	t.Helper()
+	b := start(t)
+	b.signIn()
+	return b
+}
+
 func TestPagesAskForASignInAndComeBack(t *testing.T) {
 	t.Parallel()
 	b := start(t)
@@ -102,8 +110,7 @@ func TestAWrongPasswordIsSaidAndNotKept(t *testing.T) {
 
 func TestEveryPageRendersWithTheNavigationAndHeaders(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	for path, title := range map[string]string{
 		"/": "Overview", "/keys": "API keys", "/webhooks": "Webhooks", "/clients": "Clients",
 		"/leads": "Leads", "/assistant": "Assistant", "/account": "Account",
@@ -123,8 +130,7 @@ func TestEveryPageRendersWithTheNavigationAndHeaders(t *testing.T) {
 
 func TestTheBrowsersAddressIsForwardedToTheAPI(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	b.get("/keys")
 	calls := b.fake.Calls("GET /api/keys")
 	require.Len(t, calls, 1)
@@ -135,8 +141,7 @@ func TestTheBrowsersAddressIsForwardedToTheAPI(t *testing.T) {
 
 func TestTheOverviewShowsEachPanelAndOneFailingPanelSaysSo(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	b.fake.AddLeads(apitest.Lead{Name: "Ann Lee", Email: "ann@acme.example", BusinessName: "Acme"})
 	p := b.get("/")
 	require.Contains(t, p.Body, "Plan: <strong>growth</strong>")
@@ -159,8 +164,7 @@ func TestARefusedTokenEndsTheSessionOnAnyPage(t *testing.T) {
 	for _, path := range []string{"/", "/keys", "/webhooks", "/clients", "/leads", "/leads/export.csv", "/leads?q=ann"} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
-			b := start(t)
-			b.signIn()
+			b := signedIn(t)
 			b.fake.RevokeTokens()
 			p := b.get(path)
 			require.Equal(t, http.StatusSeeOther, p.Status, p.Body)
@@ -177,8 +181,7 @@ func TestARefusedTokenEndsTheSessionOnAnyPage(t *testing.T) {
 
 func TestAKeyIsShownOnceAndRevokingRedirectsWithANotice(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.post("/keys", "/keys", url.Values{"name": {"  CRM sync  "}})
 	require.Equal(t, http.StatusCreated, p.Status, p.Body)
 	key := regexp.MustCompile(`id="new-key" readonly value="(bza_[0-9A-Za-z]{36})"`).FindStringSubmatch(p.Body)
@@ -201,8 +204,7 @@ func TestAKeyIsShownOnceAndRevokingRedirectsWithANotice(t *testing.T) {
 
 func TestARefusalNamingAFieldIsShownByItAndKeepsWhatWasTyped(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.post("/webhooks", "/webhooks/subscriptions", url.Values{"hookUrl": {"http://crm.example/hook"}, "event": {"new_lead"}})
 	require.Equal(t, http.StatusBadRequest, p.Status)
 	require.Contains(t, p.Body, `<p class="field-error" id="hookUrl-error">HookUrl: must be an absolute https URL</p>`)
@@ -212,8 +214,7 @@ func TestARefusalNamingAFieldIsShownByItAndKeepsWhatWasTyped(t *testing.T) {
 
 func TestAPlanRefusalOffersTheUpgrade(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	b.fake.Refuse("POST /api/lead-finder", apperrQuota())
 	p := b.post("/leads", "/leads/find", url.Values{"industry": {"plumbing"}, "limit": {"5"}})
 	require.Equal(t, http.StatusPaymentRequired, p.Status)
@@ -223,8 +224,7 @@ func TestAPlanRefusalOffersTheUpgrade(t *testing.T) {
 
 func TestAServiceThatDoesNotAnswerChangesNothingAndSaysSo(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	b.fake.RefuseRaw("POST /api/ext-webhook/secret/rotate", http.StatusBadGateway, "text/html", "<html>bad gateway</html>")
 	p := b.post("/webhooks", "/webhooks/secret", url.Values{})
 	require.Equal(t, http.StatusServiceUnavailable, p.Status)
@@ -234,8 +234,7 @@ func TestAServiceThatDoesNotAnswerChangesNothingAndSaysSo(t *testing.T) {
 
 func TestWebhooksSubscribeShowTheSecretOnceAndListDeliveries(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.post("/webhooks", "/webhooks/subscriptions", url.Values{"hookUrl": {" https://crm.example/hook "}, "event": {"new_lead"}})
 	require.Equal(t, http.StatusCreated, p.Status, p.Body)
 	require.Regexp(t, `id="hook-secret" readonly value="whsec_`, p.Body)
@@ -271,8 +270,7 @@ func TestWebhooksSubscribeShowTheSecretOnceAndListDeliveries(t *testing.T) {
 
 func TestThePaymentsFormShowsAndSetsTheAccountsChoice(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.get("/webhooks")
 	require.Contains(t, p.Body, "Off.</strong> Nothing is forwarded")
 	require.NotContains(t, p.Body, `name="off"`)
@@ -295,8 +293,7 @@ func TestThePaymentsFormShowsAndSetsTheAccountsChoice(t *testing.T) {
 
 func TestTheLeadsSheetSearchesSortsAndPages(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	for i := range 60 {
 		biz := "Other"
 		if i%2 == 0 {
@@ -327,8 +324,7 @@ func TestTheLeadsSheetSearchesSortsAndPages(t *testing.T) {
 
 func TestBrowsingTheSheetLinksTheNextPageByCursor(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	for range 30 {
 		b.fake.AddLeads(apitest.Lead{Name: "Someone", Email: "s@example.com"})
 	}
@@ -344,8 +340,7 @@ func TestBrowsingTheSheetLinksTheNextPageByCursor(t *testing.T) {
 
 func TestTheCSVIsDownloadedOrTheRefusalShownOnTheLeadsPage(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	b.fake.AddLeads(apitest.Lead{Name: "Ann", Email: "ann@example.com"})
 	p := b.get("/leads/export.csv")
 	require.Equal(t, http.StatusOK, p.Status)
@@ -362,8 +357,7 @@ func TestTheCSVIsDownloadedOrTheRefusalShownOnTheLeadsPage(t *testing.T) {
 
 func TestTheFinderAndQualifyShowTheirAnswers(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.post("/leads", "/leads/find", url.Values{"industry": {"plumbing"}, "location": {"Austin, TX"}, "limit": {"2"}})
 	require.Equal(t, http.StatusOK, p.Status, p.Body)
 	require.Contains(t, p.Body, "<caption>Found leads (added to your sheet)</caption>")
@@ -383,8 +377,7 @@ func TestTheFinderAndQualifyShowTheirAnswers(t *testing.T) {
 
 func TestClientsAreRankedAndAnInvitationGivesALink(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	calm := b.fake.AddClient(apitest.Client{Email: "calm@example.com", BusinessName: "Calm Co", AtRisk: true, ChurnProbability: 10, AtRiskScore: 88, Tier: "healthy"})
 	b.fake.AddClient(apitest.Client{Email: "risky@example.com", BusinessName: "Risky Co", AtRisk: true, ChurnProbability: 90, AtRiskScore: 12, Recommendation: "Call them this week", Tier: "critical"})
 	p := b.get("/clients")
@@ -421,8 +414,7 @@ func TestClientsAreRankedAndAnInvitationGivesALink(t *testing.T) {
 
 func TestAChatTurnIsKeptAcrossReloads(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.post("/assistant", "/assistant", url.Values{"message": {"How are my leads?"}})
 	require.Equal(t, http.StatusSeeOther, p.Status)
 	require.Equal(t, "/assistant#latest", p.Location)
@@ -439,8 +431,7 @@ func TestAChatTurnIsKeptAcrossReloads(t *testing.T) {
 
 func TestChangingThePasswordSignsOut(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.post("/account", "/account/password", url.Values{"currentPassword": {apitest.Password},
 		"newPassword": {"a new passphrase"}, "confirmPassword": {"a different one"}})
 	require.Equal(t, http.StatusBadRequest, p.Status)
@@ -456,8 +447,7 @@ func TestChangingThePasswordSignsOut(t *testing.T) {
 
 func TestSigningOutEndsTheSession(t *testing.T) {
 	t.Parallel()
-	b := start(t)
-	b.signIn()
+	b := signedIn(t)
 	p := b.post("/account", "/sign-out", url.Values{})
 	require.Equal(t, "/sign-in?done=signed-out", p.Location)
 	require.Zero(t, b.sessions.Len())
