@@ -66,9 +66,7 @@ func TestADispatchedDeliveryArrivesWithoutAQueuedJob(t *testing.T) {
 
 	const events = 20
 	f.planLeads(events)
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
-	}, 30*time.Second, 20*time.Millisecond, "every delivery to arrive")
+	f.awaitCount(events, "every delivery to arrive", `SELECT count(*) FROM deliveries WHERE status = 'delivered'`)
 	require.Len(t, rc.sightings(), events)
 	require.Empty(t, f.jobArgs(), "no job was queued for a first attempt that succeeded")
 	require.Zero(t, f.count(`SELECT count(*) FROM deliveries WHERE claimed_until IS NOT NULL`), "an attempt ends its claim")
@@ -89,9 +87,7 @@ func TestAFailedDispatchedAttemptIsRetriedByAJobUnderTheSameID(t *testing.T) {
 	serveOn(t, addr, rc)
 	f.startDispatcher(f.dispatchConfig(4, 100, 4))
 	f.planLeads(3)
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM delivery_attempts WHERE status_code = 500`) == 3
-	}, 30*time.Second, 20*time.Millisecond, "every first attempt to fail")
+	f.awaitCount(3, "every first attempt to fail", `SELECT count(*) FROM delivery_attempts WHERE status_code = 500`)
 	jobs := f.jobArgs()
 	require.Len(t, jobs, 3, "each failed first attempt queued its retry")
 	for _, j := range jobs {
@@ -100,9 +96,7 @@ func TestAFailedDispatchedAttemptIsRetriedByAJobUnderTheSameID(t *testing.T) {
 	}
 
 	f.startWorkers(fastRetries)
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == 3
-	}, 30*time.Second, 20*time.Millisecond, "every retry to arrive")
+	f.awaitCount(3, "every retry to arrive", `SELECT count(*) FROM deliveries WHERE status = 'delivered'`)
 	for id, n := range rc.sightings() {
 		require.Equal(t, 2, n, "%s arrived once more under the same webhook-id", id)
 	}
@@ -135,9 +129,7 @@ func TestTheSweeperQueuesDeliveriesWhoseClaimRanOut(t *testing.T) {
 	require.Len(t, f.jobArgs(), 5, "a delivery is handed over once")
 
 	f.startWorkers(fastRetries)
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == 5
-	}, 30*time.Second, 20*time.Millisecond, "every swept delivery to arrive")
+	f.awaitCount(5, "every swept delivery to arrive", `SELECT count(*) FROM deliveries WHERE status = 'delivered'`)
 	require.Len(t, rc.sightings(), 5)
 }
 
@@ -218,9 +210,7 @@ func TestABusyAccountsBacklogWaitsWithoutHoldingOtherAccountsDeliveries(t *testi
 	require.Empty(t, f.jobArgs(), "the busy account's backlog waited in the dispatcher, not in queued jobs")
 
 	release()
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == backlog+1
-	}, 30*time.Second, 20*time.Millisecond, "the busy account's backlog is delivered once its attempts end")
+	f.awaitCount(backlog+1, "the busy account's backlog is delivered once its attempts end", `SELECT count(*) FROM deliveries WHERE status = 'delivered'`)
 	require.Empty(t, f.jobArgs(), "by the dispatcher")
 }
 

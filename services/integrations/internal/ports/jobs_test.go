@@ -167,6 +167,12 @@ func (f *fixture) count(sql string, args ...any) int {
 	return n
 }
 
+// awaitCount waits up to 30 s for the count sql selects to be want; why says what is awaited.
+func (f *fixture) awaitCount(want int, why, sql string, args ...any) {
+	f.t.Helper()
+	require.Eventually(f.t, func() bool { return f.count(sql, args...) == want }, 30*time.Second, 20*time.Millisecond, why)
+}
+
 // receiver verifies each request with the Standard Webhooks reference library and records the
 // webhook-ids it saw; answer decides the status for the n-th sighting of an id.
 type receiver struct {
@@ -232,9 +238,7 @@ func TestEveryEventReachesAReceiverThatWasDownAcrossAWorkerRestart(t *testing.T)
 	f.planLeads(events)
 
 	first := f.startWorkers(fastRetries)
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE attempts >= 2`) == events
-	}, 30*time.Second, 20*time.Millisecond, "every delivery to fail twice while the receiver is down")
+	f.awaitCount(events, "every delivery to fail twice while the receiver is down", `SELECT count(*) FROM deliveries WHERE attempts >= 2`)
 	stop(t, first) // the process dies in the middle of retries
 
 	// The receiver comes up, and fails each message once more before accepting it.
@@ -247,9 +251,7 @@ func TestEveryEventReachesAReceiverThatWasDownAcrossAWorkerRestart(t *testing.T)
 	serveOn(t, addr, rc)
 	f.startWorkers(fastRetries) // a new process on the same database
 
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == events
-	}, 30*time.Second, 20*time.Millisecond, "every delivery to succeed")
+	f.awaitCount(events, "every delivery to succeed", `SELECT count(*) FROM deliveries WHERE status = 'delivered'`)
 	seen := rc.sightings()
 	require.Len(t, seen, events, "each event arrives under one webhook-id")
 	rows, err := f.pool.Query(context.Background(), `SELECT id FROM deliveries`)
@@ -274,9 +276,7 @@ func TestGoneRemovesTheSubscription(t *testing.T) {
 	serveOn(t, addr, newReceiver(t, sub.Secret(), func(string, int) int { return http.StatusGone }))
 	f.planLeads(1)
 	f.startWorkers(fastRetries)
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM subscriptions WHERE id = $1`, sub.ID()) == 0
-	}, 30*time.Second, 20*time.Millisecond, "the subscription to be removed")
+	f.awaitCount(0, "the subscription to be removed", `SELECT count(*) FROM subscriptions WHERE id = $1`, sub.ID())
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM subscriptions WHERE id = $1`, other.ID()), "only the 410ing subscription goes")
 }
 
@@ -303,9 +303,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}))
 	f.planLeads(1)
 	f.startWorkers(fastRetries) // its own backoff would retry within 50 ms
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'delivered'`) == 1
-	}, 30*time.Second, 20*time.Millisecond, "the delivery to succeed")
+	f.awaitCount(1, "the delivery to succeed", `SELECT count(*) FROM deliveries WHERE status = 'delivered'`)
 	mu.Lock()
 	defer mu.Unlock()
 	require.GreaterOrEqual(t, retriedAt.Sub(throttledAt), 900*time.Millisecond, "the retry waited for Retry-After")
@@ -322,12 +320,8 @@ func TestAnEndpointFailingTooLongIsDisabled(t *testing.T) {
 	policy.DisableAfter = 100 * time.Millisecond
 	f.planLeads(2)
 	f.startWorkers(policy)
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM subscriptions WHERE id = $1 AND status = 'disabled'`, sub.ID()) == 1
-	}, 30*time.Second, 20*time.Millisecond, "the subscription to be disabled")
-	require.Eventually(t, func() bool {
-		return f.count(`SELECT count(*) FROM deliveries WHERE status = 'pending'`) == 0
-	}, 30*time.Second, 20*time.Millisecond, "no delivery to be left queued")
+	f.awaitCount(1, "the subscription to be disabled", `SELECT count(*) FROM subscriptions WHERE id = $1 AND status = 'disabled'`, sub.ID())
+	f.awaitCount(0, "no delivery to be left queued", `SELECT count(*) FROM deliveries WHERE status = 'pending'`)
 	require.GreaterOrEqual(t, f.count(`SELECT count(*) FROM deliveries WHERE status = 'failed'`), 1, "the delivery that tipped it is given up")
 	f.planLeads(1)
 	require.Equal(t, 2, f.count(`SELECT count(*) FROM deliveries`), "a disabled subscription gets no new deliveries")
