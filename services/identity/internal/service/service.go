@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
@@ -56,7 +57,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	accounts := postgres.NewAccountRepository(rt.Pool)
 	keys := postgres.NewKeyStore(rt.Pool, box)
 	tokens := signer.New(keys, cfg.Auth.Issuer, cfg.Auth.Audience, cfg.KeyReload)
-	budget := password.NewBudget(cfg.hashBudgetKiB(), cfg.HashWait)
+	budget := password.NewBudget(cfg.hashBudgetKiB(), int64(runtime.GOMAXPROCS(0)), cfg.HashWait)
 	hasher := password.NewHasher(cfg.Argon2MemoryKiB, cfg.Argon2Iterations, budget)
 	failures := throttle.NewLogin(rt.Limiter, rt.Redis, cfg.RateLimit.KeyPrefix, cfg.RateLimit.Timeout)
 

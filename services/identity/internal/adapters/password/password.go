@@ -16,40 +16,57 @@ import (
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 )
 
-// Budget bounds the memory that password hashes in flight may hold in this process. Each
-// hash weighs its argon2 memory, so a burst of sign-ins cannot hold more than the budget, and a
-// request that finds no room within the wait is refused instead of queueing.
+// Budget bounds the password hashes in flight in this process: their argon2 memory, so a burst of
+// sign-ins cannot hold more than the budget, and their number to the cores the process may use,
+// since argon2 with one lane keeps a core busy and a hash more than there are cores only makes
+// every hash slower. A request that finds no room within the wait is refused instead of queueing.
 type Budget struct {
 	sem     *semaphore.Weighted
+	cores   *semaphore.Weighted
 	sizeKiB int64
+	ncores  int64
 	wait    time.Duration
 }
 
-// NewBudget allows sizeKiB of argon2 memory at once and waits at most wait for room.
-func NewBudget(sizeKiB int64, wait time.Duration) *Budget {
-	return &Budget{sem: semaphore.NewWeighted(sizeKiB), sizeKiB: sizeKiB, wait: wait}
+// NewBudget allows sizeKiB of argon2 memory and cores hashes at once, and waits at most wait for
+// room.
+func NewBudget(sizeKiB, cores int64, wait time.Duration) *Budget {
+	cores = max(cores, 1)
+	return &Budget{sem: semaphore.NewWeighted(sizeKiB), cores: semaphore.NewWeighted(cores), sizeKiB: sizeKiB, ncores: cores, wait: wait}
 }
 
 // Acquire takes memoryKiB of the budget (all of it when a hash needs more: such a hash runs alone)
-// and returns the function that gives it back, or app.ErrHashingBusy after the wait.
+// and a core, and returns the function that gives them back, or app.ErrHashingBusy after the
+// wait.
 func (b *Budget) Acquire(ctx context.Context, memoryKiB uint32) (release func(), err error) {
 	n := min(int64(memoryKiB), b.sizeKiB)
 	wctx, cancel := context.WithTimeout(ctx, b.wait)
 	defer cancel()
-	if err := b.sem.Acquire(wctx, n); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, app.ErrHashingBusy
+	if err := b.cores.Acquire(wctx, 1); err != nil {
+		return nil, busy(ctx)
 	}
-	return func() { b.sem.Release(n) }, nil
+	if err := b.sem.Acquire(wctx, n); err != nil {
+		b.cores.Release(1)
+		return nil, busy(ctx)
+	}
+	return func() { b.sem.Release(n); b.cores.Release(1) }, nil
 }
 
-// SizeKiB is the whole budget.
+// busy is the caller's own end when it left, otherwise app.ErrHashingBusy.
+func busy(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return app.ErrHashingBusy
+}
+
+// SizeKiB is the whole memory budget.
 func (b *Budget) SizeKiB() int64 { return b.sizeKiB }
 
-// Slots is how many hashes of memoryKiB fit in the budget at once (at least one).
-func (b *Budget) Slots(memoryKiB uint32) int64 { return max(b.sizeKiB/int64(max(memoryKiB, 1)), 1) }
+// Slots is how many hashes of memoryKiB may run at once (at least one).
+func (b *Budget) Slots(memoryKiB uint32) int64 {
+	return min(max(b.sizeKiB/int64(max(memoryKiB, 1)), 1), b.ncores)
+}
 
 // Hasher hashes passwords with argon2id (RFC 9106) inside a Budget. The parameters
 // are encoded in each hash (PHC string format), so hashes made with older parameters still

@@ -10,12 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/services/identity/internal/adapters/password"
+	"github.com/bizassist/bizassist/services/identity/internal/app"
 )
 
 const memoryKiB = 19 * 1024
 
 func newHasher() *password.Hasher {
-	return password.NewHasher(memoryKiB, 2, password.NewBudget(4*memoryKiB, time.Second))
+	return password.NewHasher(memoryKiB, 2, password.NewBudget(4*memoryKiB, 4, time.Second))
 }
 
 func TestUnmatchableHasTheParametersOfANewHashAndMatchesNoPassword(t *testing.T) {
@@ -52,4 +53,20 @@ func TestUnmatchableDoesNotHash(t *testing.T) {
 	dummy := allocated(func() { _, err := h.Unmatchable(); require.NoError(t, err) })
 	require.GreaterOrEqual(t, hashed, uint64(memoryKiB)<<10, "a hash allocates its argon2 memory")
 	require.Less(t, dummy, uint64(64<<10), "the dummy allocates next to nothing")
+}
+
+// A hash more than the process has cores would slow every hash in flight: with room for four in
+// memory and one core, a second hash waits for the first and is refused busy after the wait, and
+// the core is free again once the first is done.
+func TestTheBudgetHoldsAsManyHashesAsCores(t *testing.T) {
+	b := password.NewBudget(4*memoryKiB, 1, 20*time.Millisecond)
+	require.EqualValues(t, 1, b.Slots(memoryKiB))
+	release, err := b.Acquire(context.Background(), memoryKiB)
+	require.NoError(t, err)
+	_, err = b.Acquire(context.Background(), memoryKiB)
+	require.ErrorIs(t, err, app.ErrHashingBusy)
+	release()
+	release, err = b.Acquire(context.Background(), memoryKiB)
+	require.NoError(t, err)
+	release()
 }
