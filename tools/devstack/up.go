@@ -297,7 +297,7 @@ func splitIdentity(services []*service) (identity, rest []*service) {
 func (s *stack) sayUp(p *plan, secrets map[string]string, started time.Time) {
 	fmt.Fprintln(s.out)
 	if len(p.absent) > 0 {
-		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: %s", strings.Join(p.absent, " "))
+		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 503: %s", strings.Join(p.absent, " "))
 	}
 	list := strings.Join(p.runningNames(), " ")
 	if list == "" {
@@ -466,7 +466,7 @@ func (s *stack) printPlan(c *chart, present []string, opt upOptions) error {
 		}
 	}
 	if len(p.absent) > 0 {
-		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: %s", strings.Join(p.absent, " "))
+		s.say("not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 503: %s", strings.Join(p.absent, " "))
 	}
 	if p.monitoring {
 		s.say("monitoring: Prometheus on 127.0.0.1:%d scraping every process above every %s, the chart's rules (helm template); Alertmanager on 127.0.0.1:%d", prometheusPort, scrapeInterval, alertmanagerPort)

@@ -132,7 +132,7 @@ func TestUpDryRun(t *testing.T) {
 		"    secret         AGENT_ADMIN_SECRET=<generated>\n",
 		"    dev.env        INTEGRATIONS_DEV_MODE=true\n",
 		"    chart env      DATABASE_MAX_CONNS=20\n",
-		"==> not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 502: analytics\n",
+		"==> not running (no services/<svc>/cmd yet, or DEVSTACK_SKIP), their routes answer 503: analytics\n",
 	} {
 		require.Contains(t, plan, want)
 	}

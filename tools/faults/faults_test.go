@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/bizassist/bizassist/tools/internal/webhook"
 )
@@ -27,6 +28,12 @@ func TestSelectFaults(t *testing.T) {
 	require.Equal(t, []string{"postgres down 10s", "kill -9 integrations"}, []string{two[0].name, two[1].name})
 	_, err = selectFaults("nope")
 	require.ErrorContains(t, err, "redis-down")
+	for _, f := range all {
+		require.NotEqual(t, "overload", f.id, "the overload row runs only when named")
+	}
+	named, err := selectFaults("overload")
+	require.NoError(t, err)
+	require.Equal(t, "overload", named[0].id)
 }
 
 // The receiver's record is the suite's judge: one webhook-id per event, the same one before and
@@ -177,4 +184,36 @@ func TestPrivatePortsAreOutsideTheEphemeralRange(t *testing.T) {
 			t.Errorf("the private %s's port %d is inside the ephemeral range %d-%d", name, port, low, high)
 		}
 	}
+}
+
+// An overloaded stack answers what it serves, or refuses in the API's envelope with Retry-After:
+// every other answer is named as the problem it is.
+func TestTheOverloadRowJudgesEachAnswer(t *testing.T) {
+	envelope := []byte(`{"ok":false,"error":"the service is overloaded","code":"overloaded"}`)
+	retry := http.Header{"Retry-After": {"1"}}
+	check := newOverloadRun().check(http.StatusOK)
+	for _, tc := range []struct {
+		name string
+		res  vegeta.Result
+		want string
+	}{
+		{"served", vegeta.Result{Code: 200}, ""},
+		{"a 503 in the envelope with Retry-After", vegeta.Result{Code: 503, Body: envelope, Headers: retry}, ""},
+		{"a 429 in the envelope with Retry-After", vegeta.Result{Code: 429, Body: envelope, Headers: retry}, ""},
+		{"a 503 without Retry-After", vegeta.Result{Code: 503, Body: envelope, Headers: http.Header{}}, "503 without Retry-After"},
+		{"nginx's HTML page", vegeta.Result{Code: 503, Body: []byte("<html>503</html>"), Headers: retry}, "503 without the error envelope"},
+		{"an envelope that says ok", vegeta.Result{Code: 503, Body: []byte(`{"ok":true}`), Headers: retry}, "503 without the error envelope"},
+		{"a 500", vegeta.Result{Code: 500, Body: envelope}, "status 500"},
+		{"a 502", vegeta.Result{Code: 502, Body: envelope}, "status 502"},
+		{"a reset connection", vegeta.Result{Error: "connection reset by peer"}, "transport error: connection reset by peer"},
+	} {
+		require.Equal(t, tc.want, check(&tc.res), tc.name)
+	}
+	o := newOverloadRun()
+	o.record(&vegeta.Result{Code: 200}, 3*time.Millisecond, "")
+	o.record(&vegeta.Result{Code: 503}, time.Millisecond, "")
+	o.record(&vegeta.Result{Code: 500}, time.Millisecond, "status 500")
+	require.Equal(t, []time.Duration{3 * time.Millisecond}, o.admitted, "only the served count in the latency")
+	require.Equal(t, map[string]int{"503": 1}, o.refused)
+	require.Equal(t, map[string]int{"status 500": 1}, o.bad)
 }

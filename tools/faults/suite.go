@@ -45,7 +45,9 @@ type suite struct {
 	full        webhook.API
 	// overLimitClient is the growth account from overLimitSourceIP.
 	overLimitClient webhook.API
-	started         time.Time
+	// growthEmail and password sign the growth demo account in (the overload row's sign-in).
+	growthEmail, password string
+	started               time.Time
 }
 
 func newSuite(pgPort, redisPort int) (*suite, error) {
@@ -122,7 +124,8 @@ func (s *suite) start(ctx context.Context) error {
 		return err
 	}
 	hc := &http.Client{Transport: tr, Timeout: 15 * time.Second}
-	token, err := login(ctx, hc, env["BASE_URL"], env["DEMO_GROWTH_EMAIL"], env["DEMO_PASSWORD"])
+	s.growthEmail, s.password = env["DEMO_GROWTH_EMAIL"], env["DEMO_PASSWORD"]
+	token, err := login(ctx, hc, env["BASE_URL"], s.growthEmail, s.password)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,10 @@ func TestParseRejects(t *testing.T) {
 		"no name":          "scenarios: [{path: /x}]",
 		"relative path":    "scenarios: [{name: a, path: x}]",
 		"half a login":     "scenarios: [{name: a, path: /x, login: {email: a@b.c}}]",
+		"a replica stopped past the run": "scenarios: [{name: a, method: POST, path: /x, duration: 10s, login: {email: a@b.c, password: p}, " +
+			"webhook: {rate: 1, subscriptions: 1, stopRedisReplica: {stream: s, healthy: h, consumer: leads, after: 5s, for: 10s}}}]",
+		"a replica stopped with no healthy stream to watch": "scenarios: [{name: a, method: POST, path: /x, duration: 30s, login: {email: a@b.c, password: p}, " +
+			"webhook: {rate: 1, subscriptions: 1, stopRedisReplica: {stream: s, after: 5s, for: 10s}}}]",
 	}
 	for name, doc := range cases {
 		_, err := Parse([]byte(doc), env)
@@ -82,7 +86,7 @@ func TestShippedScenariosParse(t *testing.T) {
 		"EXT_SECRET", "ADMIN_SECRET", "STRIPE_WEBHOOK_SECRET", "CONSOLE_BENCH_COOKIE", "DEMO_API_KEY"} {
 		stackEnv[k] = "x"
 	}
-	for _, dir := range []string{"scenarios", "scale"} {
+	for _, dir := range []string{"scenarios", "scale", "faults"} {
 		list, err := LoadDir(dir, stackEnv)
 		require.NoError(t, err, dir)
 		require.NotEmpty(t, list, dir)

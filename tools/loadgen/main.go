@@ -221,6 +221,9 @@ func checkWebhooks(webhooks []WebhookResult) error {
 		if f := r.Failover; f != nil && !f.LimitHeld() {
 			bad = append(bad, fmt.Sprintf("%s: after the failover %d of %d statistics requests passed, over the policy's %d, in-process fallback %t", r.Name, rateProbes-f.RateLimited, rateProbes, f.Budget, f.FallbackActive))
 		}
+		if d := r.ReplicaDown; d != nil && !d.Isolated() {
+			bad = append(bad, fmt.Sprintf("%s: while %s's replica %s was stopped no %s event was consumed: one sick master held back a stream of another", r.Name, d.Stream, d.Node, d.Healthy))
+		}
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("-strict: %s", strings.Join(bad, "; "))
@@ -273,6 +276,10 @@ func report(w io.Writer, results []Result, opens []OpenLoopResult, webhooks []We
 			f := r.Failover
 			fmt.Fprintf(w, "%s: killed the Redis master %s; its slot took writes again after %s, the restarted node was a replica again after %s; inbound answers 503: %d, other 5xx or none: %d; afterwards %d of %d statistics requests passed, the policy allowing %d (in-process fallback: %t)\n",
 				r.Name, f.Node, round(f.Window), round(f.Rejoined), r.Unavailable, r.ServerErrors, rateProbes-f.RateLimited, rateProbes, f.Budget, f.FallbackActive)
+		}
+		if d := r.ReplicaDown; d != nil {
+			fmt.Fprintf(w, "%s: stopped %s, the replica of %s's master, for %s; meanwhile %.0f %s events were consumed and %.0f %s events published (held until a replica holds them); inbound answers 503: %d, other 5xx or none: %d\n",
+				r.Name, d.Node, d.Stream, round(d.Stopped), d.HealthyConsumed, d.Healthy, d.SickPublished, d.Stream, r.Unavailable, r.ServerErrors)
 		}
 		if n := len(r.AccountP99s); n > 0 {
 			fmt.Fprintf(w, "%s: %d accounts delivered to; their p99s: best %s, median %s, worst %s\n",

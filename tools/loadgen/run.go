@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bizassist/bizassist/tools/internal/openloop"
 )
 
 // Result is what one scenario measured.
@@ -38,13 +39,7 @@ func (r Result) RPS() float64 {
 
 // Percentile returns the p-th percentile (0 < p <= 100) of the successful requests' latencies
 // by the nearest-rank method, or 0 when none succeeded.
-func (r Result) Percentile(p float64) time.Duration {
-	if len(r.Latencies) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p / 100 * float64(len(r.Latencies))))
-	return r.Latencies[max(rank, 1)-1]
-}
+func (r Result) Percentile(p float64) time.Duration { return openloop.Percentile(r.Latencies, p) }
 
 // Logins keeps one token per account for the whole run: identity allows only a few logins per
 // email a minute, and many scenarios use the same demo account.

@@ -224,6 +224,11 @@ func (s *Scenario) normalizeWebhook() error {
 		return errors.New("webhook: killRedisMasterAfter must fall within the duration")
 	case w.KillRedisMasterAfter > 0 && len(w.RestartRedisNode) == 0:
 		return errors.New("webhook: killRedisMasterAfter needs restartRedisNode (the command that restarts a node, given its port)")
+	case w.KillRedisMasterAfter > 0 && w.StopRedisReplica != nil:
+		return errors.New("webhook: one Redis fault a scenario: killRedisMasterAfter or stopRedisReplica")
+	case w.StopRedisReplica != nil && (w.StopRedisReplica.Stream == "" || w.StopRedisReplica.Healthy == "" || w.StopRedisReplica.Consumer == "" ||
+		w.StopRedisReplica.After < 0 || w.StopRedisReplica.For < time.Second || w.StopRedisReplica.After+w.StopRedisReplica.For >= s.Duration):
+		return errors.New("webhook: stopRedisReplica needs a stream, the healthy stream and its consumer service, and after + for (for at least 1s) within the duration")
 	}
 	if w.Drain == 0 {
 		w.Drain = 30 * time.Second

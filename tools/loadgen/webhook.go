@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bizassist/bizassist/tools/internal/openloop"
 	"github.com/bizassist/bizassist/tools/internal/webhook"
 )
 
@@ -37,6 +38,9 @@ type WebhookLoad struct {
 	// RestartRedisNode is the command (its last argument the port is added to) that restarts the
 	// killed node, as an orchestrator would restart the process.
 	RestartRedisNode []string `yaml:"restartRedisNode"`
+	// StopRedisReplica, when set, stops the replica of one stream's master for a while
+	// (make up REDIS=cluster): the other streams must flow meanwhile and nothing may be lost.
+	StopRedisReplica *ReplicaStop `yaml:"stopRedisReplica"`
 	// Quiet, when set, is another account sending at a low rate to its own subscriptions while
 	// this scenario's account fans out: its row shows what one account's load does to another's
 	// latency (per-account fairness). Its inbound secret is rotated at the start, through the API.
@@ -85,8 +89,10 @@ type WebhookResult struct {
 	// Quiet marks the row of a scenario's quiet account, measured alongside it (its CPU is the
 	// same run's, not its own).
 	Quiet bool
-	// Failover is set when the scenario killed a Redis master.
-	Failover *Failover
+	// Failover is set when the scenario killed a Redis master, ReplicaDown when it stopped a
+	// replica.
+	Failover    *Failover
+	ReplicaDown *ReplicaDown
 	// AccountP99s are the p99s of each sending account's deliveries, sorted, when there were
 	// several: the spread is the per-account fairness of a many-account run.
 	AccountP99s []time.Duration
@@ -105,7 +111,7 @@ func (r WebhookResult) Undelivered() int { return max(r.Expected-r.Delivered, 0)
 
 // Percentile is the p-th percentile of the delivery latencies (nearest rank), 0 when none.
 func (r WebhookResult) Percentile(p float64) time.Duration {
-	return Result{Latencies: r.Latencies}.Percentile(p)
+	return openloop.Percentile(r.Latencies, p)
 }
 
 // subsPerHost is how many subscriptions one receiver host takes: integrations allows an account
@@ -300,21 +306,29 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 	}
 	start := time.Now()
 	fault := make(chan error, 1)
-	if wl.KillRedisMasterAfter > 0 {
-		seeds := strings.Split(st.Env["REDIS_CLUSTER_ADDRS"], ",")
-		if seeds[0] == "" {
-			return res, errors.New("killRedisMasterAfter needs the Redis Cluster of make up REDIS=cluster (REDIS_CLUSTER_ADDRS)")
-		}
+	seeds := strings.Split(st.Env["REDIS_CLUSTER_ADDRS"], ",")
+	prefix := cmp.Or(st.Env["EVENTS_STREAM_PREFIX"], "bizassist")
+	switch {
+	case (wl.KillRedisMasterAfter > 0 || wl.StopRedisReplica != nil) && seeds[0] == "":
+		return res, errors.New("killRedisMasterAfter and stopRedisReplica need the Redis Cluster of make up REDIS=cluster (REDIS_CLUSTER_ADDRS)")
+	case wl.KillRedisMasterAfter > 0:
 		go func() {
 			time.Sleep(wl.KillRedisMasterAfter)
-			f, err := killMasterOf(ctx, seeds, cmp.Or(st.Env["EVENTS_STREAM_PREFIX"], "bizassist")+":inbound.new_lead", wl.RestartRedisNode)
+			f, err := killMasterOf(ctx, seeds, prefix+":inbound.new_lead", wl.RestartRedisNode)
 			if err == nil {
 				f.RateLimited, f.Budget, f.FallbackActive, err = checkRateLimits(ctx, st)
 			}
 			res.Failover = &f
 			fault <- err
 		}()
-	} else {
+	case wl.StopRedisReplica != nil:
+		go func() {
+			time.Sleep(wl.StopRedisReplica.After)
+			d, err := stopReplicaFor(ctx, hc, st, seeds, *wl.StopRedisReplica, prefix)
+			res.ReplicaDown = &d
+			fault <- err
+		}()
+	default:
 		fault <- nil
 	}
 	var (
@@ -359,7 +373,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 	}
 	wg.Wait()
 	if err := <-fault; err != nil {
-		return res, fmt.Errorf("redis failover: %w", err)
+		return res, fmt.Errorf("redis fault: %w", err)
 	}
 	res.Expected = res.Accepted * wl.Subscriptions
 	deadline := time.Now().Add(wl.Drain)
@@ -381,7 +395,7 @@ func RunWebhook(ctx context.Context, hc *http.Client, base string, sc Scenario, 
 		for _, ls := range rc.byAccount {
 			ls = slices.Clone(ls)
 			slices.Sort(ls)
-			res.AccountP99s = append(res.AccountP99s, Result{Latencies: ls}.Percentile(99))
+			res.AccountP99s = append(res.AccountP99s, openloop.Percentile(ls, 99))
 		}
 		slices.Sort(res.AccountP99s)
 	}
@@ -412,7 +426,7 @@ func RunWebhookWithQuiet(ctx context.Context, hc *http.Client, base string, sc S
 	quiet.Login = &q.Login
 	quiet.Headers = withHeader(sc.Headers, "X-Ext-Secret", secret)
 	wl := *sc.Webhook
-	wl.Rate, wl.Subscriptions, wl.Quiet, wl.Accounts, wl.KillRedisMasterAfter = q.Rate, q.Subscriptions, nil, nil, 0
+	wl.Rate, wl.Subscriptions, wl.Quiet, wl.Accounts, wl.KillRedisMasterAfter, wl.StopRedisReplica = q.Rate, q.Subscriptions, nil, nil, 0, nil
 	quiet.Webhook = &wl
 	var (
 		wg   sync.WaitGroup

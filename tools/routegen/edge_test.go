@@ -52,7 +52,7 @@ func TestNginxsOwnErrorsAreTheEnvelope(t *testing.T) {
 		{"TRACE", httpsPort, true, "TRACE /api/keys HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method_not_allowed"},
 		{"an unknown transfer coding", httpsPort, true, "POST /api/keys HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "not_implemented"},
 		{"a 40 KB header", httpsPort, true, "GET /api/keys HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 40<<10) + "\r\n\r\n", 431, "header_too_large"},
-		{"a service that is down", httpsPort, true, "GET /api/keys HTTP/1.1\r\nHost: x\r\n\r\n", 502, "unavailable"},
+		{"a service that is down", httpsPort, true, "GET /api/keys HTTP/1.1\r\nHost: x\r\n\r\n", 503, "unavailable"},
 		{"HTTP/3.0 over TCP", httpsPort, true, "GET /api/keys HTTP/3.0\r\nHost: x\r\n\r\n", 505, "http_version_not_supported"},
 		{"a 2 MiB body", httpsPort, true, "POST /api/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 2097152\r\n\r\n", 413, "body_too_large"},
 		{"plain HTTP on the HTTPS port", httpsPort, false, "GET /api/keys HTTP/1.1\r\nHost: x\r\n\r\n", 400, "https_required"},
@@ -78,6 +78,12 @@ func TestNginxsOwnErrorsAreTheEnvelope(t *testing.T) {
 			require.False(t, *envelope.OK)
 			require.NotEmpty(t, envelope.Error)
 			require.Equal(t, tc.code, envelope.Code)
+			if tc.status == http.StatusServiceUnavailable {
+				// Its own add_header must keep the server's, and tell the client when to retry.
+				require.Equal(t, "1", resp.Header.Get("Retry-After"))
+				require.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+				require.NotEmpty(t, resp.Header.Get("Strict-Transport-Security"))
+			}
 		})
 	}
 }

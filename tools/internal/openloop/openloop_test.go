@@ -1,4 +1,4 @@
-package main
+package openloop
 
 import (
 	"context"
@@ -61,12 +61,12 @@ func TestARunHoldsWithFewErrorsAndP99WithinAim(t *testing.T) {
 	for i := range lat {
 		lat[i] = time.Duration(i+1) * time.Millisecond // p99 = 990 ms
 	}
-	run := OpenLoopRun{Requests: 1000, Latencies: lat}
+	run := Run{Requests: 1000, Latencies: lat}
 	require.True(t, run.Held(time.Second))
 	require.False(t, run.Held(900*time.Millisecond), "p99 over the aim")
 	run.Errors = 10
 	require.False(t, run.Held(time.Second), "1% errors")
-	require.False(t, OpenLoopRun{}.Held(time.Second), "nothing sent")
+	require.False(t, Run{}.Held(time.Second), "nothing sent")
 }
 
 // A result's latency runs from its slot on the schedule, not from when a worker got to send it.
@@ -110,8 +110,8 @@ func TestTheOpenLoopSendsOnScheduleWhateverTheAnswers(t *testing.T) {
 
 	hc := srv.Client()
 	hc.Timeout = 10 * time.Second // a machine stalled past the schedule's end fails here, not forever
-	run := Attack(context.Background(), hc, vegeta.Target{Method: http.MethodGet, URL: srv.URL}, http.StatusNoContent,
-		rate, 10*time.Second/rate, 100)
+	run := Attack(context.Background(), hc, vegeta.Target{Method: http.MethodGet, URL: srv.URL},
+		rate, 10*time.Second/rate, Options{MaxWorkers: 100}, Status(http.StatusNoContent), nil)
 	require.Equal(t, 10, run.Requests+run.Unsent, "the schedule's requests")
 	require.Greater(t, run.Requests, 7)
 	require.Equal(t, 1, run.Errors, "the answer other than the expected status")
@@ -139,8 +139,8 @@ func TestASlippedScheduleCountsInTheLatencies(t *testing.T) {
 	t.Cleanup(srv.Close)
 	// The first answer comes only after 20 intervals have passed on the wall clock.
 	time.AfterFunc(20*time.Second/rate, func() { close(release) })
-	run := Attack(context.Background(), srv.Client(), vegeta.Target{Method: http.MethodGet, URL: srv.URL}, http.StatusOK,
-		rate, 5*time.Second/rate, 1)
+	run := Attack(context.Background(), srv.Client(), vegeta.Target{Method: http.MethodGet, URL: srv.URL},
+		rate, 5*time.Second/rate, Options{MaxWorkers: 1}, Status(http.StatusOK), nil)
 	// The second request was due one interval after the first but could go out only after the
 	// first answer, 20 intervals in; then the schedule's 5 intervals were over, and the other
 	// three were never sent.
@@ -154,7 +154,7 @@ func TestASlippedScheduleCountsInTheLatencies(t *testing.T) {
 // At low rates a run is held long enough for its percentiles to mean something, within a bound.
 func TestLowRatesAreHeldLongerForTheirPercentiles(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, 2*time.Second, long(2*time.Second, 1000, minProbeSamples))
-	require.Equal(t, 4*time.Second, long(2*time.Second, 50, minProbeSamples))
-	require.Equal(t, maxRunLength, long(2*time.Second, 1, minProbeSamples))
+	require.Equal(t, 2*time.Second, Long(2*time.Second, 1000, ProbeSamples))
+	require.Equal(t, 4*time.Second, Long(2*time.Second, 50, ProbeSamples))
+	require.Equal(t, MaxRunLength, Long(2*time.Second, 1, ProbeSamples))
 }

@@ -161,7 +161,7 @@ http {
         error_page 497 =400 /_edge/https_required;
         error_page 500 /_edge/internal;
         error_page 501 /_edge/not_implemented;
-        error_page 502 503 /_edge/unavailable;
+        error_page 502 503 =503 /_edge/unavailable;
         error_page 504 /_edge/timeout;
         error_page 505 /_edge/version_not_supported;
         location = /_edge/bad_request {
@@ -217,7 +217,10 @@ http {
         location = /_edge/unavailable {
             internal;
             client_max_body_size 0;
-            return 502 '{"ok":false,"error":"service unavailable","code":"unavailable"}\n';
+            add_header Strict-Transport-Security "max-age=31536000; includeSubDomains" always;
+            add_header X-Request-Id $req_id always;
+            add_header Retry-After 1 always;
+            return 503 '{"ok":false,"error":"service unavailable","code":"unavailable"}\n';
         }
         location = /_edge/timeout {
             internal;
