@@ -77,7 +77,9 @@ func stopReplicaFor(ctx context.Context, hc *http.Client, st Stack, seeds []stri
 	if err != nil {
 		return down, err
 	}
-	watchdog := exec.Command("sh", "-c", fmt.Sprintf("sleep %d; kill -CONT %d", int(rs.For/time.Second)+10, pid))
+	// The watchdog outlives the run's context on purpose: it is what resumes the replica when
+	// this process cannot.
+	watchdog := exec.CommandContext(context.WithoutCancel(ctx), "sh", "-c", fmt.Sprintf("sleep %d; kill -CONT %d", int(rs.For/time.Second)+10, pid))
 	if err := watchdog.Start(); err != nil {
 		return down, err
 	}
