@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -17,9 +16,11 @@ import (
 
 // The overload row (issue 38, item 1): each route class is driven open loop past the capacity
 // measured on this machine at the start of the row, and the stack must shed the excess in its
-// own words and keep serving what it admits.
+// own words and keep serving what it admits. overloadFactors are the multiples of the measured
+// capacity each class is driven at.
+var overloadFactors = []int{2, 5}
+
 const (
-	overloadFactors   = "2,5"            // multiples of the measured capacity
 	overloadHold      = 30 * time.Second // each multiple is held this long
 	overloadRecovery  = 10 * time.Second // normal service again this soon after the load ends
 	overloadProbe     = 2 * time.Second  // each rate of the capacity search
@@ -92,8 +93,7 @@ func (s *suite) overloadClass(ctx context.Context, res *result, c overloadClass,
 	}
 	s.note("%s: capacity %d/s within p99 %s", c.name, capacity, c.aim)
 	atk.MaxBody = overloadBodyBytes
-	for _, f := range strings.Split(overloadFactors, ",") {
-		factor, _ := strconv.Atoi(f)
+	for _, factor := range overloadFactors {
 		o := newOverloadRun()
 		run := openloop.Attack(ctx, hc, tgt, factor*capacity, overloadHold, atk, o.check(c.expect), o.record)
 		o.report(s, res, c, factor, run, statuses)
