@@ -13,7 +13,7 @@ import (
 
 var requestsShed = promauto.NewCounter(prometheus.CounterOpts{
 	Name: "bizassist_http_requests_shed_total",
-	Help: "API requests refused 503 overloaded: HTTP_MAX_IN_FLIGHT were being served and none ended within HTTP_QUEUE_WAIT.",
+	Help: "API requests refused 503 overloaded: HTTP_MAX_IN_FLIGHT were being served and none ended within HTTP_QUEUE_WAIT (at once while the queue stood).",
 })
 
 // errOverloaded is the answer to a request shed; Retry-After is one second.

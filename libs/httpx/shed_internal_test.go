@@ -14,43 +14,48 @@ import (
 // here, so a test that waited would time out), and once the interval is over it may wait again.
 func TestALongWaitMakesTheQueueStand(t *testing.T) {
 	t.Parallel()
-	t0 := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
-	clock := make(chan time.Time)
-	q := &queue{slots: make(chan struct{}, 1), wait: time.Hour, now: func() time.Time { return <-clock }}
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	q, clock, r := clockedQueue()
 	require.True(t, q.enter(r), "a free slot is taken without reading the clock")
 
 	admitted := make(chan bool)
 	go func() { admitted <- q.enter(r) }()
-	clock <- t0 // the waiter is past the free-slot path: it waits from t0
+	clock <- start // the waiter is past the free-slot path: it waits from start
 	q.leave()
-	clock <- t0.Add(queueTarget + time.Millisecond) // it got the slot just past the target
+	clock <- start.Add(queueTarget + time.Millisecond) // it got the slot just past the target
 	require.True(t, <-admitted)
 
 	go func() { admitted <- q.enter(r) }()
-	clock <- t0.Add(queueTarget + 2*time.Millisecond)
+	clock <- start.Add(queueTarget + 2*time.Millisecond)
 	require.False(t, <-admitted, "refused at once while the queue stands")
 
 	go func() { admitted <- q.enter(r) }()
-	clock <- t0.Add(queueTarget + queueInterval + 2*time.Millisecond) // the interval is over: it waits again
+	clock <- start.Add(queueTarget + queueInterval + 2*time.Millisecond) // the interval is over: it waits again
 	q.leave()
-	clock <- t0.Add(queueTarget + queueInterval + 3*time.Millisecond)
+	clock <- start.Add(queueTarget + queueInterval + 3*time.Millisecond)
 	require.True(t, <-admitted)
 }
 
 // A waiter served within the target leaves the queue as it was: a burst being absorbed.
 func TestAShortWaitLeavesTheQueueDraining(t *testing.T) {
 	t.Parallel()
-	t0 := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
-	clock := make(chan time.Time)
-	q := &queue{slots: make(chan struct{}, 1), wait: time.Hour, now: func() time.Time { return <-clock }}
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	q, clock, r := clockedQueue()
 	require.True(t, q.enter(r))
 	admitted := make(chan bool)
 	go func() { admitted <- q.enter(r) }()
-	clock <- t0
+	clock <- start
 	q.leave()
-	clock <- t0.Add(queueTarget)
+	clock <- start.Add(queueTarget)
 	require.True(t, <-admitted)
 	require.Zero(t, q.standingUntil.Load())
 }
+
+// clockedQueue is a queue of one slot, whose wait is an hour, that reads the time from clock: each
+// reading is a send the test makes, so it knows where the waiter is.
+func clockedQueue() (*queue, chan time.Time, *http.Request) {
+	clock := make(chan time.Time)
+	q := &queue{slots: make(chan struct{}, 1), wait: time.Hour, now: func() time.Time { return <-clock }}
+	return q, clock, httptest.NewRequest(http.MethodGet, "/", nil)
+}
+
+// start is the clock's first reading.
+var start = time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)

@@ -191,7 +191,7 @@ func TestPrivatePortsAreOutsideTheEphemeralRange(t *testing.T) {
 func TestTheOverloadRowJudgesEachAnswer(t *testing.T) {
 	envelope := []byte(`{"ok":false,"error":"the service is overloaded","code":"overloaded"}`)
 	retry := http.Header{"Retry-After": {"1"}}
-	check := newOverloadRun().check(http.StatusOK)
+	check := overloadCheck(http.StatusOK)
 	for _, tc := range []struct {
 		name string
 		res  vegeta.Result

@@ -95,7 +95,7 @@ func (s *suite) overloadClass(ctx context.Context, res *result, c overloadClass,
 	atk.MaxBody = overloadBodyBytes
 	for _, factor := range overloadFactors {
 		o := newOverloadRun()
-		run := openloop.Attack(ctx, hc, tgt, factor*capacity, overloadHold, atk, o.check(c.expect), o.record)
+		run := openloop.Attack(ctx, hc, tgt, factor*capacity, overloadHold, atk, overloadCheck(c.expect), o.record)
 		o.report(s, res, c, factor, run, statuses)
 	}
 	// Normal service again: half the capacity, every answer served within the aim, no later
@@ -132,9 +132,9 @@ func newOverloadRun() *overloadRun {
 	return &overloadRun{refused: map[string]int{}, bad: map[string]int{}}
 }
 
-// check admits the served status and a refusal (503 or 429) in the error envelope with
+// overloadCheck admits the served status and a refusal (503 or 429) in the error envelope with
 // Retry-After; anything else is a problem, named.
-func (o *overloadRun) check(expect int) openloop.Check {
+func overloadCheck(expect int) openloop.Check {
 	return func(r *vegeta.Result) string {
 		switch {
 		case r.Error != "" && r.Code == 0:

@@ -101,36 +101,50 @@ const fallbackBound = 30 * time.Second
 
 // leadsFallback reports whether any leads process of the stack limits in process now.
 func leadsFallback(ctx context.Context, hc *http.Client, st Stack) (bool, error) {
-	envs, err := filepath.Glob(filepath.Join(st.Dir, "run", "leads*.env"))
+	pages, err := metricsPages(ctx, hc, st, "leads")
 	if err != nil {
 		return false, err
 	}
-	if len(envs) == 0 {
-		return false, fmt.Errorf("no leads settings in %s", filepath.Join(st.Dir, "run"))
-	}
-	for _, path := range envs {
-		leads, err := devenv.Load(path)
-		if err != nil {
-			return false, err
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+leads["HTTP_ADDR"]+"/metrics", nil)
-		if err != nil {
-			return false, err
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return false, err
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return false, err
-		}
-		if strings.Contains(string(body), "\nbizassist_ratelimit_fallback_active 1") {
+	for _, page := range pages {
+		if strings.Contains(page, "\nbizassist_ratelimit_fallback_active 1") {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// metricsPages reads the /metrics page of every process of service in the stack (their
+// addresses from .devstack/run/<service>*.env).
+func metricsPages(ctx context.Context, hc *http.Client, st Stack, service string) ([]string, error) {
+	envs, err := filepath.Glob(filepath.Join(st.Dir, "run", service+"*.env"))
+	if err != nil {
+		return nil, err
+	}
+	if len(envs) == 0 {
+		return nil, fmt.Errorf("no %s settings in %s", service, filepath.Join(st.Dir, "run"))
+	}
+	var pages []string
+	for _, path := range envs {
+		env, err := devenv.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+env["HTTP_ADDR"]+"/metrics", nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, string(body))
+	}
+	return pages, nil
 }
 
 // killMasterOf SIGKILLs the Redis Cluster master holding key (a local node of make up

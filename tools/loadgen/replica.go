@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/bizassist/bizassist/tools/internal/devenv"
 )
 
 // ReplicaStop is a webhook scenario's partial Redis failure (issue 38, item 3): After into the
@@ -139,43 +136,21 @@ func replicaOf(ctx context.Context, master *redis.Client) (int, string, error) {
 	return pid, node, err
 }
 
-// serviceCounter sums a counter's series whose type label is typ over every process of service
-// in the stack (their /metrics, addresses from .devstack/run/<service>*.env).
+// serviceCounter sums a counter's series whose type label is typ over every process of service.
 func serviceCounter(ctx context.Context, hc *http.Client, st Stack, service, name, typ string) (float64, error) {
-	envs, err := filepath.Glob(filepath.Join(st.Dir, "run", service+"*.env"))
+	pages, err := metricsPages(ctx, hc, st, service)
 	if err != nil {
 		return 0, err
 	}
-	if len(envs) == 0 {
-		return 0, fmt.Errorf("no %s settings in %s", service, filepath.Join(st.Dir, "run"))
-	}
 	sum := 0.0
-	for _, path := range envs {
-		env, err := devenv.Load(path)
-		if err != nil {
-			return 0, err
-		}
-		n, err := scrapeCounter(ctx, hc, "http://"+env["HTTP_ADDR"]+"/metrics", name, typ)
+	for _, page := range pages {
+		n, err := sumSamples(bufio.NewScanner(strings.NewReader(page)), name, `type="`+typ+`"`)
 		if err != nil {
 			return 0, err
 		}
 		sum += n
 	}
 	return sum, nil
-}
-
-// scrapeCounter sums the samples of name with type="typ" in one /metrics page.
-func scrapeCounter(ctx context.Context, hc *http.Client, url, name, typ string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	return sumSamples(bufio.NewScanner(resp.Body), name, `type="`+typ+`"`)
 }
 
 // sumSamples adds up the text-format samples of name whose labels contain label.
