@@ -46,31 +46,56 @@ func NewCPUMeter(devstackDir string) *CPUMeter {
 	}
 }
 
-// CPUSample is cumulative CPU time by group at one moment.
+// CPUSample is the CPU time each group used over an interval.
 type CPUSample map[string]time.Duration
 
-// Sub returns the CPU each group used between earlier and s; groups missing from earlier (a
-// service that started in between) count from zero.
-func (s CPUSample) Sub(earlier CPUSample) CPUSample {
+// CPUReading is cumulative CPU time at one moment, kept by root process so that a difference
+// counts only processes it saw at both ends.
+type CPUReading struct {
+	roots            map[root]time.Duration // each root's subtree
+	loadgen, machine time.Duration
+}
+
+// root is one top process of a group; its start time tells a reused pid from the process that
+// had it before.
+type root struct {
+	group string
+	pid   int
+	start int64
+}
+
+// Sub returns the CPU each group used between earlier and r. A root that started in between
+// counts from zero; one that exited in between (a killed Redis master, a PostgreSQL that was
+// restarted) is left out, since its time since earlier went nowhere that /proc keeps, and
+// counting its cumulative time as lost would make the group's figure negative.
+func (r CPUReading) Sub(earlier CPUReading) CPUSample {
 	d := CPUSample{}
-	for g, v := range s {
-		d[g] = v - earlier[g]
+	for k, v := range r.roots {
+		d[k.group] += v - earlier.roots[k]
 	}
+	var total time.Duration
+	for _, v := range d {
+		total += v
+	}
+	d[groupStackTotal] = total
+	d[groupLoadgen] = r.loadgen - earlier.loadgen
+	d[groupMachine] = r.machine - earlier.machine
 	return d
 }
 
 type procStat struct {
 	pid, ppid int
 	comm      string
+	start     int64         // starttime, in clock ticks after boot
 	own       time.Duration // utime + stime
 	children  time.Duration // cutime + cstime: reaped descendants
 }
 
 // Sample reads every group's cumulative CPU time.
-func (m *CPUMeter) Sample() (CPUSample, error) {
+func (m *CPUMeter) Sample() (CPUReading, error) {
 	procs, err := m.readProcs()
 	if err != nil {
-		return nil, err
+		return CPUReading{}, err
 	}
 	kids := map[int][]int{}
 	for pid, p := range procs {
@@ -90,37 +115,37 @@ func (m *CPUMeter) Sample() (CPUSample, error) {
 		return total
 	}
 
-	s := CPUSample{}
+	r := CPUReading{roots: map[root]time.Duration{}}
+	add := func(group string, pid int) {
+		if p, ok := procs[pid]; ok {
+			r.roots[root{group, pid, p.start}] = subtree(pid)
+		}
+	}
 	roots, err := m.stackRoots()
 	if err != nil {
-		return nil, err
+		return CPUReading{}, err
 	}
 	for group, pid := range roots {
-		s[group] = subtree(pid)
+		add(group, pid)
 	}
 	for pid, p := range procs {
 		parent := procs[p.ppid].comm
 		switch {
 		case p.comm == "postgres" && parent != "postgres":
-			s[groupPostgres] += subtree(pid)
-		case p.comm == "redis-server":
-			s[groupRedis] += subtree(pid)
+			add(groupPostgres, pid)
+		case p.comm == "redis-server" && parent != "redis-server":
+			add(groupRedis, pid)
 		}
 	}
-	var total time.Duration
-	for _, v := range s {
-		total += v
-	}
-	s[groupStackTotal] = total
 	var self syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &self); err != nil {
-		return nil, err
+		return CPUReading{}, err
 	}
-	s[groupLoadgen] = time.Duration(syscall.TimevalToNsec(self.Utime) + syscall.TimevalToNsec(self.Stime))
-	if s[groupMachine], err = m.machineBusy(); err != nil {
-		return nil, err
+	r.loadgen = time.Duration(syscall.TimevalToNsec(self.Utime) + syscall.TimevalToNsec(self.Stime))
+	if r.machine, err = m.machineBusy(); err != nil {
+		return CPUReading{}, err
 	}
-	return s, nil
+	return r, nil
 }
 
 // stackRoots maps each service (run/<svc>.pid, helpers excluded) and the ingress to its pid.
@@ -198,9 +223,13 @@ func parseStat(raw []byte) (procStat, error) {
 		return procStat{}, err
 	}
 	f := strings.Fields(string(raw[end+1:]))
-	// f[0] is field 3 (state): ppid is field 4, utime..cstime fields 14-17.
-	if len(f) < 15 {
+	// f[0] is field 3 (state): ppid is field 4, utime..cstime fields 14-17, starttime field 22.
+	if len(f) < 20 {
 		return procStat{}, errors.New("too few fields")
+	}
+	start, err := strconv.ParseInt(f[19], 10, 64)
+	if err != nil {
+		return procStat{}, err
 	}
 	n := make([]int64, 4)
 	for i := range n {
@@ -213,7 +242,7 @@ func parseStat(raw []byte) (procStat, error) {
 		return procStat{}, err
 	}
 	return procStat{
-		pid: pid, ppid: ppid, comm: string(raw[open+1 : end]),
+		pid: pid, ppid: ppid, comm: string(raw[open+1 : end]), start: start,
 		own:      time.Duration(n[0]+n[1]) * clockTick,
 		children: time.Duration(n[2]+n[3]) * clockTick,
 	}, nil
