@@ -122,14 +122,15 @@ build: ## Compile every module
 	@for m in $(MODULES); do echo "==> go build $$m"; (cd $$m && go build ./...); done
 
 # make test's stages, as name:time limit:targets (tools/ci/stage.sh times and bounds each; .ci/run
-# adds deps and lint before them); the limits are a fresh machine's, with room. The stack's stages
+# adds deps before them); the limits are a fresh machine's, with room. The stack's stages
 # hold the machine's fixed ports and run one after another, the fault suite first: it brings its
 # own PostgreSQL and Redis, so the side stages' tests (databases of their own on the machine's) and
 # the charts' API server can run beside it, at the lowest priority so that the stack's
 # timing-bound checks get the cores first; on a fresh machine the Kubernetes tools build then too
-# (.ci/run), and the Kubernetes stages come last in each lane.
+# (.ci/run), and the Kubernetes stages come last in each lane. .ci/run puts lint at the head of
+# the side lane (CI_LINT_STAGE), where it type-checks while the fault suite waits on its faults.
 TEST_STAGES_STACK := faults:25m:test-faults e2e:15m:test-e2e scale:20m:test-scale node:30m:test-kube-node
-TEST_STAGES_SIDE := unit:35m:test-unit apidocs:10m:test-apidocs charts:30m:test-charts,images-test
+TEST_STAGES_SIDE := $(CI_LINT_STAGE) unit:35m:test-unit apidocs:10m:test-apidocs charts:30m:test-charts,images-test
 
 # run_stages LANE: runs the stages of LANE in order, each through tools/ci/stage.sh, until one fails.
 run_stages = for s in $(1); do IFS=: read -r name limit targets <<<"$$s"; \
