@@ -116,15 +116,18 @@ func (s *Stack) metricsURLs(services map[string]int) (map[string]string, error) 
 }
 
 // hookListener listens where the install's webhook deliveries reach: loopback, which make up's
-// integrations may deliver to. The node's may not: the chart refuses the development settings
-// that open deliveries to private addresses, and the node has no public one, so a test that
-// needs deliveries skips there.
+// integrations may deliver to, or on the node the address its install lets them reach
+// (HOOK_LISTEN_ADDR, the bridge's: charts/bizassist/values-node-e2e.yaml). An install without
+// one refuses deliveries to every private address, so a test that needs deliveries skips there.
 func (s *Stack) hookListener(t *testing.T) net.Listener {
 	t.Helper()
+	host := "127.0.0.1"
 	if s.onNode() {
-		t.Skip("deliveries: the chart refuses deliveries to private addresses (charts/integrations/values.schema.json) and the node has no public one")
+		if host = s.Env["HOOK_LISTEN_ADDR"]; host == "" {
+			t.Skip("deliveries: this install refuses deliveries to private addresses (no HOOK_LISTEN_ADDR: make test-kube-node sets one)")
+		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	require.NoError(t, err)
 	return l
 }

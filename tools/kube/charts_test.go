@@ -60,6 +60,7 @@ var matrix = []renderCase{
 	{name: "external-databases", values: []string{"testdata/values/external-databases.yaml"}},
 	{name: "kind", values: []string{umbrella + "/values-kind.yaml"}},
 	{name: "node", values: []string{umbrella + "/values-node.yaml"}},
+	{name: "node-e2e", values: []string{umbrella + "/values-node.yaml", umbrella + "/values-node-e2e.yaml"}},
 	// No --api-versions: the monitoring objects are forced on, as a GitOps render needs.
 	{name: "gitops", values: []string{"testdata/values/gitops.yaml"}},
 }
@@ -201,6 +202,24 @@ func TestMatrixShape(t *testing.T) {
 		}
 	}
 
+	// Deliveries reach a private address only where a chart test names one, and only that one.
+	opening := func(name string) map[string]string {
+		got := map[string]string{}
+		for _, o := range byCase[name] {
+			if data, _, _ := unstructured.NestedStringMap(o.Object, "data"); o.GetKind() == "ConfigMap" && data["DATABASE_SCHEMA"] == "integrations" {
+				for _, k := range []string{"INTEGRATIONS_DEV_MODE", "INTEGRATIONS_TARGET_ALLOW_CIDRS", "INTEGRATIONS_TARGET_ALLOW_HTTP"} {
+					if v, ok := data[k]; ok {
+						got[k] = v
+					}
+				}
+			}
+		}
+		return got
+	}
+	require.Empty(t, opening("node"))
+	require.Equal(t, map[string]string{"INTEGRATIONS_DEV_MODE": "true", "INTEGRATIONS_TARGET_ALLOW_CIDRS": "10.244.0.1/32",
+		"INTEGRATIONS_TARGET_ALLOW_HTTP": "true"}, opening("node-e2e"))
+
 	// HTTPS by default: every render has TLS on the Ingress and redirects plain HTTP.
 	for name, objs := range byCase {
 		// The second Ingress keeps the probes and metrics off the route for / (ingress.unroutedPaths).
@@ -242,6 +261,8 @@ func TestSchemaRefuses(t *testing.T) {
 		{"encryption key in the ConfigMap", "identity:\n  env: {ENCRYPTION_KEYS: k1:abc}\n", []string{"identity:", `Property name of "ENCRYPTION_KEYS" does not match`}},
 		{"webhook development mode", "integrations:\n  env: {INTEGRATIONS_DEV_MODE: \"true\"}\n", []string{"integrations:", `Property name of "INTEGRATIONS_DEV_MODE" does not match`}},
 		{"private targets through global config", "global:\n  config: {INTEGRATIONS_TARGET_ALLOW_CIDRS: 10.0.0.0/8}\n", []string{"is a local-development setting"}},
+		{"a test receiver's range, not its address", "integrations:\n  testReceiverAddresses: [10.0.0.0/8]\n", []string{"integrations:", "testReceiverAddresses.0: Does not match pattern"}},
+		{"a test receiver for another service", "leads:\n  testReceiverAddresses: [10.244.0.1]\n", []string{"leads: testReceiverAddresses is integrations'"}},
 		{"monitoring switch neither bool nor auto", "leads:\n  serviceMonitor: {enabled: \"yes\"}\n", []string{"leads:", `serviceMonitor.enabled must be one of the following: true, false, "auto"`}},
 		{"runbook base that is not a URL", "global:\n  monitoring: {runbookBaseUrl: docs/runbooks}\n", []string{"global.monitoring.runbookBaseUrl: Does not match pattern"}},
 		{"image digest without its algorithm", "leads:\n  image: {digest: abc123}\n", []string{"leads:", "image.digest: Does not match pattern"}},

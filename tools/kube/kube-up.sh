@@ -7,6 +7,7 @@
 # by tools/kube/nodecheck from the installed Ingress objects, in front of NodePort twins of the
 # chart's Services on the bridge address; HTTPS on 127.0.0.1:$KUBE_NODE_HTTPS_PORT (9443), plain
 # HTTP (redirected) on $KUBE_NODE_HTTP_PORT (9080), clear of the local stack's 8443 and 8080.
+# KUBE_UP_VALUES names more values files (space-separated) layered on values-node.yaml.
 #   tools/kube/kube-up.sh up STATE BIN IMAGES_DIR TAG [EXTRA_IMAGE_TAR...]
 #   tools/kube/kube-up.sh down STATE BIN
 set -euo pipefail
@@ -134,8 +135,10 @@ up() {
     - current_setting('superuser_reserved_connections')::int
     - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int + 1")
   echo "kube-up: PostgreSQL has $free connections free for the pods' pools"
+  local values=(--values "$root/charts/bizassist/values-node.yaml") f
+  for f in ${KUBE_UP_VALUES:-}; do values+=(--values "$f"); done
   "$bin/helm" upgrade --install bizassist "$root/charts/bizassist" --kubeconfig "$state/node/kubeconfig" \
-    --namespace "$ns" --values "$root/charts/bizassist/values-node.yaml" --set "global.image.tag=$tag" \
+    --namespace "$ns" "${values[@]}" --set "global.image.tag=$tag" \
     --set "postgresql.maxConnections=$free" --wait --timeout 5m || { diagnose; return 1; }
   dns "$images"
   edge

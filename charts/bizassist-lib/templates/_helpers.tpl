@@ -142,6 +142,9 @@ else the shutdown budget. */}}
 {{- fail (printf "terminationGracePeriodSeconds (%d) is below the shutdown budget (%d = 2 x shutdown.drainDelaySeconds + shutdown.timeoutSeconds + 5): the kubelet would kill in-flight requests" (int .) $budget) -}}
 {{- end -}}
 {{- end -}}
+{{- if and .ctx.Values.testReceiverAddresses (ne .component "integrations") -}}
+{{- fail (printf "%s: testReceiverAddresses is integrations' (the addresses its deliveries may reach in a chart test)" .component) -}}
+{{- end -}}
 {{- $a := .ctx.Values.autoscaling -}}
 {{- if and $a.enabled (lt (int $a.maxReplicas) (int $a.minReplicas)) -}}
 {{- fail (printf "%s: autoscaling.maxReplicas (%d) is below autoscaling.minReplicas (%d)" .component (int $a.maxReplicas) (int $a.minReplicas)) -}}
