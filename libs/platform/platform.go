@@ -49,7 +49,13 @@ type Config struct {
 	Telemetry telemetry.Config
 	// Idempotency is how long Idempotency-Keys live (IDEMPOTENCY_KEY_TTL, IDEMPOTENCY_LEASE).
 	Idempotency idempotency.Config
+	// Clock is the time the service's use cases read; nil is WallClock. Only tests set it (they
+	// move a clock instead of sleeping); no setting names it.
+	Clock func() time.Time `env:"-"`
 }
+
+// WallClock is the time in UTC, the clock of every service outside tests.
+func WallClock() time.Time { return time.Now().UTC() }
 
 // Validate checks every part, so a bad setting stops the process before it starts.
 func (c Config) Validate() error {
@@ -108,6 +114,14 @@ func Open(ctx context.Context, name string, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	return rt, nil
+}
+
+// Now reads the service's clock (Config.Clock, or WallClock).
+func (rt *Runtime) Now() time.Time {
+	if rt.Config.Clock != nil {
+		return rt.Config.Clock()
+	}
+	return WallClock()
 }
 
 // Close releases what Open acquired, flushing telemetry last.

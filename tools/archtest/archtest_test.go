@@ -122,16 +122,26 @@ func TestCheckWiringFindsEachDifference(t *testing.T) {
 	write("internal/ports/http.go", "package ports\n\ntype HTTP struct{}\n\nfunc (h HTTP) Routes(r *mux.Router, limit mux.MiddlewareFunc) {}\n")
 	write("internal/adapters/store.go", "package adapters\n")
 	write("internal/domain/lead/lead.go", "package lead\n\ntype Repository interface{}\n")
+	write("cmd/svc/main.go", "package main\n\nfunc main() { svc.Main(service.Name, platform.Commands(build)) }\n")
+	write("internal/service/new.go", "package service\n\nfunc New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) { return nil, nil }\n")
+	write("migrations/embed.go", "package migrations\n\nvar FS embed.FS\n")
+	write("internal/ports/events.go", "package ports\n\nfunc EventHandlers(p app.Projections) map[string]events.Handler { return nil }\n")
 	got := CheckWiring(dir)
-	require.Len(t, got, 5, "%v", got)
-	for i, want := range []string{"config.go does not declare type Config", "no type Application", "no method Routes",
-		"adapters holds Go files directly", "declares a Repository"} {
+	require.Len(t, got, 9, "%v", got)
+	for i, want := range []string{"does not call platform.Commands(service.New)", "no func New(ctx context.Context, cfg Config)",
+		"does not declare var Source", "config.go does not declare type Config", "no type Application", "no method (h *HTTP) Routes",
+		"no func EventHandlers(a app.Application)", "adapters holds Go files directly", "declares a Repository"} {
 		require.Contains(t, got[i], want)
 	}
+
+	write("cmd/svc/main.go", "package main\n\nfunc main() { svc.Main(service.Name, platform.Commands(service.New)) }\n")
+	write("internal/service/new.go", "package service\n\nfunc New(ctx context.Context, cfg Config) (*Service, error) { return nil, nil }\n")
+	write("migrations/embed.go", "package migrations\n\nvar Source = pgkit.Source{Name: \"svc\", FS: files}\n")
 
 	write("internal/service/config.go", "package service\n\ntype Config struct{}\n")
 	write("internal/app/app.go", "package app\n\ntype Application struct{}\n")
 	write("internal/ports/http.go", "package ports\n\ntype HTTP struct{}\n\nfunc (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {}\n")
+	write("internal/ports/events.go", "package ports\n\nfunc EventHandlers(a app.Application) map[string]events.Handler { return nil }\n")
 	require.NoError(t, os.Remove(filepath.Join(dir, "internal/adapters/store.go")))
 	write("internal/domain/lead/lead.go", "package lead\n\ntype Lead struct{}\n")
 	require.Empty(t, CheckWiring(dir))

@@ -16,12 +16,23 @@ import (
 var routesExempt = map[string]bool{"console": true}
 
 // CheckWiring returns one line per way the service in dir is wired differently from the others
-// (docs/conventions.md): its Config in internal/service/config.go, its use cases in one
-// app.Application, its HTTP routes registered by Routes(*mux.Router, platform.Middleware), its
-// adapters in packages named for what they hold, and its storage interfaces in app, not domain.
+// (docs/conventions.md): its command is platform.Commands(service.New) in cmd/<name>/main.go, with
+// New(ctx context.Context, cfg Config) (*Service, error); its Config in internal/service/config.go,
+// its migrations one pgkit.Source named Source, its use cases in one app.Application, its HTTP
+// routes registered by Routes(*mux.Router, platform.Middleware), its adapters in packages named
+// for what they hold, and its storage interfaces in app, not domain.
 func CheckWiring(dir string) []string {
 	name := filepath.Base(dir)
 	var out []string
+	if !calls(filepath.Join(dir, "cmd", name, "main.go"), "platform.Commands(service.New)") {
+		out = append(out, name+": cmd/"+name+"/main.go does not call platform.Commands(service.New)")
+	}
+	if !anyFile(filepath.Join(dir, "internal/service"), hasNew) {
+		out = append(out, name+": internal/service has no func New(ctx context.Context, cfg Config) (*Service, error)")
+	}
+	if !declaresVar(filepath.Join(dir, "migrations/embed.go"), "Source") {
+		out = append(out, name+": migrations/embed.go does not declare var Source (a pgkit.Source of the embedded files)")
+	}
 	if !declares(filepath.Join(dir, "internal/service/config.go"), "Config") {
 		out = append(out, name+": internal/service/config.go does not declare type Config")
 	}
@@ -29,7 +40,10 @@ func CheckWiring(dir string) []string {
 		out = append(out, name+": internal/app declares no type Application (the service's use cases, one field each)")
 	}
 	if !routesExempt[name] && !anyFile(filepath.Join(dir, "internal/ports"), hasRoutes) {
-		out = append(out, name+": internal/ports has no method Routes(*mux.Router, platform.Middleware)")
+		out = append(out, name+": internal/ports has no method (h *HTTP) Routes(*mux.Router, platform.Middleware)")
+	}
+	if f := parse(filepath.Join(dir, "internal/ports/events.go")); f != nil && !hasEventHandlers(f) {
+		out = append(out, name+": internal/ports/events.go has no func EventHandlers(a app.Application) map[string]events.Handler")
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "internal/adapters/*.go")); len(files) > 0 {
 		out = append(out, fmt.Sprintf("%s: internal/adapters holds Go files directly (%s); put each adapter in a package named for what it holds",
@@ -87,28 +101,91 @@ func hasType(f *ast.File, name string) bool {
 	return false
 }
 
-// hasRoutes finds func (…) Routes(r *mux.Router, mw platform.Middleware).
+// hasRoutes finds func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware).
 func hasRoutes(f *ast.File) bool {
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Recv == nil || fn.Name.Name != "Routes" {
+		if !ok || fn.Recv == nil || fn.Name.Name != "Routes" || fieldTypes(fn.Recv) != "*HTTP" {
 			continue
 		}
-		var params []string
-		for _, p := range fn.Type.Params.List {
-			for range max(len(p.Names), 1) {
-				params = append(params, exprString(p.Type))
-			}
-		}
-		if strings.Join(params, ", ") == "*mux.Router, platform.Middleware" {
+		if fieldTypes(fn.Type.Params) == "*mux.Router, platform.Middleware" {
 			return true
 		}
 	}
 	return false
 }
 
+// hasEventHandlers finds func EventHandlers(a app.Application) map[string]events.Handler.
+func hasEventHandlers(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "EventHandlers" {
+			return fieldTypes(fn.Type.Params) == "app.Application" && fieldTypes(fn.Type.Results) == "map[string]events.Handler"
+		}
+	}
+	return false
+}
+
+// hasNew finds func New(ctx context.Context, cfg Config) (*Service, error).
+func hasNew(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "New" {
+			return fieldTypes(fn.Type.Params) == "context.Context, Config" && fieldTypes(fn.Type.Results) == "*Service, error"
+		}
+	}
+	return false
+}
+
+func fieldTypes(l *ast.FieldList) string {
+	if l == nil {
+		return ""
+	}
+	var types []string
+	for _, p := range l.List {
+		for range max(len(p.Names), 1) {
+			types = append(types, exprString(p.Type))
+		}
+	}
+	return strings.Join(types, ", ")
+}
+
+func declaresVar(path, name string) bool {
+	f := parse(path)
+	if f == nil {
+		return false
+	}
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			for _, s := range g.Specs {
+				for _, n := range s.(*ast.ValueSpec).Names {
+					if n.Name == name {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// calls says whether the file at path has the call fn(arg), written as "pkg.Fn(pkg.Arg)".
+func calls(path, call string) bool {
+	f := parse(path)
+	found := false
+	if f != nil {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok && len(c.Args) == 1 && exprString(c.Fun)+"("+exprString(c.Args[0])+")" == call {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
 func exprString(e ast.Expr) string {
 	switch t := e.(type) {
+	case *ast.MapType:
+		return "map[" + exprString(t.Key) + "]" + exprString(t.Value)
 	case *ast.StarExpr:
 		return "*" + exprString(t.X)
 	case *ast.SelectorExpr:

@@ -3,7 +3,6 @@ package migrations
 
 import (
 	"embed"
-	"io/fs"
 
 	"github.com/bizassist/bizassist/libs/pgkit"
 )
@@ -11,8 +10,5 @@ import (
 //go:embed *.sql
 var files embed.FS
 
-// FS holds the NNN_description.sql files.
-var FS fs.FS = files
-
-// Source is the analytics schema's migration set, applied next to events.Migrations.
-var Source = pgkit.Source{Name: "analytics", FS: FS}
+// Source is the analytics schema's migrations (NNN_description.sql), applied after platform.Shared.
+var Source = pgkit.Source{Name: "analytics", FS: files}

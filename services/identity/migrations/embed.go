@@ -10,5 +10,5 @@ import (
 //go:embed *.sql
 var files embed.FS
 
-// Source is the identity schema's migrations.
+// Source is the identity schema's migrations (NNN_description.sql), applied after platform.Shared.
 var Source = pgkit.Source{Name: "identity", FS: files}

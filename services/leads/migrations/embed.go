@@ -1,9 +1,14 @@
-// Package migrations holds the leads schema's versioned SQL.
+// Package migrations embeds the leads schema's versioned SQL.
 package migrations
 
-import "embed"
+import (
+	"embed"
 
-// FS holds NNN_description.sql files, applied in order by pgkit.Migrate.
-//
+	"github.com/bizassist/bizassist/libs/pgkit"
+)
+
 //go:embed *.sql
-var FS embed.FS
+var files embed.FS
+
+// Source is the leads schema's migrations (NNN_description.sql), applied after platform.Shared.
+var Source = pgkit.Source{Name: "leads", FS: files}

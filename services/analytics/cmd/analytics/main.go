@@ -17,18 +17,14 @@ import (
 )
 
 func main() {
-	cmds := platform.Commands(build)
+	cmds := platform.Commands(service.New)
 	cmds["demo"] = svc.Command{Summary: "seed: give the demo owners of make up clients with varied histories (idempotent)", Run: demo}
 	cmds["churn"] = svc.Command{Summary: "fit: refit the churn model from observed cancellations (used from the next recompute)", Run: churn}
 	svc.Main(service.Name, cmds)
 }
 
-// build is service.New with production options.
-func build(ctx context.Context, cfg service.Config) (*service.Service, error) {
-	return service.New(ctx, cfg)
-}
-
-func open(ctx context.Context) (*service.Service, error) { return platform.Load(ctx, build) }
+// open is the service of a command, its settings from the environment.
+func open(ctx context.Context) (*service.Service, error) { return platform.Load(ctx, service.New) }
 
 // demoWait bounds how long `demo seed` waits for identity's account.created events to arrive.
 const demoWait = 90 * time.Second

@@ -20,7 +20,8 @@ var inboundTypes = []string{integrationsevents.InboundNewLead, integrationsevent
 // producer's contract type into a command for its use case, which runs in the consumer's
 // transaction (carried by ctx). A field the payload leaves out falls back to the envelope: its
 // account, its id, when it occurred.
-func EventHandlers(p app.Projections) map[string]events.Handler {
+func EventHandlers(a app.Application) map[string]events.Handler {
+	p := a.Projections
 	h := map[string]events.Handler{
 		identityevents.AccountCreated: events.Typed(func(ctx context.Context, e events.Envelope, d identityevents.AccountCreatedData) error {
 			return p.Account.Handle(ctx, app.NewAccount{AccountID: d.AccountID, OwnerID: d.OwnerID, Email: d.Email,

@@ -80,7 +80,8 @@ func (s *stack) start(t testing.TB) {
 	s.base = "http://" + ln.Addr().String()
 	var cfg service.Config
 	require.NoError(t, svc.LoadConfigFrom(&cfg, s.environ))
-	sv, err := service.New(ctx, cfg, service.WithClock(s.clock.Now))
+	cfg.Clock = s.clock.Now
+	sv, err := service.New(ctx, cfg)
 	require.NoError(t, err)
 	require.NoError(t, sv.Migrate(ctx))
 	s.svc = sv

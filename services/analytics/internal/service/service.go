@@ -23,14 +23,6 @@ import (
 // Name is the service name: schema, role, consumer group and telemetry label.
 const Name = "analytics"
 
-// Option changes how New assembles the service.
-type Option func(*options)
-
-type options struct{ now app.Clock }
-
-// WithClock makes the service read the time from now; tests move it instead of sleeping.
-func WithClock(now app.Clock) Option { return func(o *options) { o.now = now } }
-
 // Service is analytics, assembled.
 type Service struct {
 	*platform.Runtime
@@ -46,41 +38,38 @@ type Service struct {
 }
 
 // New opens analytics' dependencies and wires the use cases. The caller must call Close.
-func New(ctx context.Context, cfg Config, opts ...Option) (*Service, error) {
-	o := options{now: func() time.Time { return time.Now().UTC() }}
-	for _, opt := range opts {
-		opt(&o)
-	}
+func New(ctx context.Context, cfg Config) (*Service, error) {
 	rt, err := platform.Open(ctx, Name, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
+	now := rt.Now
 	accounts, store := postgres.NewAccounts(rt.Pool), postgres.NewHealth(rt.Pool)
 	store.UseReplica(rt.Reads)
 	writer := postgres.NewUsageWriter(rt.Pool, cfg.Writer)
 	models := postgres.NewChurnModels(rt.Pool)
 	allowances, reservations := postgres.NewAllowances(rt.Pool), postgres.NewReservations(rt.Pool)
-	recompute := app.Recompute{Store: store, Models: models, Outbox: events.Outbox{}, Now: o.now}
+	recompute := app.Recompute{Store: store, Models: models, Outbox: events.Outbox{}, Now: now}
 	return &Service{
 		Runtime: rt, Accounts: accounts, Health: store, Writer: writer,
 		App: app.Application{
-			LogUsage: app.LogUsage{Store: writer, Now: o.now},
-			CheckPQL: app.CheckPQL{Allowances: allowances, Accounts: accounts, UpgradeURL: cfg.UpgradeURL, Now: o.now},
+			LogUsage: app.LogUsage{Store: writer, Now: now},
+			CheckPQL: app.CheckPQL{Allowances: allowances, Accounts: accounts, UpgradeURL: cfg.UpgradeURL, Now: now},
 			ReserveUsage: app.ReserveUsage{Reservations: reservations, Allowances: allowances, Accounts: accounts,
-				UpgradeURL: cfg.UpgradeURL, Now: o.now},
-			ReleaseUsage: app.ReleaseUsage{Reservations: reservations, Now: o.now},
-			HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: o.now},
+				UpgradeURL: cfg.UpgradeURL, Now: now},
+			ReleaseUsage: app.ReleaseUsage{Reservations: reservations, Now: now},
+			HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: now},
 			PredictChurn: app.PredictChurn{Store: store, Accounts: accounts, Recompute: recompute, UpgradeURL: cfg.UpgradeURL},
 			Recompute:    recompute,
 			Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
 				SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
-			SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: o.now},
-			FitChurn:    app.FitChurnModel{Models: models, Now: o.now},
+			SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: now},
+			FitChurn:    app.FitChurnModel{Models: models, Now: now},
 			Projections: app.NewProjections(accounts),
-			History:     app.GetHealthHistory{Store: store, Now: o.now},
+			History:     app.GetHealthHistory{Store: store, Now: now},
 		},
 		keyTTL: cfg.Idempotency.TTL, // log-usage keeps its keys in its own write's transaction
-		now:    o.now,
+		now:    now,
 	}, nil
 }
 
@@ -105,7 +94,7 @@ func (s *Service) Handler() http.Handler {
 
 // EventHandlers are the events analytics consumes.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.App.Projections)
+	return ports.EventHandlers(s.App)
 }
 
 // churnFitEvery is how often the churn model is refitted from observed cancellations.

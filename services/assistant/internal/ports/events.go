@@ -17,7 +17,8 @@ import (
 // it is. Recording is idempotent by the source event id. Identity's account.created,
 // account.plan_changed and account.revoked (disabled) keep each account's standing, which decides
 // whether its text is quoted.
-func EventHandlers(record *app.RecordFeedEvent, account *app.RecordAccount) map[string]events.Handler {
+func EventHandlers(a app.Application) map[string]events.Handler {
+	record, account := a.Record, a.Account
 	return map[string]events.Handler{
 		leadsevents.LeadWritten: events.Typed(func(ctx context.Context, e events.Envelope, d leadsevents.LeadWrittenData) error {
 			return record.Handle(ctx, app.FeedEventCommand{SourceID: e.ID, AccountID: e.AccountID, Module: "the service",

@@ -53,7 +53,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := func() time.Time { return time.Now().UTC() }
+	now := rt.Now
 	analytics := apiclient.New("analytics", cfg.AnalyticsURL, cfg.ToolTimeout)
 	back := backend.New(apiclient.New("leads", cfg.LeadsURL, cfg.ToolTimeout), analytics)
 	var model app.Model = &advisor.Advisor{UpgradeURL: cfg.UpgradeURL}
@@ -98,7 +98,7 @@ func (s *Service) Handler() http.Handler {
 // EventHandlers are the events the assistant consumes into the public feed, and the account
 // events that decide what of them is quoted.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.App.Record, s.App.Account)
+	return ports.EventHandlers(s.App)
 }
 
 // Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.

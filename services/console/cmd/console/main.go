@@ -2,17 +2,11 @@
 package main
 
 import (
-	"context"
-
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/svc"
 	"github.com/bizassist/bizassist/services/console/internal/service"
 )
 
 func main() {
-	svc.Main(service.Name, platform.Commands(build))
-}
-
-func build(ctx context.Context, cfg service.Config) (*service.Service, error) {
-	return service.New(ctx, cfg)
+	svc.Main(service.Name, platform.Commands(service.New))
 }

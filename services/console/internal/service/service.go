@@ -33,7 +33,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := func() time.Time { return time.Now().UTC() }
+	now := rt.Now
 	sessions := postgres.NewSessions(rt.Pool, now)
 	return &Service{Runtime: rt, Sessions: sessions, Web: &ports.Web{
 		App:      app.New(api.New(cfg.API), sessions, cfg.SessionMaxAge, now),

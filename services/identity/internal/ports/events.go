@@ -33,7 +33,8 @@ var newClientRefused = promauto.NewCounterVec(prometheus.CounterOpts{
 // payment events keep plans in step, and health.scored keeps each client's health for its owner's
 // list. Each decodes the producer's contract type into a
 // command for its use case, which runs in the consumer's transaction (carried by ctx).
-func EventHandlers(createClient *app.CreateClient, applyPayment *app.ApplyPayment, recordHealth *app.RecordHealth) map[string]events.Handler {
+func EventHandlers(a app.Application) map[string]events.Handler {
+	createClient, applyPayment, recordHealth := a.CreateClient, a.ApplyPayment, a.RecordHealth
 	handlers := map[string]events.Handler{
 		analyticsevents.HealthScored: events.Typed(func(ctx context.Context, e events.Envelope, d analyticsevents.HealthScoredData) error {
 			return recordHealth.Handle(ctx, app.RecordHealthCommand{AccountID: d.AccountID, Score: d.Score, Tier: d.Tier, At: d.At.Or(e.OccurredAt)})

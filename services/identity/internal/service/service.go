@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"time"
 
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -53,7 +52,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := func() time.Time { return time.Now().UTC() }
+	now := rt.Now
 	accounts := postgres.NewAccountRepository(rt.Pool)
 	keys := postgres.NewKeyStore(rt.Pool, box)
 	tokens := signer.New(keys, cfg.Auth.Issuer, cfg.Auth.Audience, cfg.KeyReload)
@@ -140,7 +139,7 @@ func (s *Service) Handler() http.Handler {
 
 // EventHandlers are the events identity consumes.
 func (s *Service) EventHandlers() map[string]events.Handler {
-	return ports.EventHandlers(s.App.CreateClient, s.App.ApplyPayment, s.App.RecordHealth)
+	return ports.EventHandlers(s.App)
 }
 
 // Serve runs the HTTP server, the outbox relay and the consumer on ln until ctx ends.

@@ -41,7 +41,7 @@ type HTTP struct {
 // Routes registers every route on r: the per-IP API rate limit on all but the inbound webhook
 // (metered per account by its secret, and per IP only when the secret fails: app.InboundThrottle),
 // authentication on the caller's routes, Idempotency-Key on what creates or sends.
-func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
+func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	limited := mw.Limit(ratelimit.API)
 	protect := func(f authjwt.Handler) http.Handler { return limited(mw.Authenticated(f)) }
 	effect := func(f authjwt.Handler) http.Handler { return limited(mw.Authenticated(mw.Idempotent(f))) }
@@ -58,7 +58,7 @@ func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	r.Handle("/api/payments/stripe/webhook", limited(h.Payments)).Methods(http.MethodPost)
 }
 
-func (h HTTP) receiveInbound(w http.ResponseWriter, r *http.Request, body map[string]json.RawMessage) error {
+func (h *HTTP) receiveInbound(w http.ResponseWriter, r *http.Request, body map[string]json.RawMessage) error {
 	res, err := h.App.ReceiveInbound.Handle(r.Context(), app.ReceiveInboundCmd{
 		Secret: r.Header.Get("X-Ext-Secret"), IdempotencyKey: r.Header.Get("Idempotency-Key"), WebhookID: r.Header.Get("webhook-id"),
 		Body: body, ClientIP: h.ClientIP(r),
@@ -98,7 +98,7 @@ type warningJSON struct {
 	Message string `json:"message"`
 }
 
-func (h HTTP) samples(w http.ResponseWriter, _ *http.Request) {
+func (h *HTTP) samples(w http.ResponseWriter, _ *http.Request) {
 	samples := make(map[string]map[string]string, 3)
 	for _, e := range domain.InboundEvents() {
 		samples[string(e)] = domain.Sample(e)
@@ -112,7 +112,7 @@ type subscribeRequest struct {
 	Event   *string `json:"event"`
 }
 
-func (h HTTP) subscribe(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req subscribeRequest) error {
+func (h *HTTP) subscribe(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req subscribeRequest) error {
 	if req.HookURL == nil {
 		return apperr.MissingField("hookUrl")
 	}
@@ -157,7 +157,7 @@ func viewOf(s domain.Subscription) subscriptionView {
 	return v
 }
 
-func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+func (h *HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	subs, err := h.App.Hooks.List(r.Context(), c.AccountID)
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func (h HTTP) listSubscriptions(w http.ResponseWriter, r *http.Request, c authjw
 	return nil
 }
 
-func (h HTTP) unsubscribe(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+func (h *HTTP) unsubscribe(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	id := mux.Vars(r)["id"]
 	if err := h.App.Hooks.Unsubscribe(r.Context(), c.AccountID, id); err != nil {
 		return err
@@ -183,7 +183,7 @@ func (h HTTP) unsubscribe(w http.ResponseWriter, r *http.Request, c authjwt.Call
 	return nil
 }
 
-func (h HTTP) attempts(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+func (h *HTTP) attempts(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	list, err := h.App.Hooks.Attempts(r.Context(), c.AccountID, mux.Vars(r)["id"])
 	if err != nil {
 		return err
@@ -210,7 +210,7 @@ func (h HTTP) attempts(w http.ResponseWriter, r *http.Request, c authjwt.Caller)
 	return nil
 }
 
-func (h HTTP) replay(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+func (h *HTTP) replay(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	id := mux.Vars(r)["id"]
 	if err := h.App.Hooks.Replay(r.Context(), c.AccountID, id); err != nil {
 		return err
@@ -219,7 +219,7 @@ func (h HTTP) replay(w http.ResponseWriter, r *http.Request, c authjwt.Caller) e
 	return nil
 }
 
-func (h HTTP) rotateSecret(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+func (h *HTTP) rotateSecret(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	secret, err := h.App.RotateSecret.Handle(r.Context(), c.AccountID)
 	if err != nil {
 		return err

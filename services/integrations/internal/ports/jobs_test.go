@@ -52,7 +52,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	pool := pgtest.New(t, "integrations", migrations.Source, events.Migrations)
 	require.NoError(t, delivery.Migrate(context.Background(), pool))
 	queue, err := delivery.NewQueue(pool, 5*time.Millisecond)
 	require.NoError(t, err)

@@ -39,9 +39,6 @@ const workerStopTimeout = 30 * time.Second
 // of a burst at full speed); beyond it they go to queued jobs.
 const dispatchBacklog = 10_000
 
-// Sources are the migrations of the integrations schema besides River's.
-var Sources = append([]pgkit.Source{{Name: Name, FS: migrations.FS}}, platform.Shared...)
-
 // Service is integrations, assembled.
 type Service struct {
 	*platform.Runtime
@@ -51,7 +48,6 @@ type Service struct {
 	Dispatcher    *app.Dispatcher
 
 	stripeSecret string
-	handlers     map[string]events.Handler
 	jobTimeout   time.Duration
 }
 
@@ -89,7 +85,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	accounts, inbox, payments := postgres.NewAccounts(rt.Pool), postgres.NewInbox(rt.Pool), postgres.NewPayments(rt.Pool)
 	subscriptions := postgres.NewSubscriptions(rt.Pool, box, rt.Reads)
 	deliveries := postgres.NewDeliveries(rt.Pool, box, rt.Reads)
-	now := func() time.Time { return time.Now().UTC() }
+	now := rt.Now
 	sender := delivery.Sender{Client: safehttp.NewClient(policy, cfg.DeliveryTimeout, cfg.DeliveryConcurrency), Now: now}
 	// joined runs a use case's work in the transaction its ctx carries (the consumer's), without
 	// a savepoint; uow begins one of its own.
@@ -136,8 +132,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 		return nil, err
 	}
 	return &Service{Runtime: rt, App: a, Subscriptions: subscriptions, Workers: workers, Dispatcher: dispatcher,
-		stripeSecret: cfg.StripeWebhookSecret, jobTimeout: jobTimeout,
-		handlers: ports.EventHandlers(a)}, nil
+		stripeSecret: cfg.StripeWebhookSecret, jobTimeout: jobTimeout}, nil
 }
 
 // Close releases the service's dependencies.
@@ -146,7 +141,10 @@ func (s *Service) Close() { s.Runtime.Close() }
 // Migrate applies the service's migrations, the events outbox tables and River's tables, and
 // seals the signing secrets still in plaintext or under an old encryption key.
 func (s *Service) Migrate(ctx context.Context) error {
-	if err := Migrate(ctx, s.Runtime.Pool, s.Runtime.Config.DB.Schema); err != nil {
+	if err := s.Runtime.Migrate(ctx, migrations.Source); err != nil {
+		return err
+	}
+	if err := delivery.Migrate(ctx, s.Runtime.Pool); err != nil {
 		return err
 	}
 	n, err := s.Subscriptions.CanonicalizeHookURLs(ctx)
@@ -174,18 +172,15 @@ func (s *Service) sealSecrets(ctx context.Context) error {
 	return nil
 }
 
-// Migrate is the migration of a pool whose search path starts with schema.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	if err := pgkit.Migrate(ctx, pool, schema, Sources...); err != nil {
-		return err
-	}
-	return delivery.Migrate(ctx, pool)
+// EventHandlers are the events integrations consumes.
+func (s *Service) EventHandlers() map[string]events.Handler {
+	return ports.EventHandlers(s.App)
 }
 
 // Handler returns the HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.APIRouter()
-	h := ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment},
+	h := &ports.HTTP{App: s.App, Payments: &ports.StripeWebhook{Secret: s.stripeSecret, Receive: s.App.ReceivePayment},
 		ClientIP: s.Runtime.Limiter.ClientIP}
 	h.Routes(r, s.Runtime.Middleware())
 	return r
@@ -200,7 +195,7 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
 		platform.Every("dispatch claim sweeper", app.SweepEvery, s.Dispatcher.Sweep),
 		platform.Every("queue depth sampler", delivery.DepthEvery, delivery.DepthSampler{Pool: s.Runtime.Pool, JobTimeout: s.jobTimeout}.Sample),
 		platform.Every("secret sealer", secretSealing, s.sealSecrets)}
-	return s.Runtime.Serve(ctx, ln, s.Handler(), s.handlers, workers...)
+	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers(), workers...)
 }
 
 func (s *Service) runWorkers(ctx context.Context) error {

@@ -32,7 +32,7 @@ type HTTP struct {
 
 // Routes registers every leads route on r: the general rate limit and authentication on the
 // caller's routes, Idempotency-Key on what spends, the statistics' own limit on the public one.
-func (h HTTP) Routes(r *mux.Router, mw platform.Middleware) {
+func (h *HTTP) Routes(r *mux.Router, mw platform.Middleware) {
 	apiLimit := mw.Limit(ratelimit.API)
 	authed := func(f http.Handler) http.Handler { return apiLimit(mw.Authenticated(f)) }
 	spends := func(f http.Handler) http.Handler { return apiLimit(mw.Authenticated(mw.Idempotent(f))) }
@@ -75,7 +75,7 @@ type leadJSON struct {
 
 // findLeads presents the caller's token (for an API key, the one minted for it) to analytics
 // when it reserves the allowance.
-func (h HTTP) findLeads(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req findRequest) error {
+func (h *HTTP) findLeads(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req findRequest) error {
 	res, err := h.App.FindLeads.Handle(r.Context(), app.FindLeadsInput{
 		AccountID: c.AccountID, Credential: c.Token, Industry: req.Industry, Location: req.Location, Limit: req.Limit, Keywords: req.Keywords,
 		RadiusMiles: req.RadiusMiles,
@@ -106,7 +106,7 @@ type qualifyJSON struct {
 	Signals   []string `json:"signals"`
 }
 
-func (h HTTP) qualify(w http.ResponseWriter, r *http.Request) error {
+func (h *HTTP) qualify(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	res, err := h.App.QualifyLead.Handle(r.Context(), app.LeadInput{
 		Email: q.Get("email"), BusinessName: q.Get("businessName"), Phone: q.Get("phone"), Country: q.Get("country"),
@@ -156,7 +156,7 @@ type batchRequest struct {
 	Leads []json.RawMessage `json:"leads"`
 }
 
-func (h HTTP) batch(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req batchRequest) error {
+func (h *HTTP) batch(w http.ResponseWriter, r *http.Request, c authjwt.Caller, req batchRequest) error {
 	leads, err := decodeBatchLeads(req.Leads)
 	if err != nil {
 		return err
@@ -192,7 +192,7 @@ type sheetLeadJSON struct {
 	CreatedAt    string            `json:"createdAt"`
 }
 
-func (h HTTP) listSheet(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+func (h *HTTP) listSheet(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	q := r.URL.Query()
 	in := app.ListInput{AccountID: c.AccountID, Cursor: q.Get("cursor"), Limit: app.DefaultListLimit}
 	if err := httpx.QueryInt(q, "limit", &in.Limit); err != nil {
@@ -227,7 +227,7 @@ func csvSafe(s string) string {
 	return s
 }
 
-func (h HTTP) exportSheet(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
+func (h *HTTP) exportSheet(w http.ResponseWriter, r *http.Request, c authjwt.Caller) error {
 	body := &csvBody{w: w}
 	cw := csv.NewWriter(body)
 	_ = cw.Write([]string{"id", "name", "email", "phone", "businessName", "source", "createdAt", "phoneExtension", "phoneRaw", "notes", "extras"})
@@ -268,7 +268,7 @@ func (b *csvBody) Write(p []byte) (int, error) {
 	return b.w.Write(p)
 }
 
-func (h HTTP) scoutStats(w http.ResponseWriter, r *http.Request) error {
+func (h *HTTP) scoutStats(w http.ResponseWriter, r *http.Request) error {
 	body, err := h.App.Stats.Handle(r.Context())
 	if err != nil {
 		return err

@@ -27,13 +27,16 @@ import (
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/leads/api"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsserver/dnstest"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
+	"github.com/bizassist/bizassist/services/leads/migrations"
 )
 
 // testCatalog is a small catalog file: three Austin plumbers (one without a website, on gmail),
@@ -76,7 +79,7 @@ func newHarness(t *testing.T, ip string) *harness {
 	ctx := context.Background()
 	iss := jwttest.NewIssuer(t)
 	environ := platformtest.Env(t, service.Name, iss.JWKSURL())
-	pool := pgtest.Open(t, pgtest.Database{URL: environ["DATABASE_URL"]}, service.Name, service.Sources...)
+	pool := pgtest.Open(t, pgtest.Database{URL: environ["DATABASE_URL"]}, service.Name, append([]pgkit.Source{migrations.Source}, platform.Shared...)...)
 
 	rows, err := catalogfile.Open(strings.NewReader(testCatalog), "ndjson")
 	require.NoError(t, err)

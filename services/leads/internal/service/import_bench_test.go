@@ -9,11 +9,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
+	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/catalogfile"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 	"github.com/bizassist/bizassist/services/leads/internal/service"
+	"github.com/bizassist/bizassist/services/leads/migrations"
 )
 
 // BenchmarkCatalogImport runs `leads catalog import` in process on the NDJSON file named by
@@ -41,7 +44,7 @@ func BenchmarkCatalogImport(b *testing.B) {
 		var spent time.Duration
 		for range b.N {
 			b.StopTimer()
-			pool := pgtest.New(b, service.Name, service.Sources...)
+			pool := pgtest.New(b, service.Name, append([]pgkit.Source{migrations.Source}, platform.Shared...)...)
 			b.StartTimer()
 			start := time.Now()
 			rep := importFile(b, pool, file, 0)
@@ -54,7 +57,7 @@ func BenchmarkCatalogImport(b *testing.B) {
 		b.ReportMetric(float64(rows)/spent.Seconds(), "rows/s")
 	})
 	reimport := func(b *testing.B, shift func(iteration int) time.Duration) {
-		pool := pgtest.New(b, service.Name, service.Sources...)
+		pool := pgtest.New(b, service.Name, append([]pgkit.Source{migrations.Source}, platform.Shared...)...)
 		importFile(b, pool, file, 0)
 		b.ResetTimer()
 		var rows int

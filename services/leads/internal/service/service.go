@@ -9,7 +9,6 @@ import (
 	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -30,11 +29,6 @@ import (
 // Name is the service name: schema, role, consumer group and telemetry label.
 const Name = "leads"
 
-// Sources are the migrations of the leads schema: its own and platform.Shared.
-var Sources = append([]pgkit.Source{{Name: Name, FS: migrations.FS}}, platform.Shared...)
-
-func now() time.Time { return time.Now().UTC() }
-
 // Service is a wired leads process.
 type Service struct {
 	*platform.Runtime
@@ -48,6 +42,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	now := rt.Now
 	resolver, err := dnsresolver.New(cfg.DNS)
 	if err != nil {
 		rt.Close()
@@ -83,19 +78,25 @@ func (s *Service) Close() {
 
 // Migrate applies the leads schema and the event tables.
 func (s *Service) Migrate(ctx context.Context) error {
-	return pgkit.Migrate(ctx, s.Pool, s.Config.DB.Schema, Sources...)
+	return s.Runtime.Migrate(ctx, migrations.Source)
 }
 
 // Handler returns the leads routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.APIRouter()
-	ports.HTTP{App: s.App}.Routes(r, s.Middleware())
+	h := &ports.HTTP{App: s.App}
+	h.Routes(r, s.Middleware())
 	return r
+}
+
+// EventHandlers are the events leads consumes.
+func (s *Service) EventHandlers() map[string]events.Handler {
+	return ports.EventHandlers(s.App)
 }
 
 // Serve runs the HTTP server, the outbox relay and the inbound-lead consumer on ln until ctx ends.
 func (s *Service) Serve(ctx context.Context, ln net.Listener) error {
-	return s.Runtime.Serve(ctx, ln, s.Handler(), ports.EventHandlers(s.App))
+	return s.Runtime.Serve(ctx, ln, s.Handler(), s.EventHandlers())
 }
 
 // DNSZone is what the loopback DNS server answers for: the mail providers the qualifier knows
@@ -110,7 +111,7 @@ func DNSZone(pool *pgxpool.Pool) dnsserver.Zone {
 // ImportCatalog loads a catalog file into the pool's schema.
 func ImportCatalog(ctx context.Context, pool *pgxpool.Pool, rows app.CatalogRows, progress func(app.ImportReport)) (app.ImportReport, error) {
 	w := postgres.NewCatalogWriter(pool)
-	rep, err := app.ImportCatalog{Store: w, Now: now}.Handle(ctx, rows, progress)
+	rep, err := app.ImportCatalog{Store: w, Now: platform.WallClock}.Handle(ctx, rows, progress)
 	if err != nil {
 		return rep, fmt.Errorf("import catalog: %w", err)
 	}

@@ -21,11 +21,11 @@ import (
 // upgrade applies the rest, as a deployment of the new code does.
 func migratedBefore(t *testing.T, version string) (pool *pgxpool.Pool, upgrade func()) {
 	t.Helper()
-	older := pgtest.Before(t, migrations.FS, version)
+	older := pgtest.Before(t, migrations.Source.FS, version)
 	pool = pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: older}, events.Migrations)
 	return pool, func() {
 		require.NoError(t, pgkit.Migrate(context.Background(), pool, "integrations",
-			pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations))
+			migrations.Source, events.Migrations))
 	}
 }
 
@@ -120,7 +120,7 @@ func TestDuplicateSubscriptionsAreFoldedIntoTheOldest(t *testing.T) {
 // spellings of one target are folded into the oldest active subscription.
 func TestStoredHookURLsAreCanonicalizedAndTheirCopiesFolded(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	pool := pgtest.New(t, "integrations", migrations.Source, events.Migrations)
 	insertSubs(t, pool, []storedSub{
 		{"hook_a1", "acc_1", "new_lead", "https://HOOKS.example.com:443/in/./x?", "disabled", "2026-01-01"},
 		{"hook_a2", "acc_1", "new_lead", "https://hooks.example.com/in/x", "active", "2026-01-02"},

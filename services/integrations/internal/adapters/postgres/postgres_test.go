@@ -21,7 +21,7 @@ import (
 // returns the integer it selects (or 0 for a statement without a result).
 func newDB(t *testing.T) (*pgxpool.Pool, func(sql string, args ...any) int) {
 	t.Helper()
-	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	pool := pgtest.New(t, "integrations", migrations.Source, events.Migrations)
 	require.NoError(t, postgres.NewAccounts(pool).SaveAccount(context.Background(),
 		app.NewAccount{AccountID: "acc_1", Email: "a@example.com", Role: "owner"}, domain.HashSecret("s")))
 	sqlInt := func(sql string, args ...any) int {

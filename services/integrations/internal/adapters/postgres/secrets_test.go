@@ -35,7 +35,7 @@ func newSubscription(t *testing.T, accountID, url string) domain.Subscription {
 // A signing secret is stored sealed, bound to its row, and comes back usable.
 func TestSigningSecretsAreSealedAtRest(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	pool := pgtest.New(t, "integrations", migrations.Source, events.Migrations)
 	box := sealboxtest.New(t)
 	store := postgres.NewSubscriptions(pool, box, pgkit.PrimaryReads(pool))
 	ctx := context.Background()
@@ -66,7 +66,7 @@ func TestSigningSecretsAreSealedAtRest(t *testing.T) {
 // it reseals what the old key sealed; the values stay the same.
 func TestSealSecretsSealsPlaintextAndResealsAfterRotation(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t, "integrations", pgkit.Source{Name: "integrations", FS: migrations.FS}, events.Migrations)
+	pool := pgtest.New(t, "integrations", migrations.Source, events.Migrations)
 	ctx := context.Background()
 	legacy := newSubscription(t, "acc_1", "https://legacy.example/x")
 	_, err := pool.Exec(ctx, `INSERT INTO subscriptions (id, account_id, event, hook_url, secret, status) VALUES ($1, 'acc_1', 'new_lead', $2, $3, 'active')`,

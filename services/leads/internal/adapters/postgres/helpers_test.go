@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/events"
-	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/pgkit/pgtest"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/catalog"
 	"github.com/bizassist/bizassist/services/leads/migrations"
@@ -18,7 +17,7 @@ import (
 
 func newDB(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	return pgtest.New(t, "leads", pgkit.Source{Name: "leads", FS: migrations.FS}, events.Migrations)
+	return pgtest.New(t, "leads", migrations.Source, events.Migrations)
 }
 
 func business(t *testing.T, mutate func(*catalog.BusinessInput)) catalog.Business {

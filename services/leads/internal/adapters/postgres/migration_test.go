@@ -19,13 +19,13 @@ func TestMigration006RekeysEarlierLeadsAndDropsThePhoneIdentity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := pgtest.Restricted(t, pgtest.NewDatabase(t), "leads")
-	pool := pgtest.Open(t, db, "leads", pgkit.Source{Name: "leads", FS: pgtest.Before(t, migrations.FS, "006")})
+	pool := pgtest.Open(t, db, "leads", pgkit.Source{Name: "leads", FS: pgtest.Before(t, migrations.Source.FS, "006")})
 	_, err := pool.Exec(ctx, `INSERT INTO sheet_leads (id, account_id, name, email, phone, source, created_at) VALUES
 		('lead_01JD3X0000000000000000000A', 'acc_a', 'Ann', 'Ann@Acme.com', '+15124723000', 'api', now()),
 		('lead_01JD3X0000000000000000000B', 'acc_b', 'Ann', 'ann@acme.com', '', 'api', now())`)
 	require.NoError(t, err)
 
-	require.NoError(t, pgkit.Migrate(ctx, pool, "leads", pgkit.Source{Name: "leads", FS: migrations.FS}))
+	require.NoError(t, pgkit.Migrate(ctx, pool, "leads", migrations.Source))
 	got := map[string]string{}
 	rows, err := pool.Query(ctx, `SELECT account_id, id FROM sheet_leads`)
 	require.NoError(t, err)
