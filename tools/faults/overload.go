@@ -83,15 +83,20 @@ func (s *suite) overloadClass(ctx context.Context, res *result, c overloadClass,
 	tgt := c.target(s)
 	hc := s.c.hc
 	served := openloop.Status(c.expect)
-	atk := openloop.Options{MaxWorkers: overloadWorkers}
-	capacity := openloop.FindCapacity(100, overloadMaxRate, overloadSteps, func(rate int) bool {
-		return ctx.Err() == nil && openloop.Attack(ctx, hc, tgt, rate, openloop.Long(overloadProbe, rate, openloop.ProbeSamples), atk, served, nil).Held(c.aim)
-	})
+	search := openloop.Search{Seed: 100, MaxRate: overloadMaxRate, MaxSteps: overloadSteps, Probe: overloadProbe,
+		Options: openloop.Options{MaxWorkers: overloadWorkers}}
+	capacity := search.Capacity(ctx, hc, tgt, c.aim, served, nil)
 	if capacity == 0 {
 		res.fail("%s: held no rate within its aim of %s, even 1/s", c.name, c.aim)
 		return 0
 	}
-	s.note("%s: capacity %d/s within p99 %s", c.name, capacity, c.aim)
+	search.Seed = capacity
+	ceiling, err := search.Ceiling(ctx, hc, tgt, c.aim)
+	if err != nil {
+		res.fail("%s: the generator's own ceiling: %v", c.name, err)
+	}
+	s.note("%s: capacity %d/s within p99 %s; the generator's own ceiling for these requests %d/s", c.name, capacity, c.aim, ceiling)
+	atk := search.Options
 	atk.MaxBody = overloadBodyBytes
 	for _, factor := range overloadFactors {
 		o := newOverloadRun()

@@ -2,9 +2,11 @@ package openloop
 
 import (
 	"context"
+	"crypto/tls"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,3 +160,34 @@ func TestLowRatesAreHeldLongerForTheirPercentiles(t *testing.T) {
 	require.Equal(t, 4*time.Second, Long(2*time.Second, 50, ProbeSamples))
 	require.Equal(t, MaxRunLength, Long(2*time.Second, 1, ProbeSamples))
 }
+
+// The ceiling's server is reached with the generator's own transport settings, over TLS, and
+// answers the target's requests (any method, path and body) without doing anything; the
+// generator's client is left trusting what it trusted.
+func TestTheCeilingsServerAnswersTheTargetsRequestsWithNothing(t *testing.T) {
+	t.Parallel()
+	tr := &http.Transport{ForceAttemptHTTP2: true, TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12}}
+	srv, client, err := nullServer(&http.Client{Transport: tr, Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	require.Nil(t, tr.TLSClientConfig.RootCAs, "the generator's transport is not changed")
+
+	target, err := retarget("https://127.0.0.1:8443/api/leads/find?limit=5", srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, srv.URL+"/api/leads/find?limit=5", target)
+	resp, err := client.Post(target, "application/json", strings.NewReader(`{"industry":"plumbers"}`))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	require.Equal(t, 2, resp.ProtoMajor, "HTTP/2, as the generator's transport asks")
+
+	bare, _, err := nullServer(&http.Client{Transport: &http.Transport{}}) // no TLS settings of its own
+	require.NoError(t, err)
+	bare.Close()
+	_, _, err = nullServer(&http.Client{Transport: roundTripper(nil)})
+	require.ErrorContains(t, err, "not an *http.Transport")
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
