@@ -225,8 +225,9 @@ test-scale: $(AXE) ## The scale-out shape: the Redis-facing libs' and the event 
 	@tools/devstack/pg-replica.sh up
 	@echo "==> libs on the Redis Cluster and the PostgreSQL replica: events, rediskit, ratelimit, authjwt, pgkit"
 	@cd libs && $(SCALE_TEST_ENV) go test -race -count=1 ./events/ ./rediskit/... ./ratelimit/ ./authjwt/ ./pgkit/
+	@# After the libs, whose isolation test stops a replica of the cluster; the two services at once.
 	@echo "==> the event chain's component tests on the Redis Cluster: leads, integrations"
-	@for s in leads integrations; do (cd services/$$s && $(SCALE_TEST_ENV) go test -race -count=1 ./internal/service/); done
+	@$(SCALE_TEST_ENV) go test -race -count=1 ./services/leads/internal/service/ ./services/integrations/internal/service/
 	@$(MAKE) --no-print-directory up REDIS=cluster PG_REPLICA=1 REPLICAS=2
 	@echo "==> go test tools/e2e (cluster shape)"
 	@BIZASSIST_E2E=1 AXE_CORE_JS=$(AXE) go test -count=1 -p 1 ./tools/e2e/...
