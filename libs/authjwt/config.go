@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/bizassist/bizassist/libs/setting"
 )
 
 // Algorithm is the only JWS algorithm identity signs with and verifiers accept.
@@ -47,16 +49,11 @@ func (c Config) Validate() error {
 	if c.Audience == "" {
 		return errors.New("JWT_AUDIENCE must not be empty")
 	}
-	if c.MinRefreshInterval <= 0 || c.HTTPTimeout <= 0 || c.MaxKeyAge <= 0 {
-		return fmt.Errorf("JWT_JWKS_MIN_REFRESH (%s), JWT_JWKS_TIMEOUT (%s) and JWT_JWKS_MAX_AGE (%s) must be positive",
-			c.MinRefreshInterval, c.HTTPTimeout, c.MaxKeyAge)
+	var ttl error // the cache's lifetime matters only with a cache
+	if c.VerifiedCacheSize > 0 {
+		ttl = setting.Positive("JWT_VERIFIED_CACHE_TTL", c.VerifiedCacheTTL)
 	}
-	if c.Leeway < 0 {
-		return fmt.Errorf("JWT_LEEWAY must not be negative, got %s", c.Leeway)
-	}
-	if c.VerifiedCacheSize < 0 || (c.VerifiedCacheSize > 0 && c.VerifiedCacheTTL <= 0) {
-		return fmt.Errorf("JWT_VERIFIED_CACHE_SIZE (%d) must not be negative and JWT_VERIFIED_CACHE_TTL (%s) must be positive when it is set",
-			c.VerifiedCacheSize, c.VerifiedCacheTTL)
-	}
-	return nil
+	return errors.Join(setting.Positive("JWT_JWKS_MIN_REFRESH", c.MinRefreshInterval), setting.Positive("JWT_JWKS_TIMEOUT", c.HTTPTimeout),
+		setting.Positive("JWT_JWKS_MAX_AGE", c.MaxKeyAge), setting.NotNegative("JWT_LEEWAY", c.Leeway),
+		setting.NotNegative("JWT_VERIFIED_CACHE_SIZE", c.VerifiedCacheSize), ttl)
 }

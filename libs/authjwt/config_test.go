@@ -36,6 +36,12 @@ func TestConfigValidate(t *testing.T) {
 		_, err := authjwt.NewVerifier(c)
 		require.Error(t, err, name)
 	}
+
+	// Each wrong duration is named on its own, with its value.
+	c := good
+	c.HTTPTimeout, c.MaxKeyAge, c.VerifiedCacheSize = 0, -time.Minute, 10
+	require.EqualError(t, c.Validate(), "JWT_JWKS_TIMEOUT must be positive, not 0s\nJWT_JWKS_MAX_AGE must be positive, not -1m0s\n"+
+		"JWT_VERIFIED_CACHE_TTL must be positive, not 0s")
 }
 
 func newPublicKey(t *testing.T) ed25519.PublicKey {

@@ -6,7 +6,7 @@ import "fmt"
 
 // number is what settings count or measure in (time.Duration is an int64).
 type number interface {
-	~int | ~int32 | ~int64 | ~float64
+	~int | ~int32 | ~int64 | ~uint32 | ~float64
 }
 
 // Positive is the error for setting name unless its value v is above zero.
@@ -23,6 +23,14 @@ func NotNegative[T number](name string, v T) error {
 		return nil
 	}
 	return fmt.Errorf("%s must not be negative, not %v", name, v)
+}
+
+// Min is the error for setting name unless its value v is at least floor.
+func Min[T number](name string, v, floor T) error {
+	if v >= floor {
+		return nil
+	}
+	return fmt.Errorf("%s must be at least %v, not %v", name, floor, v)
 }
 
 // AtLeast is the error for setting name unless its value v is at least other's, floor.

@@ -15,6 +15,8 @@ func TestEachSettingIsNamedWithItsValue(t *testing.T) {
 	require.NoError(t, setting.Positive("A", 1))
 	require.NoError(t, setting.NotNegative("A", 0))
 	require.NoError(t, setting.AtLeast("CAP", time.Hour, "BASE", time.Minute))
+	require.NoError(t, setting.Min("KIB", uint32(8192), 8192))
+	require.EqualError(t, setting.Min("IDENTITY_ARGON2_MEMORY_KIB", uint32(4096), 8192), "IDENTITY_ARGON2_MEMORY_KIB must be at least 8192, not 4096")
 	err := errors.Join(
 		setting.Positive("EVENTS_RELAY_POLL_INTERVAL", time.Duration(0)),
 		setting.NotNegative("EVENTS_RELAY_BATCH_SIZE", -2),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/apiclient"
 	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/setting"
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/openaillm"
 )
 
@@ -32,9 +33,7 @@ type Config struct {
 func (c Config) Validate() error {
 	var errs []error
 	errs = append(errs, apiclient.CheckURL("LEADS_URL", c.LeadsURL), apiclient.CheckURL("ANALYTICS_URL", c.AnalyticsURL))
-	if c.ToolTimeout <= 0 || c.HistoryTokens < 0 {
-		errs = append(errs, errors.New("ASSISTANT_TOOL_TIMEOUT must be positive and ASSISTANT_HISTORY_TOKENS not negative"))
-	}
+	errs = append(errs, setting.Positive("ASSISTANT_TOOL_TIMEOUT", c.ToolTimeout), setting.NotNegative("ASSISTANT_HISTORY_TOKENS", c.HistoryTokens))
 	if c.AdminSecret != "" && len(c.AdminSecret) < 16 {
 		errs = append(errs, errors.New("AGENT_ADMIN_SECRET must be at least 16 characters"))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/libs/sealbox"
+	"github.com/bizassist/bizassist/libs/setting"
 )
 
 // Config is identity's configuration.
@@ -31,15 +32,11 @@ type Config struct {
 // Validate checks identity's settings and the shared ones, and reports every one that is wrong.
 func (c Config) Validate() error {
 	var errs []error
-	if c.Argon2MemoryKiB < 8*1024 || c.Argon2Iterations < 1 {
-		errs = append(errs, errors.New("IDENTITY_ARGON2_MEMORY_KIB must be at least 8192 and IDENTITY_ARGON2_ITERATIONS at least 1"))
-	}
+	errs = append(errs, setting.Min("IDENTITY_ARGON2_MEMORY_KIB", c.Argon2MemoryKiB, 8*1024), setting.Min("IDENTITY_ARGON2_ITERATIONS", c.Argon2Iterations, 1))
 	if c.KeyReload <= 0 {
 		errs = append(errs, errors.New("IDENTITY_KEY_RELOAD must be positive"))
 	}
-	if c.HashMemoryBudgetMiB < 0 || c.HashWait <= 0 {
-		errs = append(errs, errors.New("IDENTITY_HASH_MEMORY_BUDGET_MIB must not be negative and IDENTITY_HASH_WAIT must be positive"))
-	}
+	errs = append(errs, setting.NotNegative("IDENTITY_HASH_MEMORY_BUDGET_MIB", c.HashMemoryBudgetMiB), setting.Positive("IDENTITY_HASH_WAIT", c.HashWait))
 	return errors.Join(append(errs, c.Sealing.Validate(), c.Config.Validate())...)
 }
 

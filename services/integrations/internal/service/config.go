@@ -55,9 +55,11 @@ type Config struct {
 // Validate checks integrations' settings and the shared ones.
 func (c Config) Validate() error {
 	var errs []error
-	if !c.DevMode && (len(c.TargetAllowCIDRs) > 0 || c.TargetAllowHTTP) {
-		errs = append(errs, errors.New("INTEGRATIONS_TARGET_ALLOW_CIDRS and INTEGRATIONS_TARGET_ALLOW_HTTP open deliveries to "+
-			"private addresses and plain http: they are refused unless INTEGRATIONS_DEV_MODE=true (local development only)"))
+	if !c.DevMode && len(c.TargetAllowCIDRs) > 0 {
+		errs = append(errs, errors.New("INTEGRATIONS_TARGET_ALLOW_CIDRS opens deliveries to private addresses: it is refused unless INTEGRATIONS_DEV_MODE=true (local development only)"))
+	}
+	if !c.DevMode && c.TargetAllowHTTP {
+		errs = append(errs, errors.New("INTEGRATIONS_TARGET_ALLOW_HTTP opens deliveries over plain http: it is refused unless INTEGRATIONS_DEV_MODE=true (local development only)"))
 	}
 	if _, err := c.TargetPolicy(); err != nil {
 		errs = append(errs, err)

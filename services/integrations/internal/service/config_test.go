@@ -38,8 +38,8 @@ func TestUnsafeAndOutOfBoundsSettingsAreRefused(t *testing.T) {
 		extra map[string]string
 		want  string // a setting the error names
 	}{
-		"private targets":         {map[string]string{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8"}, "INTEGRATIONS_DEV_MODE"},
-		"plain http":              {map[string]string{"INTEGRATIONS_TARGET_ALLOW_HTTP": "true"}, "INTEGRATIONS_DEV_MODE"},
+		"private targets":         {map[string]string{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "127.0.0.0/8"}, "INTEGRATIONS_TARGET_ALLOW_CIDRS opens"},
+		"plain http":              {map[string]string{"INTEGRATIONS_TARGET_ALLOW_HTTP": "true"}, "INTEGRATIONS_TARGET_ALLOW_HTTP opens"},
 		"private, not dev":        {map[string]string{"INTEGRATIONS_TARGET_ALLOW_CIDRS": "10.0.0.0/8", "INTEGRATIONS_DEV_MODE": "false"}, "INTEGRATIONS_DEV_MODE"},
 		"timeout":                 {map[string]string{"INTEGRATIONS_DELIVERY_TIMEOUT": "5m"}, "INTEGRATIONS_DELIVERY_TIMEOUT"},
 		"no account concurrency":  {map[string]string{"INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY": "0"}, "INTEGRATIONS_DELIVERY_ACCOUNT_CONCURRENCY"},
