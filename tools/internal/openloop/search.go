@@ -41,9 +41,8 @@ func (s Search) Capacity(ctx context.Context, hc *http.Client, tgt vegeta.Target
 // Ceiling is the generator's own capacity for tgt: the same search against a server that does
 // nothing (in this process, over TLS, HTTP/2 when hc's transport asks for it, answering 204 once
 // it has read the body), reached with that transport's settings and tgt's method, path, headers
-// and body. The generator
-// and the server it measures share this machine's cores, so a capacity near the ceiling is the
-// generator's figure, not the server's (issue 41).
+// and body. The generator and the server it measures share this machine's cores, so a capacity
+// near the ceiling is the generator's figure, not the server's (issue 41).
 func (s Search) Ceiling(ctx context.Context, hc *http.Client, tgt vegeta.Target, aim time.Duration) (int, error) {
 	srv, client, err := nullServer(hc)
 	if err != nil {
