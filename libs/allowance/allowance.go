@@ -2,7 +2,8 @@
 // the limits and the month's usage, before the work they pay for is done: POST
 // /internal/usage/reserve and /internal/usage/release (services/analytics/README.md), with the
 // acting caller's own token so that analytics decides the plan from the account's current state.
-// The reservation is the usage record: nothing else reports the use.
+// The reservation is the usage record: nothing else reports the use. This package holds the
+// terms and the policy (no I/O, so a service's app may use it); reserveapi is the client.
 package allowance
 
 import (
@@ -10,9 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 
-	"github.com/bizassist/bizassist/libs/apiclient"
 	"github.com/bizassist/bizassist/libs/apperr"
 )
 
@@ -65,49 +64,13 @@ func (e *LimitReached) Refusal(code, message, upgradeURL string) *apperr.Error {
 		With("remaining", e.Remaining).With("limit", e.Limit).With("upgradeUrl", upgradeURL)
 }
 
-// Reserver is the port the metering services' applications hold: Client, or a test's.
+// Reserver is the port the metering services' applications hold: reserveapi.Client, or a test's.
 type Reserver interface {
 	// Reserve takes units of an allowance. It fails with *LimitReached when the month's allowance
 	// cannot cover them, and with another error when the answer is unknown.
 	Reserve(ctx context.Context, token string, r Request) (Reservation, error)
 	// Release gives back a reservation whose work failed.
 	Release(ctx context.Context, token, reservationID string) error
-}
-
-// Client is the Reserver over analytics' internal routes.
-type Client struct{ api *apiclient.Client }
-
-var _ Reserver = (*Client)(nil)
-
-// New returns a Reserver calling analytics through api.
-func New(api *apiclient.Client) *Client { return &Client{api: api} }
-
-// Reserve implements Reserver: 200 with an id is granted, 402 is *LimitReached, anything else is
-// an error the caller must treat as unknown, never as allowed.
-func (c *Client) Reserve(ctx context.Context, token string, r Request) (Reservation, error) {
-	var res Reservation
-	err := c.api.Do(ctx, apiclient.Request{Method: http.MethodPost, Path: "/internal/usage/reserve", Token: token, Body: r}, &res)
-	var refused *apiclient.Error
-	switch {
-	case err == nil && res.ID == "":
-		return Reservation{}, errors.New("analytics granted a reservation without an id")
-	case err == nil:
-		return res, nil
-	case errors.As(err, &refused) && refused.Status == http.StatusPaymentRequired:
-		spent := &LimitReached{Feature: r.Feature}
-		if derr := refused.Decode(spent); derr != nil {
-			return Reservation{}, fmt.Errorf("analytics' 402 does not decode: %w", derr)
-		}
-		return Reservation{}, spent
-	default:
-		return Reservation{}, err
-	}
-}
-
-// Release implements Reserver. analytics answering released:false (already gone) is fine.
-func (c *Client) Release(ctx context.Context, token, reservationID string) error {
-	return c.api.Do(ctx, apiclient.Request{Method: http.MethodPost, Path: "/internal/usage/release", Token: token,
-		Body: map[string]string{"reservationId": reservationID}}, nil)
 }
 
 // Reserve asks r for req on behalf of token's caller and says why not in the envelope's terms: a

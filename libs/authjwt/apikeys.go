@@ -10,16 +10,13 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/credential"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 )
 
-// ErrAPIKeyRefused is what a KeyExchanger returns for a key that does not exist, was deleted or
-// belongs to a disabled account.
-var ErrAPIKeyRefused = invalidToken("API key is not valid")
-
 // KeyExchanger trades an API key for a short-lived access token that identity mints for the
-// key's account (with the key's id in the akid claim). It fails with ErrAPIKeyRefused for a key
+// key's account (with the key's id in the akid claim). It fails with credential.ErrAPIKeyRefused for a key
 // identity refuses, and with any other error when it could not ask.
 type KeyExchanger interface {
 	Exchange(ctx context.Context, key string) (string, error)
@@ -71,14 +68,14 @@ func (v *Verifier) UseKeyExchanger(ex KeyExchanger) { v.apiKeys.exchanger = ex }
 // VerifyAPIKey checks an API key and returns the caller it acts for, with Token set to the
 // access token minted for it (what a service presents to another on the caller's behalf).
 func (v *Verifier) VerifyAPIKey(ctx context.Context, key string) (Caller, error) {
-	if !IsAPIKey(key) {
+	if !credential.IsAPIKey(key) {
 		return Caller{}, invalidToken("API key is malformed")
 	}
-	h := HashAPIKey(key)
+	h := credential.HashAPIKey(key)
 	now := v.now()
 	e, known := v.apiKeys.entries.Get(h)
 	if known && now.Before(e.refusedUntil) {
-		return Caller{}, ErrAPIKeyRefused
+		return Caller{}, credential.ErrAPIKeyRefused
 	}
 	if known && e.caller.Token != "" && now.Before(e.refreshAt) {
 		if err := v.revoked.check(e.caller); err != nil {
@@ -96,10 +93,10 @@ func (v *Verifier) VerifyAPIKey(ctx context.Context, key string) (Caller, error)
 	case res = <-ch:
 	}
 	switch {
-	case errors.Is(res.Err, ErrAPIKeyRefused):
+	case errors.Is(res.Err, credential.ErrAPIKeyRefused):
 		apiKeyExchanges.WithLabelValues("refused").Inc()
 		v.apiKeys.entries.Add(h, apiKeyEntry{refusedUntil: now.Add(refusedKeyTTL)})
-		return Caller{}, ErrAPIKeyRefused
+		return Caller{}, credential.ErrAPIKeyRefused
 	case res.Err != nil:
 		apiKeyExchanges.WithLabelValues("error").Inc()
 		if known && e.caller.Token != "" && now.Before(e.caller.ExpiresAt) {
@@ -153,7 +150,7 @@ func (x *httpExchanger) Exchange(ctx context.Context, key string) (string, error
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusUnauthorized:
-		return "", ErrAPIKeyRefused
+		return "", credential.ErrAPIKeyRefused
 	default:
 		return "", fmt.Errorf("api key exchange answered %s", resp.Status)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,31 +16,10 @@ import (
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
+	"github.com/bizassist/bizassist/libs/credential"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/libs/rediskit/redistest"
 )
-
-func TestAPIKeyFormat(t *testing.T) {
-	t.Parallel()
-	seen := map[string]bool{}
-	for range 50 {
-		k, err := authjwt.NewAPIKey()
-		require.NoError(t, err)
-		require.Len(t, k, authjwt.APIKeyLen)
-		require.True(t, strings.HasPrefix(k, "bza_"))
-		require.True(t, authjwt.IsAPIKey(k), k)
-		require.False(t, seen[k])
-		seen[k] = true
-		// Any one changed character breaks the checksum.
-		b := []byte(k)
-		b[10] ^= 0x01
-		require.False(t, authjwt.IsAPIKey(string(b)), "typo %s of %s", b, k)
-	}
-	for _, bad := range []string{"", "bza_", "ghp_abc", "bza_" + strings.Repeat("a", 36), "bza_" + strings.Repeat("-", 36)} {
-		require.False(t, authjwt.IsAPIKey(bad), bad)
-	}
-	require.Len(t, authjwt.HashAPIKey("bza_x"), 64)
-}
 
 func TestTokensLivingLongerThanADayAreRefused(t *testing.T) {
 	t.Parallel()
@@ -124,7 +102,7 @@ func (x *exchanger) Exchange(_ context.Context, key string) (string, error) {
 	}
 	id, ok := x.keys[key]
 	if !ok {
-		return "", authjwt.ErrAPIKeyRefused
+		return "", credential.ErrAPIKeyRefused
 	}
 	now := x.now()
 	return x.iss.Token(authjwt.Caller{AccountID: "acc_1", Email: "a@example.com", Plan: "growth", IssuedAt: now, ExpiresAt: now.Add(10 * time.Minute)},
@@ -135,7 +113,7 @@ func newKeyVerifier(t *testing.T) (*authjwt.Verifier, *exchanger, string) {
 	t.Helper()
 	iss := jwttest.NewIssuer(t)
 	v, clk := newCachingVerifier(t, iss)
-	key, err := authjwt.NewAPIKey()
+	key, err := credential.NewAPIKey()
 	require.NoError(t, err)
 	x := &exchanger{iss: iss, now: clk.Now, keys: map[string]string{key: "key_1"}}
 	v.UseKeyExchanger(x)
@@ -170,7 +148,7 @@ func TestAPIKeyRefusals(t *testing.T) {
 	requireInvalidToken(t, err, "API key is malformed")
 	require.Zero(t, x.calls.Load(), "a bad checksum never reaches identity")
 
-	unknown, err := authjwt.NewAPIKey()
+	unknown, err := credential.NewAPIKey()
 	require.NoError(t, err)
 	for range 5 {
 		_, err = v.Authenticate(ctx, unknown)
@@ -223,7 +201,7 @@ func TestMiddlewareAcceptsAPIKeysInBothHeaders(t *testing.T) {
 func TestHTTPExchangerAsksIdentity(t *testing.T) {
 	t.Parallel()
 	iss := jwttest.NewIssuer(t)
-	key, err := authjwt.NewAPIKey()
+	key, err := credential.NewAPIKey()
 	require.NoError(t, err)
 	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == authjwt.APIKeyTokenPath && r.Header.Get("X-API-Key") == key {
@@ -245,7 +223,7 @@ func TestHTTPExchangerAsksIdentity(t *testing.T) {
 	c, err := v.Authenticate(context.Background(), key)
 	require.NoError(t, err)
 	require.Equal(t, "key_9", c.KeyID)
-	other, err := authjwt.NewAPIKey()
+	other, err := credential.NewAPIKey()
 	require.NoError(t, err)
 	_, err = v.Authenticate(context.Background(), other)
 	requireInvalidToken(t, err, "API key is not valid")

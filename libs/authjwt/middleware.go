@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/credential"
 	"github.com/bizassist/bizassist/libs/httpx"
 )
 
@@ -62,12 +63,12 @@ func Credential(r *http.Request) (string, error) {
 	return BearerToken(r)
 }
 
-// Authenticate returns the caller of credential: an API key (bza_...) or an access token.
-func (v *Verifier) Authenticate(ctx context.Context, credential string) (Caller, error) {
-	if strings.HasPrefix(credential, APIKeyPrefix) {
-		return v.VerifyAPIKey(ctx, credential)
+// Authenticate returns the caller of cred: an API key (bza_...) or an access token.
+func (v *Verifier) Authenticate(ctx context.Context, cred string) (Caller, error) {
+	if strings.HasPrefix(cred, credential.APIKeyPrefix) {
+		return v.VerifyAPIKey(ctx, cred)
 	}
-	return v.Verify(ctx, credential)
+	return v.Verify(ctx, cred)
 }
 
 // Middleware lets a request through only with a valid access token or API key, and puts its

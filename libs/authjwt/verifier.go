@@ -9,6 +9,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/credential"
 )
 
 // CodeAuthUnavailable is the code of the 503 returned when the signing keys cannot be fetched.
@@ -31,20 +32,9 @@ func invalidToken(msg string) *apperr.Error {
 // and a revocation is remembered only that long.
 const MaxTokenLifetime = 24 * time.Hour
 
-// Caller is the authenticated account a request acts for.
-type Caller struct {
-	AccountID string
-	Email     string
-	Plan      string
-	TokenID   string
-	// KeyID is the API key the caller authenticated with (its minted token's akid), or "".
-	KeyID     string
-	IssuedAt  time.Time
-	ExpiresAt time.Time
-	// Token is the access token that authenticated the caller, or the one minted for its API
-	// key: what a service presents to another on the caller's behalf.
-	Token string
-}
+// Caller is the authenticated account a request acts for; it is credential's, which app code
+// may import (no I/O).
+type Caller = credential.Caller
 
 // Verifier checks access tokens against identity's published keys. It is safe for concurrent use.
 type Verifier struct {

@@ -7,13 +7,15 @@ package archtest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Package is one Go package and what it imports.
+// Package is one Go package, what it imports, and everything those bring in (go list's Deps).
 type Package struct {
 	Path    string
 	Imports []string
+	Deps    []string
 }
 
 // layers are the places a package under internal/ may live (it may also be below one of them).
@@ -41,8 +43,9 @@ var rules = []rule{
 	{"internal/adapters", []string{"internal/ports", "internal/service", "github.com/gorilla/mux"}},
 }
 
-// Check returns one line per package placed outside the layers and per import that breaks a
-// rule, for the service module at modulePath.
+// Check returns one line per package placed outside the layers and per dependency that breaks a
+// rule, direct or through other packages (app reaching pgx through a library counts), for the
+// service module at modulePath.
 func Check(modulePath string, pkgs []Package) []string {
 	var violations []string
 	for _, p := range pkgs {
@@ -54,20 +57,35 @@ func Check(modulePath string, pkgs []Package) []string {
 			if layerOf(rel) != r.layer {
 				continue
 			}
-			for _, imp := range p.Imports {
+			for _, dep := range deps(p) {
+				how := "imports"
+				if !slices.Contains(p.Imports, dep) {
+					how = "depends, through its imports, on"
+				}
 				for _, f := range r.forbidden {
 					target := f
 					if strings.HasPrefix(f, "internal/") {
 						target = modulePath + "/" + f
 					}
-					if imp == target || strings.HasPrefix(imp, target+"/") {
-						violations = append(violations, fmt.Sprintf("%s imports %s (%s must not depend on %s)", p.Path, imp, r.layer, f))
+					if dep == target || strings.HasPrefix(dep, target+"/") {
+						violations = append(violations, fmt.Sprintf("%s %s %s (%s must not depend on %s)", p.Path, how, dep, r.layer, f))
 					}
 				}
 			}
 		}
 	}
 	return violations
+}
+
+// deps is everything p depends on: its Deps, with its Imports for a package listed without them.
+func deps(p Package) []string {
+	all := slices.Clone(p.Deps)
+	for _, imp := range p.Imports {
+		if !slices.Contains(all, imp) {
+			all = append(all, imp)
+		}
+	}
+	return all
 }
 
 // layerOf returns the layer rel (a path relative to the module) belongs to, or "".

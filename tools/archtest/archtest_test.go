@@ -72,6 +72,9 @@ func TestCheckFindsEachPlantedViolation(t *testing.T) {
 			"internal/app must not depend on github.com/bizassist/bizassist/libs/events"},
 		"app imports pgkit": {Package{Path: m + "/internal/app", Imports: []string{"github.com/bizassist/bizassist/libs/pgkit"}},
 			"internal/app must not depend on github.com/bizassist/bizassist/libs/pgkit"},
+		"app reaches httpx through a library": {Package{Path: m + "/internal/app", Imports: []string{"github.com/bizassist/bizassist/libs/allowance"},
+			Deps: []string{"github.com/bizassist/bizassist/libs/allowance", "github.com/bizassist/bizassist/libs/httpx"}},
+			"internal/app depends, through its imports, on github.com/bizassist/bizassist/libs/httpx"},
 		"a package outside every layer": {Package{Path: m + "/internal/dnsserver", Imports: []string{"net"}},
 			"example.com/svc/internal/dnsserver is in no layer"},
 		"a package right under internal": {Package{Path: m + "/internal", Imports: nil},
@@ -83,18 +86,19 @@ func TestCheckFindsEachPlantedViolation(t *testing.T) {
 	}
 }
 
-// list runs go list in a service module and returns its module path and non-test imports.
+// list runs go list in a service module and returns its module path and its packages' non-test
+// imports and dependencies.
 func list(t *testing.T, dir string) (string, []Package) {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-C", dir, "-m").Output()
 	require.NoError(t, err, "go list -m in %s", dir)
 	module := strings.TrimSpace(string(out))
-	out, err = exec.Command("go", "list", "-C", dir, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	out, err = exec.Command("go", "list", "-C", dir, "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, "./...").Output()
 	require.NoError(t, err, "go list in %s", dir)
 	var pkgs []Package
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		pkgs = append(pkgs, Package{Path: fields[0], Imports: fields[1:]})
+		f := strings.Split(line, "|")
+		pkgs = append(pkgs, Package{Path: f[0], Imports: strings.Fields(f[1]), Deps: strings.Fields(f[2])})
 	}
 	return module, pkgs
 }

@@ -4,7 +4,7 @@ package service
 
 import (
 	"context"
-	"github.com/bizassist/bizassist/libs/allowance"
+	"github.com/bizassist/bizassist/libs/allowance/reserveapi"
 	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"net/http"
@@ -66,7 +66,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		Runtime: rt,
 		App: app.Application{
 			Chat: &app.Chat{
-				Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: allowance.New(analytics),
+				Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: reserveapi.New(analytics),
 				Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
 				Places: gazetteer,
 			},

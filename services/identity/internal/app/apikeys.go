@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
+	"github.com/bizassist/bizassist/libs/credential"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
@@ -25,11 +25,11 @@ type CreateAPIKey struct {
 }
 
 func (h *CreateAPIKey) Handle(ctx context.Context, accountID, name string) (*apikey.Key, string, error) {
-	secret, err := authjwt.NewAPIKey()
+	secret, err := credential.NewAPIKey()
 	if err != nil {
 		return nil, "", fmt.Errorf("generate api key: %w", err)
 	}
-	k, err := apikey.New(ids.New("apk"), accountID, name, secret[:authjwt.APIKeyShownLen], authjwt.HashAPIKey(secret), h.Now())
+	k, err := apikey.New(ids.New("apk"), accountID, name, secret[:credential.APIKeyShownLen], credential.HashAPIKey(secret), h.Now())
 	if err != nil {
 		return nil, "", err
 	}
@@ -81,12 +81,12 @@ type ExchangeAPIKey struct {
 }
 
 func (h *ExchangeAPIKey) Handle(ctx context.Context, secret string) (IssuedToken, error) {
-	if !authjwt.IsAPIKey(secret) {
-		return IssuedToken{}, authjwt.ErrAPIKeyRefused
+	if !credential.IsAPIKey(secret) {
+		return IssuedToken{}, credential.ErrAPIKeyRefused
 	}
-	k, err := h.Keys.ByHash(ctx, authjwt.HashAPIKey(secret))
+	k, err := h.Keys.ByHash(ctx, credential.HashAPIKey(secret))
 	if errors.Is(err, apikey.ErrNotFound) {
-		return IssuedToken{}, authjwt.ErrAPIKeyRefused
+		return IssuedToken{}, credential.ErrAPIKeyRefused
 	}
 	if err != nil {
 		return IssuedToken{}, fmt.Errorf("load api key: %w", err)
@@ -96,7 +96,7 @@ func (h *ExchangeAPIKey) Handle(ctx context.Context, secret string) (IssuedToken
 		return IssuedToken{}, fmt.Errorf("load account: %w", err)
 	}
 	if !acc.CanSignIn() {
-		return IssuedToken{}, authjwt.ErrAPIKeyRefused
+		return IssuedToken{}, credential.ErrAPIKeyRefused
 	}
 	now := h.Now()
 	if err := h.Keys.Touch(ctx, k.ID(), now); err != nil {

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/bizassist/bizassist/libs/apperr"
-	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/contracts"
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
+	"github.com/bizassist/bizassist/libs/credential"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
@@ -81,7 +81,7 @@ type TokenIssuer interface {
 
 // TokenVerifier checks a credential (an access token or an API key) and returns its caller.
 type TokenVerifier interface {
-	Authenticate(ctx context.Context, credential string) (authjwt.Caller, error)
+	Authenticate(ctx context.Context, credential string) (credential.Caller, error)
 }
 
 // LoginThrottle limits sign-in attempts per client address, and failed attempts per email: per

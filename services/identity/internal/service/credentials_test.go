@@ -15,6 +15,7 @@ import (
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/contracts/analyticsevents"
 	"github.com/bizassist/bizassist/libs/contracts/identityevents"
+	"github.com/bizassist/bizassist/libs/credential"
 	"github.com/bizassist/bizassist/libs/isotime"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/apikey"
 )
@@ -77,12 +78,12 @@ func TestAPIKeysLifecycle(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.status, r.body)
 	require.ElementsMatch(t, []string{"ok", "id", "name", "key", "createdAt"}, keys(r.body))
 	key, id := r.body["key"].(string), r.body["id"].(string)
-	require.True(t, authjwt.IsAPIKey(key), key)
+	require.True(t, credential.IsAPIKey(key), key)
 	require.Equal(t, "no-store", r.header.Get("Cache-Control"))
 
 	var stored int
 	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM api_keys WHERE key_hash = $1 AND position($2 in key_hash) = 0`, authjwt.HashAPIKey(key), key[4:]).Scan(&stored))
+		`SELECT count(*) FROM api_keys WHERE key_hash = $1 AND position($2 in key_hash) = 0`, credential.HashAPIKey(key), key[4:]).Scan(&stored))
 	require.Equal(t, 1, stored, "only the hash is stored")
 
 	// The key works as Bearer and as X-API-Key, for its own account.
@@ -135,7 +136,7 @@ func TestKeyExchangeMintsShortLivedTokensOfLiveKeysOnly(t *testing.T) {
 	require.NotEmpty(t, c.KeyID)
 	require.WithinDuration(t, time.Now().Add(10*time.Minute), c.ExpiresAt, 5*time.Second)
 
-	unknown, err := authjwt.NewAPIKey()
+	unknown, err := credential.NewAPIKey()
 	require.NoError(t, err)
 	for _, k := range []string{unknown, "bza_garbage", ""} {
 		require.Equal(t, http.StatusUnauthorized, s.call(t, http.MethodPost, authjwt.APIKeyTokenPath, "10.1.1.1", "", nil,

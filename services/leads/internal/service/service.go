@@ -5,7 +5,7 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/allowance"
+	"github.com/bizassist/bizassist/libs/allowance/reserveapi"
 	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"net/http"
@@ -57,7 +57,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	sheetStore := postgres.NewSheet(rt.Pool, rt.Reads)
 	q := app.Qualifier{Catalog: cat, Resolver: resolver}
 	analytics := apiclient.New("analytics", cfg.AnalyticsURL, cfg.AnalyticsTimeout)
-	allowances := allowance.New(analytics)
+	allowances := reserveapi.New(analytics)
 	uow, outbox := pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{} // no use case recovers from a failed unit of work
 	return &Service{Runtime: rt, analytics: analytics, App: app.Application{
 		FindLeads:   app.FindLeads{Catalog: cat, Tx: uow, Sheet: sheetStore, Outbox: outbox, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now, Places: places},

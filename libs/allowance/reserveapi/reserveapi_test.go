@@ -1,4 +1,4 @@
-package allowance_test
+package reserveapi_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/allowance"
 	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
+	"github.com/bizassist/bizassist/libs/allowance/reserveapi"
 	"github.com/bizassist/bizassist/libs/apiclient"
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
@@ -21,13 +22,13 @@ import (
 	"github.com/bizassist/bizassist/libs/ids"
 )
 
-func setup(t *testing.T) (*allowance.Client, *allowancetest.Server, *jwttest.Issuer) {
+func setup(t *testing.T) (*reserveapi.Client, *allowancetest.Server, *jwttest.Issuer) {
 	t.Helper()
 	iss := jwttest.NewIssuer(t)
 	fake := allowancetest.New(t, iss.Config(), allowancetest.Limits{"free": allowancetest.Free})
 	api := apiclient.New("analytics", fake.URL, 5*time.Second)
 	t.Cleanup(api.Close)
-	return allowance.New(api), fake, iss
+	return reserveapi.New(api), fake, iss
 }
 
 func TestReserveAndRelease(t *testing.T) {
@@ -135,7 +136,7 @@ func TestFailuresAreNotRefusals(t *testing.T) {
 			}()
 		}
 	}()
-	hung := allowance.New(apiclient.New("analytics", "http://"+ln.Addr().String(), 100*time.Millisecond))
+	hung := reserveapi.New(apiclient.New("analytics", "http://"+ln.Addr().String(), 100*time.Millisecond))
 	_, err = hung.Reserve(ctx, tok, req)
 	notRefusal(err)
 }

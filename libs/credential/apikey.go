@@ -1,4 +1,4 @@
-package authjwt
+package credential
 
 import (
 	"crypto/rand"
