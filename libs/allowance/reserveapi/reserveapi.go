@@ -20,8 +20,8 @@ var _ allowance.Reserver = (*Client)(nil)
 // New returns a Client calling analytics through api.
 func New(api *apiclient.Client) *Client { return &Client{api: api} }
 
-// Reserve implements allowance.Reserver: 200 with an id is granted, 402 is *LimitReached, anything else is
-// an error the caller must treat as unknown, never as allowed.
+// Reserve implements allowance.Reserver: 200 with an id is granted, 402 is *LimitReached,
+// anything else is an error the caller must treat as unknown, never as allowed.
 func (c *Client) Reserve(ctx context.Context, token string, r allowance.Request) (allowance.Reservation, error) {
 	var res allowance.Reservation
 	err := c.api.Do(ctx, apiclient.Request{Method: http.MethodPost, Path: "/internal/usage/reserve", Token: token, Body: r}, &res)
@@ -42,7 +42,8 @@ func (c *Client) Reserve(ctx context.Context, token string, r allowance.Request)
 	}
 }
 
-// Release implements allowance.Reserver. analytics answering released:false (already gone) is fine.
+// Release implements allowance.Reserver; analytics answering released:false (already gone) is
+// fine.
 func (c *Client) Release(ctx context.Context, token, reservationID string) error {
 	return c.api.Do(ctx, apiclient.Request{Method: http.MethodPost, Path: "/internal/usage/release", Token: token,
 		Body: map[string]string{"reservationId": reservationID}}, nil)
