@@ -248,6 +248,8 @@ func TestMatrixShape(t *testing.T) {
 // TestSchemaRefuses shows that the mistakes people make in values files stop the install with a
 // message that names what to fix.
 func TestSchemaRefuses(t *testing.T) {
+	// No commas in the names: each names a temporary directory whose path goes to helm's
+	// --values, which splits its argument on them.
 	cases := []struct {
 		name, values string
 		want         []string
@@ -261,7 +263,7 @@ func TestSchemaRefuses(t *testing.T) {
 		{"encryption key in the ConfigMap", "identity:\n  env: {ENCRYPTION_KEYS: k1:abc}\n", []string{"identity:", `Property name of "ENCRYPTION_KEYS" does not match`}},
 		{"webhook development mode", "integrations:\n  env: {INTEGRATIONS_DEV_MODE: \"true\"}\n", []string{"integrations:", `Property name of "INTEGRATIONS_DEV_MODE" does not match`}},
 		{"private targets through global config", "global:\n  config: {INTEGRATIONS_TARGET_ALLOW_CIDRS: 10.0.0.0/8}\n", []string{"is a local-development setting"}},
-		{"a test receiver's range, not its address", "integrations:\n  testReceiverAddresses: [10.0.0.0/8]\n", []string{"integrations:", "testReceiverAddresses.0: Does not match pattern"}},
+		{"a test receiver range instead of an address", "integrations:\n  testReceiverAddresses: [10.0.0.0/8]\n", []string{"integrations:", "testReceiverAddresses.0: Does not match pattern"}},
 		{"a test receiver for another service", "leads:\n  testReceiverAddresses: [10.244.0.1]\n", []string{"leads: testReceiverAddresses is integrations'"}},
 		{"monitoring switch neither bool nor auto", "leads:\n  serviceMonitor: {enabled: \"yes\"}\n", []string{"leads:", `serviceMonitor.enabled must be one of the following: true, false, "auto"`}},
 		{"runbook base that is not a URL", "global:\n  monitoring: {runbookBaseUrl: docs/runbooks}\n", []string{"global.monitoring.runbookBaseUrl: Does not match pattern"}},
