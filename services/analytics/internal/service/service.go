@@ -34,7 +34,6 @@ type Service struct {
 	App app.Application
 
 	keyTTL time.Duration
-	now    app.Clock
 }
 
 // New opens analytics' dependencies and wires the use cases. The caller must call Close.
@@ -69,7 +68,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			History:     app.GetHealthHistory{Store: store, Now: now},
 		},
 		keyTTL: cfg.Idempotency.TTL, // log-usage keeps its keys in its own write's transaction
-		now:    now,
 	}, nil
 }
 
@@ -127,7 +125,7 @@ func (s *Service) fitChurn(ctx context.Context) error {
 
 // expireKeys forgets idempotency keys older than their TTL.
 func (s *Service) expireKeys(ctx context.Context) error {
-	n, err := s.Writer.ExpireKeys(ctx, s.now().Add(-s.keyTTL))
+	n, err := s.Writer.ExpireKeys(ctx, s.Runtime.Now().Add(-s.keyTTL))
 	if n > 0 {
 		slog.InfoContext(ctx, "expired idempotency keys", "keys", n)
 	}

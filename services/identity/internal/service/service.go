@@ -38,8 +38,6 @@ type Service struct {
 
 	// App is identity's use cases.
 	App app.Application
-
-	now app.Clock
 }
 
 // New opens identity's dependencies and wires the use cases. The caller must call Close.
@@ -98,7 +96,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			ResealSigningKeys:  &app.ResealSigningKeys{Keys: keys},
 			WithdrawSigningKey: &app.WithdrawSigningKey{Keys: keys, Now: now},
 		},
-		now: now,
 	}, nil
 }
 
@@ -116,7 +113,7 @@ func (s *Service) Migrate(ctx context.Context) error {
 // prepareKeys creates the first signing key if there is none, and seals keys still stored in
 // plaintext or sealed under an encryption key other than ENCRYPTION_KEY_ID.
 func (s *Service) prepareKeys(ctx context.Context) error {
-	if err := s.Keys.EnsureKey(ctx, s.now()); err != nil {
+	if err := s.Keys.EnsureKey(ctx, s.Runtime.Now()); err != nil {
 		return fmt.Errorf("signing key: %w", err)
 	}
 	n, err := s.Keys.Reseal(ctx)
@@ -132,7 +129,7 @@ func (s *Service) prepareKeys(ctx context.Context) error {
 // Handler returns identity's HTTP routes with the standard middleware.
 func (s *Service) Handler() http.Handler {
 	r := s.Runtime.APIRouter()
-	h := &ports.HTTP{App: s.App, Keys: s.Signer, ClientIP: s.Runtime.Limiter.ClientIP, Now: s.now}
+	h := &ports.HTTP{App: s.App, Keys: s.Signer, ClientIP: s.Runtime.Limiter.ClientIP, Now: s.Runtime.Now}
 	h.Routes(r, s.Runtime.Middleware())
 	return r
 }
