@@ -256,8 +256,9 @@ bench-scale: up ## Scale curves (not in make test; about an hour): catalog at 1M
 bench-inprocess: deps ## Benchmarks that need no stack: libs, analytics writer and recompute, integrations delivery
 	@echo "==> libs: token verification, rate limiter, outbox relay"
 	@cd libs && go test -run '^$$' -bench 'BenchmarkVerify|BenchmarkAllow|BenchmarkRelay' -benchtime 2000x ./authjwt/ ./ratelimit/ ./events/
-	@echo "==> analytics: durable usage writer, recompute of 100,000 accounts"
+	@echo "==> analytics: durable usage writer, one account's reservations, recompute of 100,000 accounts"
 	@cd services/analytics && go test -run '^$$' -bench 'UsageWriter' -benchtime 50000x ./internal/adapters/postgres/
+	@cd services/analytics && go test -run '^$$' -bench 'ReserveHTTP' -benchtime 5000x ./internal/service/
 	@cd services/analytics && go test -run '^$$' -bench 'Recompute100k' -benchtime 1x ./internal/adapters/postgres/
 	@echo "==> integrations: signed deliveries to a loopback receiver, event to delivery"
 	@cd services/integrations && go run ./cmd/integrations-bench -rate 1500 -duration 10s -subs 5

@@ -65,6 +65,13 @@ func (g *Group[T]) Do(ctx context.Context, item T) error {
 	}
 }
 
+// Queued is how many items wait for a batch to take them.
+func (g *Group[T]) Queued() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
+}
+
 // runNext runs one batch from the head of the queue, then hands the next batch to the first
 // caller still waiting, so no caller runs more than the batch it leads.
 func (g *Group[T]) runNext(ctx context.Context) {

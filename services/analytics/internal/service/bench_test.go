@@ -41,6 +41,9 @@ func benchHTTP(b *testing.B, s *stack, clients int, method, path, token, body st
 				req, _ := http.NewRequest(method, s.base+path, rd)
 				req.Header.Set("Authorization", "Bearer "+token)
 				req.Header.Set("X-Forwarded-For", bulkIP)
+				if body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
 				t0 := time.Now()
 				resp, err := client.Do(req)
 				if err != nil {
@@ -111,7 +114,7 @@ func BenchmarkHealthScoreHTTP(b *testing.B) {
 }
 
 // BenchmarkReserveHTTP is reservations from 16 clients for one account and feature, the worst
-// case: every one of them waits for the same lock and commits alone.
+// case: all of them are decided under the same lock, a batch per transaction (group commit).
 //
 //	go test -run '^$' -bench ReserveHTTP -benchtime 5000x ./internal/service
 func BenchmarkReserveHTTP(b *testing.B) {
