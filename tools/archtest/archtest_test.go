@@ -131,15 +131,16 @@ func TestCheckWiringFindsEachDifference(t *testing.T) {
 	write("migrations/embed.go", "package migrations\n\nvar FS embed.FS\n")
 	write("internal/ports/events.go", "package ports\n\nfunc EventHandlers(p app.Projections) map[string]events.Handler { return nil }\n")
 	got := CheckWiring(dir)
-	require.Len(t, got, 9, "%v", got)
+	require.Len(t, got, 10, "%v", got)
 	for i, want := range []string{"does not call platform.Commands(service.New)", "no func New(ctx context.Context, cfg Config)",
-		"does not declare var Source", "config.go does not declare type Config", "no type Application", "no method (h *HTTP) Routes",
+		"does not check its use cases with platform.Wired", "does not declare var Source", "config.go does not declare type Config", "no type Application", "no method (h *HTTP) Routes",
 		"no func EventHandlers(a app.Application)", "adapters holds Go files directly", "declares a Repository"} {
 		require.Contains(t, got[i], want)
 	}
 
 	write("cmd/svc/main.go", "package main\n\nfunc main() { svc.Main(service.Name, platform.Commands(service.New)) }\n")
-	write("internal/service/new.go", "package service\n\nfunc New(ctx context.Context, cfg Config) (*Service, error) { return nil, nil }\n")
+	write("internal/service/new.go", "package service\n\nfunc New(ctx context.Context, cfg Config) (*Service, error) {\n"+
+		"\treturn nil, platform.Wired(app.Application{})\n}\n")
 	write("migrations/embed.go", "package migrations\n\nvar Source = pgkit.Source{Name: \"svc\", FS: files}\n")
 
 	write("internal/service/config.go", "package service\n\ntype Config struct{}\n")

@@ -17,10 +17,11 @@ var routesExempt = map[string]bool{"console": true}
 
 // CheckWiring returns one line per way the service in dir is wired differently from the others
 // (docs/conventions.md): its command is platform.Commands(service.New) in cmd/<name>/main.go, with
-// New(ctx context.Context, cfg Config) (*Service, error); its Config in internal/service/config.go,
-// its migrations one pgkit.Source named Source, its use cases in one app.Application, its HTTP
-// routes registered by Routes(*mux.Router, platform.Middleware), its adapters in packages named
-// for what they hold, and its storage interfaces in app, not domain.
+// New(ctx context.Context, cfg Config) (*Service, error) checking its use cases with
+// platform.Wired; its Config in internal/service/config.go, its migrations one pgkit.Source named
+// Source, its use cases in one app.Application, its HTTP routes registered by
+// Routes(*mux.Router, platform.Middleware), its adapters in packages named for what they hold, and
+// its storage interfaces in app, not domain.
 func CheckWiring(dir string) []string {
 	name := filepath.Base(dir)
 	var out []string
@@ -29,6 +30,9 @@ func CheckWiring(dir string) []string {
 	}
 	if !anyFile(filepath.Join(dir, "internal/service"), hasNew) {
 		out = append(out, name+": internal/service has no func New(ctx context.Context, cfg Config) (*Service, error)")
+	}
+	if !anyFile(filepath.Join(dir, "internal/service"), func(f *ast.File) bool { return callsFunc(f, "platform.Wired") }) {
+		out = append(out, name+": internal/service does not check its use cases with platform.Wired")
 	}
 	if !declaresVar(filepath.Join(dir, "migrations/embed.go"), "Source") {
 		out = append(out, name+": migrations/embed.go does not declare var Source (a pgkit.Source of the embedded files)")
@@ -165,6 +169,18 @@ func declaresVar(path, name string) bool {
 		}
 	}
 	return false
+}
+
+// callsFunc says whether f calls fn, written as "pkg.Fn".
+func callsFunc(f *ast.File, fn string) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && exprString(c.Fun) == fn {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // calls says whether the file at path has the call fn(arg), written as "pkg.Fn(pkg.Arg)".

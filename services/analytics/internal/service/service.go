@@ -49,26 +49,29 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	models := postgres.NewChurnModels(rt.Pool)
 	allowances, reservations := postgres.NewAllowances(rt.Pool), postgres.NewReservations(rt.Pool)
 	recompute := app.Recompute{Store: store, Models: models, Outbox: events.Outbox{}, Now: now}
-	return &Service{
-		Runtime: rt, Accounts: accounts, Health: store, Writer: writer,
-		App: app.Application{
-			LogUsage: app.LogUsage{Store: writer, Now: now},
-			CheckPQL: app.CheckPQL{Allowances: allowances, Accounts: accounts, UpgradeURL: cfg.UpgradeURL, Now: now},
-			ReserveUsage: app.ReserveUsage{Reservations: reservations, Allowances: allowances, Accounts: accounts,
-				UpgradeURL: cfg.UpgradeURL, Now: now},
-			ReleaseUsage: app.ReleaseUsage{Reservations: reservations, Now: now},
-			HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: now},
-			PredictChurn: app.PredictChurn{Store: store, Accounts: accounts, Recompute: recompute, UpgradeURL: cfg.UpgradeURL},
-			Recompute:    recompute,
-			Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
-				SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
-			SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: now},
-			FitChurn:    app.FitChurnModel{Models: models, Now: now},
-			Projections: app.NewProjections(accounts),
-			History:     app.GetHealthHistory{Store: store, Now: now},
-		},
-		keyTTL: cfg.Idempotency.TTL, // log-usage keeps its keys in its own write's transaction
-	}, nil
+	a := app.Application{
+		LogUsage: app.LogUsage{Store: writer, Now: now},
+		CheckPQL: app.CheckPQL{Allowances: allowances, Accounts: accounts, UpgradeURL: cfg.UpgradeURL, Now: now},
+		ReserveUsage: app.ReserveUsage{Reservations: reservations, Allowances: allowances, Accounts: accounts,
+			UpgradeURL: cfg.UpgradeURL, Now: now},
+		ReleaseUsage: app.ReleaseUsage{Reservations: reservations, Now: now},
+		HealthScore:  app.GetHealthScore{Store: store, Accounts: accounts, Recompute: recompute, Now: now},
+		PredictChurn: app.PredictChurn{Store: store, Accounts: accounts, Recompute: recompute, UpgradeURL: cfg.UpgradeURL},
+		Recompute:    recompute,
+		Worker: app.Worker{Store: store, Recompute: recompute, DirtyEvery: cfg.HealthDirtyEvery,
+			SweepEvery: cfg.HealthSweepEvery, BatchSize: cfg.HealthBatchSize},
+		SeedDemo:    app.SeedDemo{Store: postgres.NewDemo(rt.Pool), Recompute: recompute, Now: now},
+		FitChurn:    app.FitChurnModel{Models: models, Now: now},
+		Projections: app.NewProjections(accounts),
+		History:     app.GetHealthHistory{Store: store, Now: now},
+	}
+	s := &Service{Runtime: rt, Accounts: accounts, Health: store, Writer: writer, App: a,
+		keyTTL: cfg.Idempotency.TTL} // log-usage keeps its keys in its own write's transaction
+	if err := platform.Wired(a); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Close commits the usage events still queued, then releases the service's dependencies.

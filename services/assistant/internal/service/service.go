@@ -62,21 +62,22 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	feed, accounts := postgres.NewFeed(rt.Pool), postgres.NewAccounts(rt.Pool)
 	cache := feedcache.New(rt.Redis, cfg.CachePrefix, feedTTL)
-	return &Service{
-		Runtime: rt,
-		App: app.Application{
-			Chat: &app.Chat{
-				Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: reserveapi.New(analytics),
-				Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
-				Places: gazetteer,
-			},
-			Seed:    &app.SeedFeed{Store: feed, Cache: cache, Now: now},
-			Feed:    &app.PublicFeed{Store: feed, Cache: cache, Now: now},
-			Record:  &app.RecordFeedEvent{Store: feed, Accounts: accounts},
-			Account: &app.RecordAccount{Accounts: accounts},
+	a := app.Application{
+		Chat: &app.Chat{
+			Sessions: postgres.NewSessions(rt.Pool), Tools: back, Allowance: reserveapi.New(analytics),
+			Model: model, Tokenizer: tok, Now: now, HistoryBudget: cfg.HistoryTokens, UpgradeURL: cfg.UpgradeURL,
+			Places: gazetteer,
 		},
-		adminSecret: cfg.AdminSecret,
-	}, nil
+		Seed:    &app.SeedFeed{Store: feed, Cache: cache, Now: now},
+		Feed:    &app.PublicFeed{Store: feed, Cache: cache, Now: now},
+		Record:  &app.RecordFeedEvent{Store: feed, Accounts: accounts},
+		Account: &app.RecordAccount{Accounts: accounts},
+	}
+	if err := platform.Wired(a); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return &Service{Runtime: rt, App: a, adminSecret: cfg.AdminSecret}, nil
 }
 
 // Close releases the service's dependencies.

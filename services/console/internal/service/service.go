@@ -35,10 +35,12 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	now := rt.Now
 	sessions := postgres.NewSessions(rt.Pool, now)
-	return &Service{Runtime: rt, Sessions: sessions, Web: &ports.Web{
-		App:      app.New(api.New(cfg.API), sessions, cfg.SessionMaxAge, now),
-		ClientIP: rt.Limiter.ClientIP,
-	}}, nil
+	a := app.New(api.New(cfg.API), sessions, cfg.SessionMaxAge, now)
+	if err := platform.Wired(a); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return &Service{Runtime: rt, Sessions: sessions, Web: &ports.Web{App: a, ClientIP: rt.Limiter.ClientIP}}, nil
 }
 
 // Migrate applies the console's schema (sessions) and the shared event tables.

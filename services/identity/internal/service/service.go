@@ -67,36 +67,38 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	apiKeys := postgres.NewAPIKeyRepository(rt.Pool)
 	exchange := &app.ExchangeAPIKey{Keys: apiKeys, Accounts: accounts, Tokens: tokens, Now: now}
 	rt.Verifier.UseKeyExchanger(exchange) // identity's own routes take keys without calling itself
-	return &Service{
-		Runtime: rt, Accounts: accounts, Keys: keys, Signer: tokens, HashBudget: budget, Hasher: hasher,
-		App: app.Application{
-			Login:          login,
-			Verify:         &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
-			SignUp:         &app.SignUp{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: tokens, Now: now},
-			ChangePassword: &app.ChangePassword{Accounts: accounts, Keys: apiKeys, Outbox: outbox, Hasher: hasher, Throttle: failures, Now: now},
-			CreateKey:      &app.CreateAPIKey{Keys: apiKeys, Now: now},
-			ListKeys:       &app.ListAPIKeys{Keys: apiKeys},
-			DeleteKey:      &app.DeleteAPIKey{Tx: uow, Keys: apiKeys, Outbox: outbox, Now: now},
-			ExchangeKey:    exchange,
-			InviteClient:   &app.InviteClient{Accounts: accounts, Outbox: outbox, Now: now},
-			AcceptInvite:   &app.AcceptInvitation{Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: tokens, Now: now},
-			ListClients:    &app.ListClients{Accounts: accounts},
-			RecordHealth:   &app.RecordHealth{Accounts: accounts},
-			CreateAccount:  &app.CreateAccount{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
-			SetPlan:        &app.SetPlan{Accounts: accounts, Outbox: outbox, Now: now},
-			SetPassword:    &app.SetPassword{Accounts: accounts, Keys: apiKeys, Outbox: outbox, Hasher: hasher, Now: now},
-			Disable:        &app.Disable{Accounts: accounts, Outbox: outbox, Now: now},
-			CreateClient:   &app.CreateClient{Accounts: accounts, Outbox: outbox, Now: now},
-			ApplyPayment:   &app.ApplyPayment{Accounts: accounts, Outbox: outbox, Now: now},
+	a := app.Application{
+		Login:          login,
+		Verify:         &app.VerifyToken{Accounts: accounts, Tokens: rt.Verifier},
+		SignUp:         &app.SignUp{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: tokens, Now: now},
+		ChangePassword: &app.ChangePassword{Accounts: accounts, Keys: apiKeys, Outbox: outbox, Hasher: hasher, Throttle: failures, Now: now},
+		CreateKey:      &app.CreateAPIKey{Keys: apiKeys, Now: now},
+		ListKeys:       &app.ListAPIKeys{Keys: apiKeys},
+		DeleteKey:      &app.DeleteAPIKey{Tx: uow, Keys: apiKeys, Outbox: outbox, Now: now},
+		ExchangeKey:    exchange,
+		InviteClient:   &app.InviteClient{Accounts: accounts, Outbox: outbox, Now: now},
+		AcceptInvite:   &app.AcceptInvitation{Accounts: accounts, Outbox: outbox, Hasher: hasher, Tokens: tokens, Now: now},
+		ListClients:    &app.ListClients{Accounts: accounts},
+		RecordHealth:   &app.RecordHealth{Accounts: accounts},
+		CreateAccount:  &app.CreateAccount{Tx: uow, Accounts: accounts, Outbox: outbox, Hasher: hasher, Now: now},
+		SetPlan:        &app.SetPlan{Accounts: accounts, Outbox: outbox, Now: now},
+		SetPassword:    &app.SetPassword{Accounts: accounts, Keys: apiKeys, Outbox: outbox, Hasher: hasher, Now: now},
+		Disable:        &app.Disable{Accounts: accounts, Outbox: outbox, Now: now},
+		CreateClient:   &app.CreateClient{Accounts: accounts, Outbox: outbox, Now: now},
+		ApplyPayment:   &app.ApplyPayment{Accounts: accounts, Outbox: outbox, Now: now},
 
-			FindAccount:        &app.FindAccount{Accounts: accounts},
-			ListAccounts:       &app.ListAccounts{Accounts: accounts},
-			ListSigningKeys:    &app.ListSigningKeys{Keys: keys},
-			RotateSigningKey:   &app.RotateSigningKey{Keys: keys, Now: now},
-			ResealSigningKeys:  &app.ResealSigningKeys{Keys: keys},
-			WithdrawSigningKey: &app.WithdrawSigningKey{Keys: keys, Now: now},
-		},
-	}, nil
+		FindAccount:        &app.FindAccount{Accounts: accounts},
+		ListAccounts:       &app.ListAccounts{Accounts: accounts},
+		ListSigningKeys:    &app.ListSigningKeys{Keys: keys},
+		RotateSigningKey:   &app.RotateSigningKey{Keys: keys, Now: now},
+		ResealSigningKeys:  &app.ResealSigningKeys{Keys: keys},
+		WithdrawSigningKey: &app.WithdrawSigningKey{Keys: keys, Now: now},
+	}
+	if err := platform.Wired(a); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return &Service{Runtime: rt, Accounts: accounts, Keys: keys, Signer: tokens, HashBudget: budget, Hasher: hasher, App: a}, nil
 }
 
 // Close releases the service's dependencies.

@@ -121,6 +121,9 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 		Prune:          app.Prune{Stores: []app.Pruner{deliveries, payments}, Retention: cfg.LogRetention, Now: now},
 		ReceivePayment: app.ReceivePayment{Tx: uow, Payments: payments, Outbox: outbox, Planner: plan},
 	}
+	if err := platform.Wired(a); err != nil {
+		return nil, err
+	}
 	jobTimeout := app.JobTimeout(cfg.DeliveryTimeout)
 	jcfg := ports.JobConfig{
 		Queue: delivery.QueueName, Concurrency: cfg.DeliveryConcurrency, JobTimeout: jobTimeout,

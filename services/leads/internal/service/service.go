@@ -5,13 +5,13 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/allowance/reserveapi"
-	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"net/http"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/bizassist/bizassist/libs/allowance/reserveapi"
+	"github.com/bizassist/bizassist/libs/apiclient"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/geo/geodata"
 	"github.com/bizassist/bizassist/libs/pgkit"
@@ -59,7 +59,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	analytics := apiclient.New("analytics", cfg.AnalyticsURL, cfg.AnalyticsTimeout)
 	allowances := reserveapi.New(analytics)
 	uow, outbox := pgkit.Transactor{DB: rt.Pool, Join: true}, events.Outbox{} // no use case recovers from a failed unit of work
-	return &Service{Runtime: rt, analytics: analytics, App: app.Application{
+	a := app.Application{
 		FindLeads:   app.FindLeads{Catalog: cat, Tx: uow, Sheet: sheetStore, Outbox: outbox, Allowances: allowances, UpgradeURL: cfg.UpgradeURL, Now: now, Places: places},
 		QualifyLead: app.QualifyLead{Qualifier: q},
 		ScoreBatch:  app.ScoreBatch{Qualifier: q, Allowances: allowances, UpgradeURL: cfg.UpgradeURL},
@@ -67,7 +67,13 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		ExportSheet: app.ExportSheet{Sheet: sheetStore},
 		Stats:       app.NewCatalogStats(cat, rediscache.NewStats(rt.Redis, cfg.CachePrefix), now),
 		Inbound:     app.RecordInboundLead{Tx: uow, Sheet: sheetStore, Outbox: outbox, Now: now},
-	}}, nil
+	}
+	if err := platform.Wired(a); err != nil {
+		analytics.Close()
+		rt.Close()
+		return nil, err
+	}
+	return &Service{Runtime: rt, analytics: analytics, App: a}, nil
 }
 
 // Close releases the service's connections.
