@@ -5,8 +5,6 @@ package ports
 import (
 	"cmp"
 	"encoding/json"
-	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -16,6 +14,8 @@ import (
 	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/bizassist/bizassist/libs/idempotency"
 	"github.com/bizassist/bizassist/libs/isotime"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/analytics/internal/app"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/health"
 	"github.com/bizassist/bizassist/services/analytics/internal/domain/usage"

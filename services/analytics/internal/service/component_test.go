@@ -22,6 +22,7 @@ import (
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
 	"github.com/bizassist/bizassist/libs/clocktest"
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/httpx/httpxtest"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
@@ -235,15 +236,7 @@ func TestBadInputIsA4xxNamingTheField(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := s.do(t, tc.method, tc.path, bulkIP, growth, tc.body)
-		require.Equal(t, tc.status, r.status, tc.name)
-		require.Equal(t, false, r.body["ok"], tc.name)
-		require.Equal(t, tc.code, r.body["code"], tc.name)
-		require.NotEmpty(t, r.body["error"], tc.name)
-		if tc.field != "" {
-			require.Equal(t, tc.field, r.body["field"], tc.name)
-		} else {
-			require.NotContains(t, r.body, "field", tc.name)
-		}
+		httpxtest.RequireRefused(t, r.status, r.body, tc.status, tc.code, tc.field, tc.name)
 	}
 	var n int
 	require.NoError(t, s.svc.Runtime.Pool.QueryRow(context.Background(),

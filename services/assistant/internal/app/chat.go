@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/allowance"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/allowance"
 	"github.com/bizassist/bizassist/services/assistant/internal/domain"
 )
 

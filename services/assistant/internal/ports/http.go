@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
-	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"time"
 
@@ -16,6 +14,8 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/assistant/internal/app"
 )
 

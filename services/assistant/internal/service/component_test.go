@@ -3,8 +3,6 @@ package service_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/bizassist/bizassist/libs/allowance"
-	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,9 +13,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/bizassist/bizassist/libs/allowance"
+	"github.com/bizassist/bizassist/libs/allowance/allowancetest"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/authjwt/jwttest"
 	"github.com/bizassist/bizassist/libs/events"
+	"github.com/bizassist/bizassist/libs/httpx/httpxtest"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
@@ -404,12 +405,7 @@ func TestChatRefusesBadInput(t *testing.T) {
 				headers["Authorization"] = "Bearer " + tc.token
 			}
 			r := s.do(t, http.MethodPost, "/api/chat", "10.0.3.2", headers, tc.body)
-			require.Equal(t, tc.status, r.status, r.raw)
-			require.Equal(t, false, r.body["ok"])
-			require.NotEmpty(t, r.body["error"])
-			if tc.field != "" {
-				require.Equal(t, tc.field, r.body["field"], r.raw)
-			}
+			httpxtest.RequireRefused(t, r.status, r.body, tc.status, "", tc.field, r.raw)
 		})
 	}
 }

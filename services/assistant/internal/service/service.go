@@ -4,12 +4,12 @@ package service
 
 import (
 	"context"
-	"github.com/bizassist/bizassist/libs/allowance/reserveapi"
-	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"net/http"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/allowance/reserveapi"
+	"github.com/bizassist/bizassist/libs/apiclient"
 	"github.com/bizassist/bizassist/libs/events"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/services/assistant/internal/adapters/advisor"

@@ -1,7 +1,6 @@
 package ports_test
 
 import (
-	"github.com/bizassist/bizassist/services/console/internal/ports/porttest"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -20,6 +19,7 @@ import (
 	"github.com/bizassist/bizassist/services/console/internal/app"
 	"github.com/bizassist/bizassist/services/console/internal/app/apptest"
 	"github.com/bizassist/bizassist/services/console/internal/ports"
+	"github.com/bizassist/bizassist/services/console/internal/ports/porttest"
 )
 
 // browser drives the console's router, served on a real socket, wired to the real use cases and

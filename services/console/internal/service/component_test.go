@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"github.com/bizassist/bizassist/services/console/internal/ports/porttest"
 	"net/http"
 	"net/url"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
 	"github.com/bizassist/bizassist/services/console/internal/adapters/api/apitest"
+	"github.com/bizassist/bizassist/services/console/internal/ports/porttest"
 	"github.com/bizassist/bizassist/services/console/internal/service"
 )
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/services/identity/internal/domain/account"
 )
 

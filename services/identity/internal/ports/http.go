@@ -4,8 +4,6 @@ package ports
 import (
 	"context"
 	"errors"
-	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"net/netip"
 	"time"
@@ -16,6 +14,8 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/identity/internal/app"
 )
 

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bizassist/bizassist/libs/authjwt"
+	"github.com/bizassist/bizassist/libs/httpx/httpxtest"
 	"github.com/bizassist/bizassist/libs/ids"
 	"github.com/bizassist/bizassist/libs/openapitest"
 	"github.com/bizassist/bizassist/libs/platform/platformtest"
@@ -165,13 +166,7 @@ func TestBadRequestsNameTheProblem(t *testing.T) {
 	}
 	for i, tc := range cases {
 		r := s.post(t, "10.0.2."+string(rune('1'+i)), "", tc.body)
-		require.Equal(t, tc.status, r.status, tc.name)
-		require.Equal(t, false, r.body["ok"], tc.name)
-		require.Equal(t, tc.code, r.body["code"], tc.name)
-		require.NotEmpty(t, r.body["error"], tc.name)
-		if tc.field != "" {
-			require.Equal(t, tc.field, r.body["field"], tc.name)
-		}
+		httpxtest.RequireRefused(t, r.status, r.body, tc.status, tc.code, tc.field, tc.name)
 	}
 }
 

@@ -3,9 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/allowance"
 	"strings"
 
+	"github.com/bizassist/bizassist/libs/allowance"
 	"github.com/bizassist/bizassist/libs/apperr"
 )
 

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/platform"
-	"github.com/bizassist/bizassist/libs/ratelimit"
 	"net/http"
 	"strings"
 	"time"
@@ -18,6 +16,8 @@ import (
 	"github.com/bizassist/bizassist/libs/apperr"
 	"github.com/bizassist/bizassist/libs/authjwt"
 	"github.com/bizassist/bizassist/libs/httpx"
+	"github.com/bizassist/bizassist/libs/platform"
+	"github.com/bizassist/bizassist/libs/ratelimit"
 	"github.com/bizassist/bizassist/services/leads/internal/app"
 	"github.com/bizassist/bizassist/services/leads/internal/domain/sheet"
 )

@@ -3,10 +3,10 @@ package service
 import (
 	"errors"
 	"fmt"
-	"github.com/bizassist/bizassist/libs/apiclient"
 	"net"
 	"time"
 
+	"github.com/bizassist/bizassist/libs/apiclient"
 	"github.com/bizassist/bizassist/libs/pgkit"
 	"github.com/bizassist/bizassist/libs/platform"
 	"github.com/bizassist/bizassist/services/leads/internal/adapters/dnsresolver"
