@@ -10,9 +10,10 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/bizassist/bizassist/libs/credential"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/bizassist/bizassist/libs/credential"
 )
 
 // KeyExchanger trades an API key for a short-lived access token that identity mints for the

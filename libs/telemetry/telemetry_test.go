@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bizassist/bizassist/libs/httpx"
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -24,6 +23,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/bizassist/bizassist/libs/httpx"
 )
 
 // These tests replace process-wide state (slog default, otel globals), so they do not run in
