@@ -300,8 +300,8 @@ outdated: ## The direct dependencies of every module that have a newer release (
 		| grep . || echo "  up to date"); done
 
 .PHONY: fmt
-fmt: ## gofmt -w every module
-	@gofmt -w $(MODULES)
+fmt: $(GOLANGCI_LINT) ## Format every module as make lint checks it: gofmt, and goimports' three import groups
+	@$(GOLANGCI_LINT) fmt $(PACKAGES)
 
 .PHONY: tidy
 tidy: ## go mod tidy in every module
