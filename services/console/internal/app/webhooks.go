@@ -3,14 +3,12 @@ package app
 import (
 	"context"
 	"slices"
+
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 )
 
-// PaymentEvents are the payment-processor events an owner may forward (integrations' outbound
-// payment types).
-var PaymentEvents = []string{
-	"checkout.session.completed", "customer.subscription.created", "customer.subscription.updated",
-	"customer.subscription.deleted", "invoice.paid", "invoice.payment_failed", "invoice.payment_succeeded",
-}
+// PaymentEvents are the payment-processor events an owner may forward: those integrations forwards.
+var PaymentEvents = integrationsevents.ProcessorTypes()
 
 // IsPaymentEvent reports whether event is one of PaymentEvents.
 func IsPaymentEvent(event string) bool { return slices.Contains(PaymentEvents, event) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bizassist/bizassist/libs/apperr"
+	"github.com/bizassist/bizassist/libs/contracts/integrationsevents"
 	"github.com/bizassist/bizassist/libs/httpx"
 )
 
@@ -28,8 +29,7 @@ func (a *API) listSubs(w http.ResponseWriter, r *http.Request, _ string) {
 }
 
 // outbound are the event types a hook may subscribe to.
-var outbound = []string{"new_lead", "health_score.critical", "checkout.session.completed", "customer.subscription.created",
-	"customer.subscription.updated", "customer.subscription.deleted", "invoice.paid", "invoice.payment_failed", "invoice.payment_succeeded"}
+var outbound = append([]string{"new_lead", "health_score.critical"}, integrationsevents.ProcessorTypes()...)
 
 func (a *API) subscribe(w http.ResponseWriter, r *http.Request, _ string) {
 	var in struct {
