@@ -210,6 +210,31 @@ func TestRelayWakesOnNotify(t *testing.T) {
 		waitFor, 5*time.Millisecond)
 }
 
+// A relay that listens, whose batches succeed and which holds no stream, looks for rows only every
+// IdlePoll, not every PollInterval: an idle stack runs no transaction a poll in every process.
+func TestAnIdleRelayThatListensDoesNotPoll(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	pool := pgtest.Open(t, db, "idle", Migrations)
+	rdb, prefix := redistest.New(t)
+	enqueue(t, pool, "lead.written", 1)
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: strings.TrimSuffix(prefix, ":"),
+		PollInterval: 5 * time.Millisecond, IdlePoll: time.Hour}).Run)
+	require.Eventually(t, func() bool {
+		listening := count(t, pool, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = $1 AND query = 'LISTEN '||$2`, db.Name, pgx.Identifier{notifyChannel("idle")}.Sanitize()) == 1
+		return listening && rdb.XLen(context.Background(), prefix+"lead.written").Val() == 1
+	}, waitFor, 5*time.Millisecond)
+
+	// Polling every 5 ms would take the pool's connections about a hundred times in half a second.
+	before := pool.Stat().AcquireCount()
+	require.Never(t, func() bool { return pool.Stat().AcquireCount() > before+2 }, 500*time.Millisecond, 10*time.Millisecond,
+		"an idle relay that listens polls")
+	enqueue(t, pool, "lead.written", 1)
+	require.Eventually(t, func() bool { return rdb.XLen(context.Background(), prefix+"lead.written").Val() == 2 },
+		waitFor, 5*time.Millisecond, "a commit is still published at once")
+}
+
 // afterLingerWindow is a wait past a reader's first rate window. The window opens when the reader
 // records its first batch, after the commit and (for the relay) a check of its streams, so a
 // test that sees the batch handled and waits only lingerWindow can come back before the window

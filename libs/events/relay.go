@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,7 +24,11 @@ import (
 type RelayConfig struct {
 	StreamPrefix string        `env:"EVENTS_STREAM_PREFIX" envDefault:"bizassist"`
 	PollInterval time.Duration `env:"EVENTS_RELAY_POLL_INTERVAL" envDefault:"200ms"`
-	BatchSize    int           `env:"EVENTS_RELAY_BATCH_SIZE" envDefault:"200"`
+	// IdlePoll is how often a relay that is told of every commit (it listens, its last batch
+	// succeeded, no stream is held) looks for rows anyway: a safety net, not the path, so an idle
+	// stack does not run a transaction per PollInterval in every process.
+	IdlePoll  time.Duration `env:"EVENTS_RELAY_IDLE_POLL" envDefault:"2s"`
+	BatchSize int           `env:"EVENTS_RELAY_BATCH_SIZE" envDefault:"200"`
 	// Linger is how long the relay pauses after publishing a batch smaller than BatchSize, so
 	// that under load a batch carries the rows of several transactions (its own transaction, its
 	// round trips to Redis) instead of waking for each commit; only while rows come at two or
@@ -47,6 +52,9 @@ func (c RelayConfig) withDefaults() RelayConfig {
 	if c.PollInterval == 0 {
 		c.PollInterval = 200 * time.Millisecond
 	}
+	if c.IdlePoll == 0 {
+		c.IdlePoll = 2 * time.Second
+	}
 	if c.BatchSize == 0 {
 		c.BatchSize = 200
 	}
@@ -69,6 +77,7 @@ func (c RelayConfig) Validate() error {
 		return fmt.Errorf("EVENTS_STREAM_PREFIX %q must not contain whitespace", c.StreamPrefix)
 	}
 	return errors.Join(setting.NotNegative("EVENTS_RELAY_POLL_INTERVAL", c.PollInterval),
+		setting.NotNegative("EVENTS_RELAY_IDLE_POLL", c.IdlePoll),
 		setting.NotNegative("EVENTS_RELAY_BATCH_SIZE", c.BatchSize),
 		setting.NotNegative("EVENTS_RELAY_LINGER", c.Linger),
 		setting.NotNegative("EVENTS_STREAM_MAXLEN", c.MaxLen),
@@ -101,7 +110,8 @@ type Relay struct {
 	rdb  redis.UniversalClient
 	cfg  RelayConfig
 
-	linger lingerer
+	linger    lingerer
+	listening atomic.Bool // the relay is told of each commit to its outbox
 
 	mu      sync.Mutex
 	learned bool            // known holds the types of the outbox's published rows
@@ -234,13 +244,26 @@ func (r *Relay) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		wait := r.cfg.PollInterval
+		if err == nil && r.told() {
+			wait = r.cfg.IdlePoll
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-wake:
-		case <-time.After(r.cfg.PollInterval):
+		case <-time.After(wait):
 		}
 	}
+}
+
+// told says whether the relay may wait for a notification instead of polling: it listens, and no
+// stream is held (a held type's rows are retried by polling; nothing notifies their master's
+// return).
+func (r *Relay) told() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.listening.Load() && len(r.held) == 0
 }
 
 // PublishBatch publishes up to BatchSize unpublished rows, oldest first, and marks them published
@@ -461,18 +484,27 @@ func (r *Relay) rebuild(ctx context.Context, types []string) error {
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("rebuild streams %v: set markers: %w", types, err)
 	}
+	// Wake every replica's relay to republish now, as a commit does, not at its next IdlePoll.
+	if _, err := r.pool.Exec(ctx, "SELECT pg_notify($1 || current_schema(), '')", notifyChannel("")); err != nil {
+		slog.WarnContext(ctx, "events relay: notify the rebuild; the relays republish at their next poll", "err", err)
+	}
 	slog.WarnContext(ctx, "events relay: Redis lost streams; republishing them from the outbox",
 		"types", types, "rows", tag.RowsAffected(), "window", r.cfg.Retention.String())
 	return nil
 }
 
-// listen turns outbox notifications for schema into wake-ups. It is an optimisation only: when it
-// cannot listen, the relay still polls.
+// listen turns outbox notifications for schema into wake-ups. While it cannot listen, the relay
+// polls every PollInterval; a lost connection wakes the relay, which may be waiting IdlePoll.
 func (r *Relay) listen(ctx context.Context, schema string, wake chan<- struct{}) {
 	for ctx.Err() == nil {
 		err := r.waitNotifications(ctx, schema, wake)
+		r.listening.Store(false)
 		if ctx.Err() != nil {
 			return
+		}
+		select {
+		case wake <- struct{}{}:
+		default:
 		}
 		slog.WarnContext(ctx, "events relay: listen failed; polling only until it reconnects", "err", err)
 		select {
@@ -493,6 +525,7 @@ func (r *Relay) waitNotifications(ctx context.Context, schema string, wake chan<
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{notifyChannel(schema)}.Sanitize()); err != nil {
 		return err
 	}
+	r.listening.Store(true)
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return err
