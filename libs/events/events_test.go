@@ -198,7 +198,7 @@ func TestRelayWakesOnNotify(t *testing.T) {
 	stream := prefix + "lead.written"
 	enqueue(t, pool, "lead.written", 1)
 	// Polling is effectively off, so the second event can only be published through NOTIFY.
-	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: strings.TrimSuffix(prefix, ":"), PollInterval: time.Hour}).Run)
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: strings.TrimSuffix(prefix, ":"), PollInterval: time.Hour, IdlePoll: time.Hour}).Run)
 
 	require.Eventually(t, func() bool {
 		listening := count(t, pool, `SELECT count(*) FROM pg_stat_activity
@@ -251,7 +251,7 @@ func TestRelayLingerGathersCommitsIntoOneBatch(t *testing.T) {
 	}
 	burst := enqueue(t, pool, "lead.written", 6) // a rate worth lingering for
 	// A pause long enough that three commits fit in it on a loaded machine (-race, CI's parallel tests).
-	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, Linger: 5 * time.Second}).Run)
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, IdlePoll: time.Hour, Linger: 5 * time.Second}).Run)
 	require.Eventually(t, func() bool { return published(burst) == 6 }, waitFor, 5*time.Millisecond)
 	time.Sleep(afterLingerWindow) // the relay measures the rate once a real-clock window has passed; nothing signals it
 	first := enqueue(t, pool, "lead.written", 1)
