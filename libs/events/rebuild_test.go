@@ -111,6 +111,29 @@ func TestAStreamWrittenBeforeMarkersIsAdoptedNotRebuilt(t *testing.T) {
 	require.Equal(t, int64(1), marked)
 }
 
+// A rebuild wakes the relays by notification, as a commit does: a relay waiting out its idle poll
+// republishes at once.
+func TestARebuildWakesTheRelays(t *testing.T) {
+	t.Parallel()
+	pool, rdb, prefix := setup(t)
+	ctx := context.Background()
+	const typ = "rebuild.wake"
+	enqueue(t, pool, typ, 2)
+	relayAll(t, pool, rdb, prefix)
+	run(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix, PollInterval: time.Hour, IdlePoll: time.Hour}).Run)
+	require.Eventually(t, func() bool {
+		return count(t, pool, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN %'`) == 1
+	}, waitFor, 5*time.Millisecond)
+	for _, key := range []string{streamKey(prefix, typ), markerKey(prefix, typ)} { // one by one: a cluster may hold them in different slots
+		require.NoError(t, rdb.Del(ctx, key).Err())
+	}
+
+	require.NoError(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).CheckStreams(ctx))
+	require.Eventually(t, func() bool { return rdb.XLen(ctx, streamKey(prefix, typ)).Val() == 2 }, waitFor, 5*time.Millisecond,
+		"the relay republished the rebuilt stream")
+}
+
 // keysOf lists the keys matching pattern on every master of a cluster, or on the single node.
 func keysOf(t *testing.T, rdb redis.UniversalClient, pattern string) []string {
 	t.Helper()
