@@ -82,6 +82,7 @@ func (c Config) clusterOptions() (*redis.ClusterOptions, error) {
 // Open returns a client for cfg without requiring Redis to be up: a *redis.ClusterClient for a
 // cluster, a *redis.Client otherwise.
 func Open(cfg Config) (redis.UniversalClient, error) {
+	useSlog()
 	if !cfg.Cluster() {
 		opts, err := redis.ParseURL(cfg.URL)
 		if err != nil {
