@@ -77,9 +77,7 @@ func TestARelayStartedAfterALossRebuildsBeforeItPublishes(t *testing.T) {
 	const typ = "rebuild.first"
 	enqueue(t, pool, typ, 2)
 	relayAll(t, pool, rdb, prefix)
-	for _, key := range []string{streamKey(prefix, typ), markerKey(prefix, typ)} { // one by one: a cluster may hold them in different slots
-		require.NoError(t, rdb.Del(ctx, key).Err())
-	}
+	loseStream(t, rdb, prefix, typ)
 
 	enqueue(t, pool, typ, 1)
 	relay := NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix})
@@ -125,13 +123,19 @@ func TestARebuildWakesTheRelays(t *testing.T) {
 		return count(t, pool, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND query LIKE 'LISTEN %'`) == 1
 	}, waitFor, 5*time.Millisecond)
-	for _, key := range []string{streamKey(prefix, typ), markerKey(prefix, typ)} { // one by one: a cluster may hold them in different slots
-		require.NoError(t, rdb.Del(ctx, key).Err())
-	}
+	loseStream(t, rdb, prefix, typ)
 
 	require.NoError(t, NewRelay(pool, rdb, RelayConfig{StreamPrefix: prefix}).CheckStreams(ctx))
 	require.Eventually(t, func() bool { return rdb.XLen(ctx, streamKey(prefix, typ)).Val() == 2 }, waitFor, 5*time.Millisecond,
 		"the relay republished the rebuilt stream")
+}
+
+// loseStream deletes typ's stream and its marker, as a Redis that lost its data has neither.
+func loseStream(t *testing.T, rdb redis.UniversalClient, prefix, typ string) {
+	t.Helper()
+	for _, key := range []string{streamKey(prefix, typ), markerKey(prefix, typ)} { // one by one: a cluster may hold them in different slots
+		require.NoError(t, rdb.Del(context.Background(), key).Err())
+	}
 }
 
 // keysOf lists the keys matching pattern on every master of a cluster, or on the single node.
