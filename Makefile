@@ -245,7 +245,7 @@ bench: up ## Every benchmark: load scenarios through the ingress (BENCH_ARGS="-r
 	@echo "==> leads: the 1,000,000-business bench catalog (once; a few minutes the first time)"
 	@services/leads/bench-seed.sh
 	@echo "==> load scenarios through the ingress (tools/loadgen/scenarios)"
-	@go run ./tools/loadgen -env .devstack/env -scenarios tools/loadgen/scenarios -vacuum $(BENCH_ARGS)
+	@go run ./tools/loadgen -env .devstack/env -scenarios tools/loadgen/scenarios -vacuum -idle 60s $(BENCH_ARGS)
 	@$(MAKE) --no-print-directory bench-inprocess
 
 .PHONY: bench-scale

@@ -3,7 +3,9 @@
 // it; each service adds its scenarios as a YAML file there. A scenario with `webhook:` measures the
 // webhook pipeline end to end instead (webhook.go). For every scenario it also prints the CPU each
 // process of the stack spent per unit of work (cpu.go) and PostgreSQL's and Redis's work per unit
-// (profile.go), the figures of docs/capacity.md; -profile adds CPU profiles of the services.
+// (profile.go), the figures of docs/capacity.md; -profile adds CPU profiles of the services, and
+// -idle first meters the stack's standing work with no load (idle.go; -run '^$' -idle 60s for that
+// alone).
 //
 // It dials from BENCH_SOURCE_IP (127.0.0.9), which the stack exempts from per-IP rate limits, and
 // every run is bounded by each scenario's duration and -max-requests.
@@ -51,6 +53,7 @@ func run() error {
 	probe := flag.Duration("probe", DefaultOpenLoop.Probe, "open loop: how long each rate of the capacity search is held")
 	measure := flag.Duration("open-duration", DefaultOpenLoop.Measure, "open loop: how long the 50% and 80% rates are held")
 	maxRate := flag.Int("max-rate", DefaultOpenLoop.MaxRate, "open loop: the highest rate the capacity search offers")
+	idleFor := flag.Duration("idle", 0, "first meter the stack for this long with no load (its standing work: CPU per process, PostgreSQL and Redis per second); make bench sets 60s")
 	profileDir := flag.String("profile", "", "also write each service's CPU profile per scenario to this directory (<scenario>.<service>.pprof)")
 	flag.Parse()
 
@@ -103,6 +106,16 @@ func run() error {
 		return err
 	}
 	rss := []rssColumn{{"idle", idle, rssAimIdle}}
+	if *idleFor > 0 {
+		fmt.Printf("    idle: nothing sent for %s\n", *idleFor)
+		r, err := MeasureIdle(ctx, meter, prof, *idleFor)
+		if err != nil {
+			return fmt.Errorf("idle: %w", err)
+		}
+		if err := reportIdle(os.Stdout, r); err != nil {
+			return err
+		}
+	}
 	for _, sc := range scenarios {
 		if !match.MatchString(sc.Name) {
 			continue
@@ -179,7 +192,7 @@ func run() error {
 			break
 		}
 	}
-	if len(results)+len(webhooks) == 0 && len(failed) == 0 {
+	if len(results)+len(webhooks) == 0 && len(failed) == 0 && *idleFor == 0 {
 		return fmt.Errorf("no scenario matches -run %q", *filter)
 	}
 	if err := report(os.Stdout, results, opens, webhooks); err != nil {
