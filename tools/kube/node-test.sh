@@ -52,6 +52,12 @@ e2e() {
   awk '/^--- SKIP: / { sub(/^ +/, "", prev); print "skipped: " $3 ": " prev } { prev = $0 }' "$out" | head -20
   grep -E '^--- FAIL|^FAIL|^ok' "$out" | head -40
   [ "$rc" = 0 ] || echo "the suite's output: ${TMPDIR:-/tmp}/bizassist-k8s-e2e.out"
+  # The services' warnings and errors while the suite ran (a limiter on its fallback, a refused
+  # dial), kept beside its output: the pods and their logs go with the node.
+  local pods=${TMPDIR:-/tmp}/bizassist-k8s-pods.log
+  "$bin/kubectl" --kubeconfig "$state/node/kubeconfig" -n bizassist logs -l app.kubernetes.io/instance=bizassist \
+    --all-containers --prefix --tail=-1 --max-log-requests 20 2>&1 | grep -E '"level":"(WARN|ERROR)"' >"$pods"
+  [ "$rc" = 0 ] || echo "the services' $(wc -l <"$pods") warnings and errors meanwhile: $pods"
   [ "$rc" = 0 ]
 }
 
