@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -27,8 +28,16 @@ const (
 
 // DispatchConfig sizes a Dispatcher.
 type DispatchConfig struct {
-	Workers        int           // attempts at once
-	Backlog        int           // deliveries waiting for a worker; beyond it they go to queued jobs
+	Workers int // attempts at once
+	Backlog int // deliveries waiting for a worker
+	// BacklogWait is how long Dispatch waits for room in a full backlog before it hands the rest
+	// of its deliveries to queued jobs. Its caller, the consumer that planned them, waits too, so
+	// past the workers' pace events wait in their stream, where waiting costs nothing, instead of
+	// each becoming a queued job (a row inserted, fetched and completed) whose database work
+	// takes from the attempts': 300 events/s to 5 subscriptions for 30 s delivered 427/s with
+	// the overflow handed over, against 968/s for 10 s. Less than claimSlack/2, so that a
+	// delivery let in after the wait can still be attempted.
+	BacklogWait    time.Duration
 	AttemptTimeout time.Duration // the sender's timeout
 	Slots          *AccountSlots // shared with the queued jobs' workers (RunJob)
 	Metrics        DeliveryMetrics
@@ -46,6 +55,7 @@ type Dispatcher struct {
 	cfg      DispatchConfig
 	queue    chan dispatched
 	stopping atomic.Bool
+	stop     chan struct{} // closed as it stops: a Dispatch waiting for room hands over at once
 
 	mu      sync.RWMutex // handoff closes under it
 	handoff chan string
@@ -151,7 +161,10 @@ func NewDispatcher(deliver Deliver, handOver HandOver, cfg DispatchConfig) (*Dis
 	if cfg.Workers < 1 || cfg.Backlog < 1 || cfg.AttemptTimeout <= 0 || cfg.Slots == nil || cfg.Metrics == nil {
 		return nil, errors.New("dispatcher: workers, backlog, attempt timeout, account slots and metrics must be set")
 	}
-	return &Dispatcher{deliver: deliver, jobs: handOver, cfg: cfg,
+	if cfg.BacklogWait < 0 || cfg.BacklogWait >= claimSlack/2 {
+		return nil, fmt.Errorf("dispatcher: the backlog wait must be at least 0 and under %s, got %s", claimSlack/2, cfg.BacklogWait)
+	}
+	return &Dispatcher{deliver: deliver, jobs: handOver, cfg: cfg, stop: make(chan struct{}),
 		queue: make(chan dispatched, cfg.Backlog), handoff: make(chan string, cfg.Backlog),
 		parked: parking{byAccount: map[string][]dispatched{}, inFlight: map[string]int{}, limit: cfg.Backlog}}, nil
 }
@@ -162,18 +175,41 @@ func (d *Dispatcher) Accepting() bool { return !d.stopping.Load() }
 // Lease implements FirstAttempts.
 func (d *Dispatcher) Lease() time.Duration { return d.cfg.AttemptTimeout + claimSlack }
 
-// Dispatch implements FirstAttempts.
+// Dispatch implements FirstAttempts. A full backlog is waited on for up to BacklogWait (less
+// when the claims would run down meanwhile); what still does not fit goes to queued jobs.
 func (d *Dispatcher) Dispatch(until time.Time, targets []DeliveryTarget) {
-	for _, t := range targets {
+	var full <-chan time.Time
+	for i, t := range targets {
+		item := dispatched{target: t, until: until}
 		if d.stopping.Load() {
 			d.handOver(t.DeliveryID, "stopping")
 			continue
 		}
 		select {
-		case d.queue <- dispatched{target: t, until: until}:
+		case d.queue <- item:
+			continue
 		default:
-			d.handOver(t.DeliveryID, "backlog")
 		}
+		if full == nil {
+			wait := time.NewTimer(min(d.cfg.BacklogWait, time.Until(until)-d.cfg.AttemptTimeout-claimSlack/2))
+			defer wait.Stop()
+			full = wait.C
+		}
+		select {
+		case d.queue <- item:
+		case <-full:
+			d.handOverAllOf(targets[i:], "backlog")
+			return
+		case <-d.stop:
+			d.handOverAllOf(targets[i:], "stopping")
+			return
+		}
+	}
+}
+
+func (d *Dispatcher) handOverAllOf(targets []DeliveryTarget, reason string) {
+	for _, t := range targets {
+		d.handOver(t.DeliveryID, reason)
 	}
 }
 
@@ -216,6 +252,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	<-ctx.Done()
 	d.stopping.Store(true)
+	close(d.stop)
 	d.dropQueued() // at once: other replicas can take them while attempts finish here
 	wg.Wait()
 	// An attempt that ended meanwhile may have requeued a parked delivery after the first drain.

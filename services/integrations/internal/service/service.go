@@ -36,8 +36,13 @@ const Name = "integrations"
 const workerStopTimeout = 30 * time.Second
 
 // dispatchBacklog is how many planned deliveries may wait for a dispatcher worker (a few seconds
-// of a burst at full speed); beyond it they go to queued jobs.
-const dispatchBacklog = 10_000
+// of a burst at full speed), and as many may be parked behind their accounts' attempts; past it
+// the consumer waits up to dispatchWait for room before they go to queued jobs. A delivery let in
+// after the wait still has the claim's 15 s of slack less that wait to reach a worker.
+const (
+	dispatchBacklog = 10_000
+	dispatchWait    = 2 * time.Second
+)
 
 // Service is integrations, assembled.
 type Service struct {
@@ -101,7 +106,7 @@ func build(rt *platform.Runtime, cfg Config, box *sealbox.Box) (*Service, error)
 	deliver := app.Deliver{Store: deliveries, Attempts: app.NewAttemptLog(deliveries, uow, queue), Sender: sender, Policy: cfg.RetryPolicy(), Now: now}
 	handOver := app.HandOver{Tx: uow, Claims: deliveries, Jobs: queue}
 	dispatcher, err := app.NewDispatcher(deliver, handOver, app.DispatchConfig{
-		Workers: cfg.DeliveryConcurrency, Backlog: dispatchBacklog, AttemptTimeout: cfg.DeliveryTimeout, Slots: slots, Metrics: metrics,
+		Workers: cfg.DeliveryConcurrency, Backlog: dispatchBacklog, BacklogWait: dispatchWait, AttemptTimeout: cfg.DeliveryTimeout, Slots: slots, Metrics: metrics,
 	})
 	if err != nil {
 		return nil, err
