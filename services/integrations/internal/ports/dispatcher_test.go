@@ -133,15 +133,14 @@ func TestTheSweeperQueuesDeliveriesWhoseClaimRanOut(t *testing.T) {
 	require.Len(t, rc.sightings(), 5)
 }
 
-// What the dispatcher cannot hold (with no wait for room), and what it still holds when it stops,
-// goes to jobs at once.
-func TestDeliveriesBeyondTheBacklogOrLeftAtAStopGoToJobs(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	addr := platformtest.ClosedAddr(t)
-	release := make(chan struct{})
+// oneBusyWorker runs a dispatcher of one worker and a backlog of two that waits backlogWait for
+// room, and plans one delivery whose attempt the receiver holds until release is closed.
+func (f *fixture) oneBusyWorker(backlogWait time.Duration) (release chan struct{}, stop func()) {
+	f.t.Helper()
+	addr := platformtest.ClosedAddr(f.t)
+	release = make(chan struct{})
 	var arrived atomic.Int32
-	serveOn(t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serveOn(f.t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived.Add(1)
 		select {
 		case <-release:
@@ -151,11 +150,19 @@ func TestDeliveriesBeyondTheBacklogOrLeftAtAStopGoToJobs(t *testing.T) {
 	}))
 	f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
 	cfg := f.dispatchConfig(1, 2, 1)
-	cfg.AttemptTimeout = time.Minute // the attempt in flight lasts until the test releases it
-	_, stop := f.startDispatcher(cfg)
-
+	cfg.AttemptTimeout, cfg.BacklogWait = time.Minute, backlogWait // the attempt lasts until released
+	_, stop = f.startDispatcher(cfg)
 	f.planLeads(1)
-	require.Eventually(t, func() bool { return arrived.Load() == 1 }, 10*time.Second, 10*time.Millisecond, "the one worker to be busy")
+	require.Eventually(f.t, func() bool { return arrived.Load() == 1 }, 10*time.Second, 10*time.Millisecond, "the one worker to be busy")
+	return release, stop
+}
+
+// What the dispatcher cannot hold (with no wait for room), and what it still holds when it stops,
+// goes to jobs at once.
+func TestDeliveriesBeyondTheBacklogOrLeftAtAStopGoToJobs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	release, stop := f.oneBusyWorker(0)
 	f.planLeads(5) // two wait in the backlog, three do not fit
 	require.Eventually(t, func() bool { return len(f.jobArgs()) == 3 }, 10*time.Second, 10*time.Millisecond,
 		"what does not fit to be queued as jobs")
@@ -181,24 +188,7 @@ func TestDeliveriesBeyondTheBacklogOrLeftAtAStopGoToJobs(t *testing.T) {
 func TestAFullBacklogIsWaitedOnBeforeDeliveriesGoToJobs(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	addr := platformtest.ClosedAddr(t)
-	release := make(chan struct{})
-	var arrived atomic.Int32
-	serveOn(t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		arrived.Add(1)
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-		w.WriteHeader(http.StatusOK)
-	}))
-	f.subscribe("http://"+addr+"/hook", domain.OutboundNewLead)
-	cfg := f.dispatchConfig(1, 2, 1)
-	cfg.AttemptTimeout, cfg.BacklogWait = time.Minute, 10*time.Second
-	f.startDispatcher(cfg)
-
-	f.planLeads(1)
-	require.Eventually(t, func() bool { return arrived.Load() == 1 }, 10*time.Second, 10*time.Millisecond, "the one worker to be busy")
+	release, _ := f.oneBusyWorker(10 * time.Second)
 	planned := make(chan struct{})
 	go func() { defer close(planned); f.planLeads(5) }() // two wait in the backlog, the third for room
 	require.Never(t, func() bool { return len(f.jobArgs()) > 0 }, time.Second, 20*time.Millisecond,
