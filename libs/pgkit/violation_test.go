@@ -27,3 +27,16 @@ func TestUniqueViolationNamesTheRefusingIndex(t *testing.T) {
 	require.False(t, pgkit.UniqueViolation(err), "a not-null violation is not a unique one")
 	require.False(t, pgkit.UniqueViolation(errors.New("23505")))
 }
+
+func TestASerializationFailureIsRetryableAndAUniqueViolationIsNot(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t, "shop", widgets)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = 'serialization_failure'; END $$")
+	require.True(t, pgkit.Retryable(err))
+	_, err = pool.Exec(ctx, "DO $$ BEGIN RAISE EXCEPTION 'cycle' USING ERRCODE = 'deadlock_detected'; END $$")
+	require.True(t, pgkit.Retryable(err))
+	_, err = pool.Exec(ctx, "INSERT INTO widgets (id, name) VALUES (1, 'x'), (1, 'y')")
+	require.False(t, pgkit.Retryable(err))
+	require.False(t, pgkit.Retryable(nil))
+}

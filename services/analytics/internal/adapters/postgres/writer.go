@@ -164,7 +164,7 @@ func (w *UsageWriter) flush(batch []*write, lane int16) {
 		} else {
 			results, err = writePlain(ctx, w.pool, batch, lane)
 		}
-		if !isRetryable(err) {
+		if !pgkit.Retryable(err) {
 			break
 		}
 	}
@@ -219,10 +219,6 @@ func isDataError(err error) bool {
 	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22")
 }
 
-func isRetryable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
-}
 
 type keyRef struct{ account, key string }
 

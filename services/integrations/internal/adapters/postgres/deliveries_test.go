@@ -288,3 +288,34 @@ func TestAttemptsRecordedTogetherApplyTheirOwnEffects(t *testing.T) {
 	require.Equal(t, 2, count(`SELECT count(*) FROM delivery_attempts`), "a 410 leaves no attempt: its subscription is gone")
 	require.Equal(t, []app.DeliveryJob{*records[0].Requeue}, f.jobs.queued(), "the dispatched failure queued its retry, in the record's transaction")
 }
+
+// Through the Kubernetes node, DELETE /api/ext-webhook/subscriptions/{id} answered 500 (deadlock
+// detected) while a failed attempt of one of its deliveries was being recorded: the record locks
+// its delivery and then the subscription (the failure streak), the delete the subscription and
+// then, by cascade, its deliveries. PostgreSQL aborts the delete, which now runs again.
+func TestASubscriptionDeletedWhileItsAttemptsAreRecordedIsDeleted(t *testing.T) {
+	t.Parallel()
+	f := newDeliveries(t)
+	sub := f.subscribe("acc_1", "https://h.example/x")
+	ids := f.add(0, sub, sub)
+	deleted := make(chan error, 1)
+	err := f.inTx(func(ctx context.Context) error {
+		// A success locks its delivery and nothing of the subscription's.
+		if err := f.store.RecordAll(ctx, []app.AttemptRecord{{DeliveryID: ids[0], SubscriptionID: sub.ID(),
+			At: time.Now().UTC(), StatusCode: 204, Outcome: domain.Delivered}}); err != nil {
+			return err
+		}
+		go func() { deleted <- f.subs.DeleteSubscription(context.Background(), "acc_1", sub.ID()) }()
+		require.Eventually(t, func() bool {
+			return f.sqlInt(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+				AND query = 'DELETE FROM subscriptions WHERE id = $1 AND account_id = $2'`) > 0
+		}, 10*time.Second, 10*time.Millisecond, "the delete to wait for the recorded delivery")
+		// A failure of the other delivery starts the subscription's streak.
+		return f.store.RecordAll(ctx, []app.AttemptRecord{{DeliveryID: ids[1], SubscriptionID: sub.ID(),
+			At: time.Now().UTC(), StatusCode: 500, Outcome: domain.Failed, Error: "HTTP 500"}})
+	})
+	require.NoError(t, err, "the record commits")
+	require.NoError(t, <-deleted, "the delete goes through after it")
+	require.Zero(t, f.sqlInt(`SELECT count(*) FROM subscriptions WHERE id = $1`, sub.ID()))
+	require.Zero(t, f.sqlInt(`SELECT count(*) FROM deliveries WHERE subscription_id = $1`, sub.ID()))
+}

@@ -96,12 +96,21 @@ func (s *Subscriptions) query(ctx context.Context, what, sql string, args ...any
 }
 
 // DeleteSubscription implements app.SubscriptionStore; deliveries and attempts go with it.
+//
+// A delete that PostgreSQL aborts to break a deadlock runs again: it locks the subscription and
+// then, by cascade, its deliveries, while recording an attempt locks a delivery and then its
+// subscription (the failure streak), so the two can wait on each other.
 func (s *Subscriptions) DeleteSubscription(ctx context.Context, accountID, id string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM subscriptions WHERE id = $1 AND account_id = $2`, id, accountID)
-	if err == nil && tag.RowsAffected() == 0 {
-		return app.ErrNotFound
+	for attempt := 1; ; attempt++ {
+		tag, err := s.pool.Exec(ctx, `DELETE FROM subscriptions WHERE id = $1 AND account_id = $2`, id, accountID)
+		switch {
+		case pgkit.Retryable(err) && attempt < 3:
+			continue
+		case err == nil && tag.RowsAffected() == 0:
+			return app.ErrNotFound
+		}
+		return wrap("delete subscription", err)
 	}
-	return wrap("delete subscription", err)
 }
 
 // CanonicalizeHookURLs rewrites the hook URLs stored before subscribe kept them in canonical form
