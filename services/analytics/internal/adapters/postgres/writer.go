@@ -219,7 +219,6 @@ func isDataError(err error) bool {
 	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22")
 }
 
-
 type keyRef struct{ account, key string }
 
 // writeBatch stores the batch's events in tx and returns each write's result. A write with an
